@@ -1,0 +1,188 @@
+"""Reusable building blocks of MV-LSTM and aMV-LSTM, each masked against padding.
+
+Shapes: B batch, m / n question / answer lengths (padded to the batch maximum),
+d word-vector size, h LSTM hidden size per direction, C interaction matrices.
+Masks are boolean, True on real tokens.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+from torch import nn
+from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
+
+COSINE_EPS = 1e-8
+
+
+def length_mask(lengths: torch.Tensor, max_len: int) -> torch.Tensor:
+    """(B,) lengths -> (B, max_len) mask, True on real positions."""
+    return torch.arange(max_len, device=lengths.device)[None, :] < lengths[:, None]
+
+
+class UnknownWordVector(nn.Module):
+    """Puts one shared, learned vector in place of every word GloVe does not know."""
+
+    def __init__(self, dim: int) -> None:
+        super().__init__()
+        self.vector = nn.Parameter(torch.zeros(dim))
+
+    def forward(self, vectors: torch.Tensor, unknown: torch.Tensor) -> torch.Tensor:
+        return torch.where(unknown[..., None], self.vector.expand_as(vectors), vectors)
+
+
+class AttentionGate(nn.Module):
+    """aMV-LSTM word attention: alpha_t = softmax_t(V^T w_t) over real tokens only.
+
+    Returns the reweighted vectors w'_t = alpha_t * w_t (scaling `none`, the paper)
+    or alpha_t * m * w_t (scaling `length`, so the mean weight is 1), and alpha.
+    """
+
+    def __init__(self, dim: int, scaling: str) -> None:
+        super().__init__()
+        self.v = nn.Linear(dim, 1, bias=False)  # a bias would cancel in the softmax
+        self.scaling = scaling
+
+    def forward(self, vectors: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        logits = self.v(vectors).squeeze(-1).masked_fill(~mask, float("-inf"))
+        alpha = torch.softmax(logits, dim=-1)
+        # A row with no real token would be all NaN; such rows are refused upstream,
+        # this keeps padding exactly zero regardless.
+        alpha = torch.nan_to_num(alpha, nan=0.0) * mask
+        weights = alpha * mask.sum(-1, keepdim=True) if self.scaling == "length" else alpha
+        return vectors * weights[..., None], alpha
+
+
+class BiLSTMEncoder(nn.Module):
+    """The shared Bi-LSTM. Packed sequences, so padding never enters a state.
+
+    Returns the forward and backward positional states separately, (B, L, h)
+    each, zero on padding; p_t = [fwd_t ; bwd_t].
+    """
+
+    def __init__(self, dim: int, hidden: int) -> None:
+        super().__init__()
+        self.lstm = nn.LSTM(dim, hidden, batch_first=True, bidirectional=True)
+        self.hidden = hidden
+
+    def forward(self, vectors: torch.Tensor, lengths: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        packed = pack_padded_sequence(vectors, lengths.cpu(), batch_first=True, enforce_sorted=False)
+        states, _ = self.lstm(packed)
+        states, _ = pad_packed_sequence(states, batch_first=True, total_length=vectors.shape[1])
+        return states[..., : self.hidden], states[..., self.hidden :]
+
+
+def cosine_matrix(q: torch.Tensor, a: torch.Tensor) -> torch.Tensor:
+    """(B, m, e), (B, n, e) -> (B, m, n) cosine similarities."""
+    q_unit = q / q.norm(dim=-1, keepdim=True).clamp_min(COSINE_EPS)
+    a_unit = a / a.norm(dim=-1, keepdim=True).clamp_min(COSINE_EPS)
+    return q_unit @ a_unit.transpose(1, 2)
+
+
+class CosineInteraction(nn.Module):
+    """s_ij = cos(p_i, p_j): one matrix, no parameters."""
+
+    def forward(self, q: torch.Tensor, a: torch.Tensor) -> torch.Tensor:
+        return cosine_matrix(q, a)[:, None]
+
+
+class BilinearInteraction(nn.Module):
+    """s_ij = p_i^T M p_j + b: one matrix."""
+
+    def __init__(self, size: int) -> None:
+        super().__init__()
+        self.weight = nn.Parameter(torch.empty(size, size))
+        self.bias = nn.Parameter(torch.zeros(1))
+        nn.init.xavier_uniform_(self.weight)
+
+    def forward(self, q: torch.Tensor, a: torch.Tensor) -> torch.Tensor:
+        return ((q @ self.weight) @ a.transpose(1, 2) + self.bias)[:, None]
+
+
+class TensorInteraction(nn.Module):
+    """s^c_ij = ReLU(p_i^T M^c p_j + W^c [p_i ; p_j] + b^c): C matrices."""
+
+    def __init__(self, size: int, slices: int) -> None:
+        super().__init__()
+        self.weight = nn.Parameter(torch.empty(slices, size, size))
+        self.linear_q = nn.Linear(size, slices, bias=True)  # W^c split as [W_q ; W_a]
+        self.linear_a = nn.Linear(size, slices, bias=False)
+        nn.init.xavier_uniform_(self.weight)
+
+    def forward(self, q: torch.Tensor, a: torch.Tensor) -> torch.Tensor:
+        bilinear = torch.einsum("bmx,cxy,bny->bcmn", q, self.weight, a)
+        linear = self.linear_q(q).permute(0, 2, 1)[..., None] + self.linear_a(a).permute(0, 2, 1)[:, :, None]
+        return torch.relu(bilinear + linear)
+
+
+def make_interaction(kind: str, size: int, slices: int) -> nn.Module:
+    if kind == "cosine":
+        return CosineInteraction()
+    if kind == "bilinear":
+        return BilinearInteraction(size)
+    return TensorInteraction(size, slices)
+
+
+@dataclass(frozen=True)
+class Pooled:
+    """k-max pooling output: values and where each came from, per matrix."""
+
+    values: torch.Tensor  # (B, C, k), descending within each matrix
+    rows: torch.Tensor  # (B, C, k) question position i (or -1 for filler)
+    cols: torch.Tensor  # (B, C, k) answer position j (or -1 for filler)
+    filler: torch.Tensor  # (B, C, k) bool
+
+    def flat(self) -> torch.Tensor:
+        """The MLP input q: the k values of matrix 1, then of matrix 2, ..."""
+        return self.values.flatten(1)
+
+
+def kmax_pool(matrices: torch.Tensor, cell_mask: torch.Tensor, k: int, filler_value: float) -> Pooled:
+    """The k largest real cells of each (m, n) matrix, with their (i, j).
+
+    Padding cells are set to -inf before sorting, so they can only be reached when a
+    matrix has fewer than k real cells; those slots get `filler_value` and a flag.
+    Ties are broken by (i, j) in reading order (a stable sort on the row-major cells),
+    which does not depend on how much padding the batch added.
+    """
+    batch, count, _, width = matrices.shape
+    flat = matrices.masked_fill(~cell_mask[:, None], float("-inf")).flatten(2)
+    k_eff = min(k, flat.shape[-1])
+    values, index = torch.sort(flat, dim=-1, descending=True, stable=True)
+    values, index = values[..., :k_eff], index[..., :k_eff]
+    if k_eff < k:  # the whole padded matrix is smaller than k
+        pad = (0, k - k_eff)
+        values = torch.nn.functional.pad(values, pad, value=float("-inf"))
+        index = torch.nn.functional.pad(index, pad, value=0)
+    filler = torch.isinf(values) & (values < 0)
+    values = torch.where(filler, torch.full_like(values, filler_value), values)
+    rows = torch.where(filler, -1, index // width)
+    cols = torch.where(filler, -1, index % width)
+    return Pooled(values, rows, cols, filler)
+
+
+class MLPHead(nn.Module):
+    """r = ReLU(W_r q + b_r); s = w_s^T r + b_s."""
+
+    def __init__(self, size: int, hidden: int) -> None:
+        super().__init__()
+        self.hidden = nn.Linear(size, hidden)
+        self.out = nn.Linear(hidden, 1)
+
+    def forward(self, pooled: torch.Tensor) -> torch.Tensor:
+        return self.out(torch.relu(self.hidden(pooled))).squeeze(-1)
+
+    def contributions(self, pooled: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Exact split of the score over the pooled slots: gradient x value.
+
+        The head is piecewise linear: with D the 0/1 pattern of active hidden units,
+        s = (w_s D W_r) q + (w_s D b_r + b_s). So g = w_s D W_r is the gradient of s
+        with respect to q, the slot contributions g * q plus the bias term sum to s
+        exactly, and no autograd pass is needed.
+        """
+        active = (self.hidden(pooled) > 0).to(pooled.dtype)  # (B, H)
+        out_weight = self.out.weight[0]  # (H,)
+        gradient = (active * out_weight) @ self.hidden.weight  # (B, P)
+        bias = (active * out_weight) @ self.hidden.bias + self.out.bias[0]  # (B,)
+        return gradient * pooled, bias

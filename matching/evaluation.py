@@ -1,0 +1,124 @@
+"""Evaluate models and the baselines on ranking lists: overall and per question."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from .baselines import BASELINES, baseline_scores
+from .data import RankingList
+from .matcher import Matcher
+from .metrics import METRICS, mean_metrics, question_metrics
+from .text import Token, tokenize
+
+Progress = Callable[[int, int, str], None]
+"""progress(done, total, what): called as work advances (CLI bar, app progress bar)."""
+
+
+@dataclass(frozen=True)
+class TokenizedList:
+    item: RankingList
+    question: list[Token]
+    candidates: list[list[Token]]
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    systems: list[str]
+    """Models first, then the baselines."""
+    overall: dict[str, dict[str, float]]
+    """system -> metric -> mean over the questions that have a relevant candidate."""
+    per_question: list[dict[str, object]]
+    """One row per question: qid, question, candidate count, each system's AP and rank
+    of the first correct candidate, and whether the models disagree on the top answer."""
+    scores: dict[str, list[np.ndarray]]
+    """system -> one score array per question (in `lists` order)."""
+    skipped: list[str]
+    """Questions left out, with why (no words, no candidates)."""
+    evaluated: int
+
+    def table(self) -> list[dict[str, object]]:
+        return [{"system": s, **{m: self.overall[s][m] for m in METRICS}} for s in self.systems]
+
+
+def tokenize_lists(lists: Sequence[RankingList]) -> tuple[list[TokenizedList], list[str]]:
+    kept, skipped = [], []
+    for item in lists:
+        question = tokenize(item.question)
+        if not question:
+            skipped.append(f"{item.qid}: the question has no words")
+        elif not item.candidates:
+            skipped.append(f"{item.qid}: no candidates")
+        else:
+            kept.append(TokenizedList(item, question, [tokenize(c) for c in item.candidates]))
+    return kept, skipped
+
+
+def model_scores(matcher: Matcher, lists: Sequence[TokenizedList], batch_size: int = 256,
+                 progress: Progress | None = None) -> list[np.ndarray]:
+    """Score every candidate of every list in large batches.
+
+    A candidate with no words cannot be read by a model; it gets -inf, i.e. it is
+    ranked last (and tied with any other such candidate).
+    """
+    pairs = [(n, j) for n, lst in enumerate(lists) for j, c in enumerate(lst.candidates) if c]
+    scores = [np.full(len(lst.candidates), -np.inf) for lst in lists]
+    for start in range(0, len(pairs), batch_size):
+        chunk = pairs[start: start + batch_size]
+        values = matcher.score_tokens([lists[n].question for n, _ in chunk],
+                                      [lists[n].candidates[j] for n, j in chunk], batch_size)
+        for (n, j), value in zip(chunk, values, strict=True):
+            scores[n][j] = value
+        if progress:
+            progress(min(start + batch_size, len(pairs)), len(pairs), matcher.name)
+    return scores
+
+
+def evaluate(lists: Sequence[RankingList], models: Mapping[str, Matcher],
+             progress: Progress | None = None) -> Evaluation:
+    tokenized, skipped = tokenize_lists(lists)
+    scores: dict[str, list[np.ndarray]] = {}
+    for name, matcher in models.items():
+        scores[name] = model_scores(matcher, tokenized, progress=progress)
+    per_baseline = [baseline_scores(t.question, t.candidates) for t in tokenized]
+    for name in BASELINES:
+        scores[name] = [b[name] for b in per_baseline]
+    systems = [*models, *BASELINES]
+    per_system = {s: [question_metrics(scores[s][n], t.item.labels) for n, t in enumerate(tokenized)]
+                  for s in systems}
+    rows = []
+    for n, t in enumerate(tokenized):
+        row: dict[str, object] = {"qid": t.item.qid, "question": t.item.question,
+                                  "candidates": len(t.item.candidates), "correct": sum(t.item.labels)}
+        tops = set()
+        for s in systems:
+            row[f"{s} AP"] = per_system[s][n]["MAP"]
+            row[f"{s} first correct"] = first_correct_rank(scores[s][n], t.item.labels)
+            if s in models:
+                tops.add(int(np.argmax(scores[s][n])))
+        row["models disagree"] = len(tops) > 1
+        rows.append(row)
+    return Evaluation(systems=systems, overall={s: mean_metrics(per_system[s]) for s in systems},
+                      per_question=rows, scores=scores, skipped=skipped, evaluated=len(tokenized))
+
+
+def first_correct_rank(scores: np.ndarray, labels: Sequence[int]) -> int | None:
+    """Pessimistic rank (1 = top) of the best-placed correct candidate, ties counted against it."""
+    correct = [s for s, label in zip(scores, labels, strict=True) if label]
+    if not correct:
+        return None
+    best = max(correct)
+    return int((np.asarray(scores) >= best).sum())
+
+
+def format_table(evaluation: Evaluation, extra: Mapping[str, Mapping[str, float]] | None = None) -> str:
+    """A Markdown table of the overall metrics (models, then baselines, then `extra`)."""
+    lines = ["| system | " + " | ".join(METRICS) + " |", "|---|" + "---:|" * len(METRICS)]
+    for system in evaluation.systems:
+        lines.append(f"| {system} | " + " | ".join(f"{evaluation.overall[system][m]:.4f}" for m in METRICS) + " |")
+    for system, values in (extra or {}).items():
+        lines.append(f"| {system} | " + " | ".join(
+            f"{values[m]:.4f}" if m in values else "-" for m in METRICS) + " |")
+    return "\n".join(lines)

@@ -1,0 +1,86 @@
+"""A trained model ready to score and explain: the model, its vectors and its card."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from .batching import make_batch
+from .embeddings import EncodedText, WordVectors
+from .explanation import Explanation, explanations_from_trace
+from .models import MVLSTM, ForwardTrace
+from .params import MVLSTMParams
+from .text import TextError, Token, mark_truncated, tokenize
+
+
+def flag_tokens(tokens: Sequence[Token], vectors: WordVectors, max_len: int) -> list[Token]:
+    """Mark which tokens have no vector and which lie past `max_len`."""
+    flagged = [replace(t, unknown=not vectors.is_known(t.key)) for t in tokens]
+    return mark_truncated(flagged, max_len)
+
+
+def require_words(tokens: Sequence[Token], what: str) -> None:
+    if not tokens:
+        raise TextError(f"{what} has no words")
+
+
+@dataclass
+class Matcher:
+    """Scores and explains (question, candidate) pairs with one model."""
+
+    name: str
+    model: MVLSTM
+    vectors: WordVectors
+    card: dict[str, Any] = field(default_factory=dict)
+    path: Path | None = None
+
+    def __post_init__(self) -> None:
+        self.model.eval()
+
+    @property
+    def params(self) -> MVLSTMParams:
+        return self.model.params
+
+    def encode(self, tokens: Sequence[Token], max_len: int) -> EncodedText:
+        return self.vectors.encode(list(tokens[:max_len]))
+
+    def _batch_pass(self, question_tokens: Sequence[Sequence[Token]],
+                    answer_tokens: Sequence[Sequence[Token]], trace: bool) -> torch.Tensor | ForwardTrace:
+        params = self.params
+        batch = make_batch([self.encode(q, params.max_question_len) for q in question_tokens],
+                           [self.encode(a, params.max_answer_len) for a in answer_tokens],
+                           params.max_question_len, params.max_answer_len)
+        with torch.inference_mode():
+            return self.model(batch, trace=trace)
+
+    def explain_tokens(self, question: Sequence[Token], candidates: Sequence[Sequence[Token]]
+                       ) -> list[Explanation]:
+        """One batched forward pass over all candidates, with its full trace."""
+        require_words(question, "the question")
+        for index, candidate in enumerate(candidates):
+            require_words(candidate, f"candidate {index + 1}")
+        params = self.params
+        q_tokens = flag_tokens(question, self.vectors, params.max_question_len)
+        a_tokens = [flag_tokens(a, self.vectors, params.max_answer_len) for a in candidates]
+        trace = self._batch_pass([q_tokens] * len(a_tokens), a_tokens, trace=True)
+        assert isinstance(trace, ForwardTrace)
+        return explanations_from_trace(trace, self.name, params, [q_tokens] * len(a_tokens), a_tokens)
+
+    def explain(self, question: str, candidates: Sequence[str]) -> list[Explanation]:
+        return self.explain_tokens(tokenize(question), [tokenize(c) for c in candidates])
+
+    def score_tokens(self, questions: Sequence[Sequence[Token]], answers: Sequence[Sequence[Token]],
+                     batch_size: int = 256) -> np.ndarray:
+        """Scores only (no trace), for evaluation over many pairs."""
+        scores = []
+        for start in range(0, len(questions), batch_size):
+            stop = start + batch_size
+            result = self._batch_pass(questions[start:stop], answers[start:stop], trace=False)
+            assert isinstance(result, torch.Tensor)
+            scores.append(result.numpy())
+        return np.concatenate(scores) if scores else np.zeros(0, dtype=np.float32)
