@@ -66,13 +66,14 @@ def cmd_train(args: argparse.Namespace) -> None:
         config = replace(config, settings=replace(config.settings, seed=args.seed))
     matcher, card = train_and_card(config, Path(args.data))
     save_trained(matcher, card, Path(args.out))
-    print(f"saved {args.out}: dev MAP {card['metrics']['dev']['MAP']:.4f}, test MAP {card['metrics']['test']['MAP']:.4f}")
+    metrics = card["metrics"]
+    print(f"saved {args.out}: dev MAP {metrics['dev']['MAP']:.4f}, test MAP {metrics['test']['MAP']:.4f}")
 
 
 def cmd_sweep(args: argparse.Namespace) -> None:
     """Train one config with several seeds; ship the seed with the best dev MAP."""
-    from .training import load_config, save_trained, train_and_card
     from .checkpoint import load_checkpoint
+    from .training import load_config, save_trained, train_and_card
 
     config = load_config(args.config)
     work = Path(args.work) / config.name
@@ -86,7 +87,8 @@ def cmd_sweep(args: argparse.Namespace) -> None:
             seeded = replace(config, settings=replace(config.settings, seed=seed))
             matcher, card = train_and_card(seeded, Path(args.data))
             save_trained(matcher, card, folder)
-        print(f"seed {seed}: dev MAP {card['metrics']['dev']['MAP']:.4f}  test MAP {card['metrics']['test']['MAP']:.4f}")
+        metrics = card["metrics"]
+        print(f"seed {seed}: dev MAP {metrics['dev']['MAP']:.4f}  test MAP {metrics['test']['MAP']:.4f}")
         cards.append(card)
     dev = [c["metrics"]["dev"]["MAP"] for c in cards]
     test = [c["metrics"]["test"]["MAP"] for c in cards]

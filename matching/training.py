@@ -158,7 +158,8 @@ def train(config: TrainingConfig, train_lists: list[RankingList], dev_lists: lis
         entry = {"epoch": epoch, "train_loss": float(np.mean(losses)), "dev_MAP": current,
                  "seconds": round(time.perf_counter() - started, 1)}
         log.append(entry)
-        epochs.set_postfix(loss=f"{entry['train_loss']:.4f}", dev_MAP=f"{current:.4f}", best=f"{max(best_map, current):.4f}")
+        epochs.set_postfix(loss=f"{entry['train_loss']:.4f}", dev_MAP=f"{current:.4f}",
+                           best=f"{max(best_map, current):.4f}")
         if on_epoch:
             on_epoch(entry)
         if current > best_map:
@@ -176,7 +177,7 @@ def train(config: TrainingConfig, train_lists: list[RankingList], dev_lists: lis
 
 def architecture_text(params: MVLSTMParams) -> str:
     attention = getattr(params, "attention", None)
-    parts = [f"GloVe 6B 50d word vectors (frozen; one learned vector for unknown words)"]
+    parts = ["GloVe 6B 50d word vectors (frozen; one learned vector for unknown words)"]
     if attention:
         scaling = ("alpha_t x sentence length (mean weight 1)" if params.attention_scaling == "length"  # type: ignore[attr-defined]
                    else "alpha_t as in the paper")

@@ -1,0 +1,33 @@
+"""Shared inputs for the benchmarks: one question and 20 candidates the project wrote."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+QUESTION = "how did the roman empire fall ?"
+CANDIDATES = [
+    "The fall of the Western Roman Empire was the loss of central political control in the west.",
+    "Rome is the capital city of Italy and has a population of about 2.8 million.",
+    "Barbarian invasions, economic decline and political instability weakened the empire.",
+    "The Eastern Roman Empire survived until the fall of Constantinople in 1453.",
+    "Pizza is a dish of Italian origin consisting of a flattened base of dough.",
+    "In 476 Odoacer deposed Romulus Augustulus, the last western emperor.",
+    "Historians such as Edward Gibbon blamed a loss of civic virtue among Roman citizens.",
+    "The Colosseum is an oval amphitheatre in the centre of the city of Rome.",
+    "Latin was the language of the Roman Empire.",
+    "Plague and the Crisis of the Third Century reduced the population and the tax base.",
+    "The Roman army increasingly relied on foreign mercenaries.",
+    "Julius Caesar was assassinated in 44 BC.",
+    "The Visigoths sacked Rome in 410 under Alaric.",
+    "Many roads in Europe follow the routes of Roman roads.",
+    "The division of the empire into east and west made the west harder to defend.",
+    "Roman law influenced many modern legal systems.",
+    "The Vandals sacked Rome again in 455.",
+    "Christianity became the state religion of the empire in 380.",
+    "Inflation and debasement of the currency hurt the Roman economy.",
+    "The Tiber is the river that flows through Rome.",
+]
