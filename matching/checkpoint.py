@@ -86,7 +86,9 @@ def load_checkpoint(folder: str | Path, vectors: WordVectors | None = None) -> M
     except ParamsError as error:
         raise CheckpointError(f"{config_path}: {error}") from error
     vectors = vectors or load_glove()
-    vocabulary = config.get("vocabulary") or {}
+    vocabulary = config.get("vocabulary")
+    if not isinstance(vocabulary, dict):
+        vocabulary = {}
     if vocabulary.get("fingerprint") != vectors.fingerprint or vocabulary.get("dim") != params.embedding_dim:
         raise CheckpointError(f"{config_path}: trained with vocabulary {vocabulary.get('source')!r} "
                               f"{vocabulary.get('fingerprint')!r}, but {vectors.source!r} "

@@ -6,6 +6,7 @@ trained with, so a model can always be rebuilt from its file alone.
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, fields
 from typing import Any, Literal
 
@@ -59,7 +60,11 @@ class MVLSTMParams:
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise ParamsError(f"{name} must be a positive integer, not {value!r}")
-        if not 0.0 <= float(self.dropout) < 1.0:
+        for name in ("dropout", "filler_value"):
+            value = getattr(self, name)
+            if not isinstance(value, int | float) or isinstance(value, bool) or not math.isfinite(value):
+                raise ParamsError(f"{name} must be a finite number, not {value!r}")
+        if not 0.0 <= self.dropout < 1.0:
             raise ParamsError(f"dropout must be in [0, 1), not {self.dropout!r}")
 
 

@@ -120,6 +120,8 @@ def train(config: TrainingConfig, train_lists: list[RankingList], dev_lists: lis
     settings, params = config.settings, config.params
     train_tok, _ = tokenize_lists(train_lists)
     dev_tok, _ = tokenize_lists(dev_lists)
+    if not any(t.item.has_relevant for t in dev_tok):
+        raise ValueError("the dev data has no question with a correct candidate: no epoch can be selected")
     questions = [vectors.encode(t.question[: params.max_question_len]) for t in train_tok]
     answers = [[vectors.encode(c[: params.max_answer_len]) if c else None for c in t.candidates]
                for t in train_tok]
