@@ -1,0 +1,66 @@
+"""MatchLens: rank candidate answers with MV-LSTM and aMV-LSTM side by side, and see why.
+
+Run with `streamlit run app.py`. This file is the router: it sets the page up,
+seeds the shared state (from the link when it carries one), draws the sidebar,
+runs the chosen page inside a guard (no traceback ever reaches the page) and
+writes the current input back into the URL.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import streamlit as st
+
+from views import components, state
+
+st.set_page_config(page_title="MatchLens", page_icon=":material/join_inner:", layout="wide",
+                   initial_sidebar_state="expanded")
+log = logging.getLogger("matchlens")
+
+PAGES = [
+    st.Page("app_pages/rank.py", title="Rank", icon=":material/format_list_numbered:", default=True),
+    st.Page("app_pages/attention.py", title="Attention", icon=":material/visibility:", url_path="attention"),
+    st.Page("app_pages/interactions.py", title="Interactions", icon=":material/grid_on:", url_path="interactions"),
+    st.Page("app_pages/pooled.py", title="Pooled cells", icon=":material/filter_list:", url_path="pooled"),
+    st.Page("app_pages/evaluate.py", title="Evaluate", icon=":material/fact_check:", url_path="evaluate"),
+    st.Page("app_pages/models.py", title="Models", icon=":material/model_training:", url_path="models"),
+]
+
+page = st.navigation(PAGES, position="sidebar")
+
+try:
+    state.init()
+    loaded, errors = state.models(), state.load_errors()
+except Exception:  # noqa: BLE001 - the guard: the page says what failed, the log keeps the traceback
+    log.exception("starting the session failed")
+    st.error("MatchLens could not start this session. Reload the page; if it persists, see the server log.",
+             icon=":material/error:")
+    st.stop()
+
+with st.sidebar:
+    st.markdown("### :material/join_inner: MatchLens")
+    st.caption("Positional neural text matching, explained.")
+    components.model_status(list(loaded), errors, key="sidebar_models")
+
+if st.session_state.get(state.URL_ERROR):
+    st.error(st.session_state[state.URL_ERROR], icon=":material/link_off:")
+if st.session_state.get(state.URL_NOTE):
+    st.warning(st.session_state.pop(state.URL_NOTE), icon=":material/link:")
+if not loaded:
+    st.error("No model could be loaded, so only the baselines are shown. See the sidebar for the reasons.",
+             icon=":material/error:")
+
+# Callbacks have already applied this run's edits, so the link can be written before the page draws
+# (a page may end early with st.stop or st.switch_page).
+try:
+    state.write_link()
+except Exception:  # noqa: BLE001
+    log.exception("writing the link failed")
+
+try:
+    page.run()
+except Exception as error:  # noqa: BLE001 - st.rerun/st.switch_page are BaseExceptions and pass through
+    log.exception("page %s failed", page.title)
+    st.error(f"This page hit an unexpected problem ({type(error).__name__}). The other pages still work; "
+             "changing the input or reloading usually helps.", icon=":material/error:")

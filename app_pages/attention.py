@@ -1,0 +1,65 @@
+"""Attention: what each aMV-LSTM variant weighs, word by word, for the chosen candidate."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from matching.explanation import Explanation
+from views import charts, common, components
+
+st.title(":material/visibility: Attention")
+st.caption("aMV-LSTM reweights every word vector by an attention coefficient before the Bi-LSTM reads it. "
+           "Bars show each word's weight; the dashed line is the uniform weight 1/n (a word above it counts "
+           "more than average). The same weights shade the original text. Hover for exact values.")
+
+found = common.ranking_or_note()
+if found is not None:
+    ranking, pick = found
+    common.edit_sidebar(ranking, pick, key="attention_edit")
+    pick = common.candidate_picker(ranking, key="attention_pick")
+    common.changes_for_pick(ranking, pick, key="attention_changes")
+
+    attending = {name: result.explanations[pick] for name, result in ranking.models.items()
+                 if result.explanations[pick].question_attention is not None
+                 or result.explanations[pick].answer_attention is not None}
+    plain = [name for name in ranking.models if name not in attending]
+    if not attending:
+        st.info("None of the chosen models has attention. Choose an aMV-LSTM model (amvlstm-q, amvlstm-a, "
+                "amvlstm-qa) on the Rank page.", icon=":material/visibility_off:")
+    else:
+        if plain:
+            st.caption(f"{', '.join(plain)}: no attention (MV-LSTM reads every word at full weight).")
+        sides = st.segmented_control("Show", ["question", "answer"], selection_mode="multi",
+                                     default=["question", "answer"], key="attention_sides",
+                                     help="Which texts to show; each model shows only the side(s) it attends.")
+        sides = sides or ["question", "answer"]
+
+        def draw(name: str, explanation: Explanation, column_key: str) -> None:
+            result = ranking.models[name]
+            st.subheader(name, divider="blue")
+            attended = [side for side, weights in (("question", explanation.question_attention),
+                                                    ("answer", explanation.answer_attention)) if weights is not None]
+            st.caption(f"Attends to the {' and the '.join(attended)} · score {explanation.score:+.3f} · "
+                       f"rank {int(result.ranks[pick])} of {len(ranking.candidates)}")
+            for side in sides:
+                weights = explanation.question_attention if side == "question" else explanation.answer_attention
+                tokens = explanation.question_tokens if side == "question" else explanation.answer_tokens
+                text = ranking.question if side == "question" else ranking.candidates[pick]
+                if weights is None:
+                    st.caption(f"The {side} is not attended by this variant (every word has weight 1).")
+                    continue
+                components.shaded_text(text, tokens, weights, label=side.capitalize(),
+                                       key=f"{column_key}_{side}_text")
+                components.altair(charts.attention_chart(tokens, weights, f"{name}: {side} attention"),
+                                  key=f"{column_key}_{side}_bars")
+                if any(t.truncated for t in tokens):
+                    unseen = sum(t.truncated for t in tokens)
+                    st.caption(f":material/content_cut: {unseen:,} word(s) past the model's maximum length are "
+                               "not seen (struck through above).")
+
+        names = list(attending)
+        for start in range(0, len(names), 3):
+            row = names[start:start + 3]
+            for column, name in zip(st.columns(len(row), gap="medium"), row, strict=True):
+                with column:
+                    draw(name, attending[name], f"attention_{start}_{name}")

@@ -1,0 +1,138 @@
+"""Evaluate: upload a ranking file, score it with every model, and find the questions worth a closer look."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pandas as pd
+import streamlit as st
+
+from matching.data import DataError, RankingList, parse_ranking_file
+from matching.evaluation import Evaluation, evaluate
+from matching.inputs import join_candidates
+from matching.metrics import METRICS
+from matching.text import TextError
+from views import components, state
+
+ss = st.session_state
+SAMPLE = state.APP_DIR / "samples" / "sample-ranking.csv"
+RESULT = "ml_evaluation"
+
+st.title(":material/fact_check: Evaluate")
+st.caption("Upload a ranking file: WikiQA TSV (QuestionID, Question, ..., Sentence, Label) or CSV with the columns "
+           "question, candidate, label (1 = correct). Every model and baseline ranks each question's candidates; "
+           "ties count as the mean over their orders.")
+
+
+def _run(raw: bytes, name: str) -> None:
+    """Parse and evaluate one file; the result (or the reason it failed) is kept in the session."""
+    digest = hashlib.sha256(raw).hexdigest()
+    if ss.get(RESULT, {}).get("digest") == digest:
+        return
+    try:
+        lists = parse_ranking_file(raw, name)
+    except DataError as error:
+        ss[RESULT] = {"digest": digest, "name": name, "error": str(error)}
+        return
+    matchers = dict(state.models())
+    bar = st.progress(0.0, text=f"Scoring {sum(len(x.candidates) for x in lists):,} pairs...")
+    order = list(matchers)
+
+    def progress(done: int, total: int, what: str) -> None:
+        index = order.index(what) if what in order else 0
+        fraction = (index + done / max(total, 1)) / max(len(order), 1)
+        bar.progress(min(fraction, 1.0), text=f"{what}: {done:,} of {total:,} pairs")
+
+    try:
+        evaluation = evaluate(lists, matchers, progress=progress)
+    except TextError as error:
+        bar.empty()
+        ss[RESULT] = {"digest": digest, "name": name, "error": f"{name}: {error}"}
+        return
+    bar.empty()
+    ss[RESULT] = {"digest": digest, "name": name, "lists": lists, "evaluation": evaluation}
+
+
+def _open_in_rank(item: RankingList) -> None:
+    state.set_inputs(question=item.question, candidates=join_candidates(item.candidates),
+                     gold=[i for i, label in enumerate(item.labels) if label], pick=0, remember=False)
+    ss.pop("ml_example", None)
+    st.switch_page("app_pages/rank.py")
+
+
+upload_column, sample_column = st.columns([3, 1], vertical_alignment="bottom")
+with upload_column:
+    uploaded = st.file_uploader("Ranking file", type=["csv", "tsv", "txt"], key="evaluate_upload",
+                                help="UTF-8 text, up to 20 MB.")
+with sample_column:
+    use_sample = st.button("Try the sample file", icon=":material/science:", key="evaluate_sample",
+                           help="8 questions written for MatchLens, 4 candidates each.", width="stretch")
+
+if uploaded is not None:
+    _run(uploaded.getvalue(), uploaded.name)
+elif use_sample:
+    _run(SAMPLE.read_bytes(), SAMPLE.name)
+
+result = ss.get(RESULT)
+if result is None:
+    st.info("Upload a file or try the sample to see how the models do on it.", icon=":material/upload_file:")
+elif "error" in result:
+    st.error(f"This file could not be read: {components.md(result['error'])}", icon=":material/error:")
+else:
+    evaluation: Evaluation = result["evaluation"]
+    lists: list[RankingList] = result["lists"]
+    by_qid = {item.qid: item for item in lists}
+    st.success(f"{components.md(Path(result['name']).name)}: {evaluation.evaluated} questions, "
+               f"{sum(len(x.candidates) for x in lists):,} candidates.", icon=":material/check_circle:")
+    for reason in evaluation.skipped[:5]:
+        st.warning(f"Left out: {components.md(reason)}", icon=":material/warning:")
+    if len(evaluation.skipped) > 5:
+        st.warning(f"... and {len(evaluation.skipped) - 5} more questions left out.", icon=":material/warning:")
+    without = sum(not x.has_relevant for x in lists)
+    if without:
+        st.caption(f"{without} question(s) have no correct candidate; metrics leave them out.")
+
+    st.subheader("Metrics", divider="gray")
+    table = pd.DataFrame(evaluation.table())
+    models_set = set(evaluation.systems) - {"original order", "word overlap", "BM25"}
+    table.insert(1, "kind", ["model" if s in models_set else "baseline" for s in table["system"]])
+    st.dataframe(table.style.highlight_max(subset=list(METRICS), color="#d1f2d9").format(
+        {m: "{:.4f}" for m in METRICS}), hide_index=True, width="stretch", key="evaluate_metrics")
+
+    st.subheader("Per question", divider="gray")
+    st.caption("Click a row to open that question with its candidates and labels on the Rank page.")
+    filters = st.columns([1, 1, 1], vertical_alignment="bottom")
+    disagree = filters[0].checkbox("Models disagree on the top answer", key="evaluate_disagree")
+    low = filters[1].checkbox("Correct answer ranked low", key="evaluate_low",
+                              help="Some model puts its best-placed correct answer at this rank or lower.")
+    threshold = filters[2].number_input("Low means rank ≥", min_value=2, max_value=100, value=3,
+                                        key="evaluate_threshold")
+    frame = pd.DataFrame(evaluation.per_question)
+    model_names = [s for s in evaluation.systems if s in models_set]
+    first = [f"{m} first correct" for m in model_names]
+    if disagree:
+        frame = frame[frame["models disagree"]]
+    if low and first:
+        frame = frame[(frame[first] >= threshold).any(axis=1)]
+    columns = ["qid", "question", "candidates", "correct", *first, *[f"{m} AP" for m in model_names],
+               "models disagree", "BM25 first correct"]
+    columns = [c for c in columns if c in frame.columns]
+    config = {c: st.column_config.NumberColumn(c.replace(" first correct", " 1st correct"), format="%d",
+                                               help="Rank of the best-placed correct answer (1 = top)")
+              for c in first + ["BM25 first correct"]}
+    config.update({f"{m} AP": st.column_config.NumberColumn(f"{m} AP", format="%.3f") for m in model_names})
+    config["question"] = st.column_config.TextColumn("question", width="large", pinned=True)
+    config["qid"] = st.column_config.TextColumn("qid", width="small")
+    st.caption(f"{len(frame)} of {len(evaluation.per_question)} questions shown.")
+    selection = st.dataframe(frame[columns].reset_index(drop=True), column_config=config, hide_index=True,
+                             width="stretch", key="evaluate_questions", on_select="rerun",
+                             selection_mode="single-row", height=min(38 + 35 * len(frame), 520))
+    components.download("Per-question results (CSV)", frame.to_csv(index=False).encode("utf-8"),
+                        "matchlens-per-question.csv", "text/csv", key="evaluate_export", icon=":material/download:")
+    rows = selection.selection.rows if selection is not None else []
+    if rows:
+        chosen = frame.reset_index(drop=True).iloc[int(rows[0])]
+        item = by_qid.get(str(chosen["qid"]))
+        if item is not None:
+            _open_in_rank(item)

@@ -1,0 +1,80 @@
+"""Interactions: the positional interaction matrix of one candidate, two models side by side."""
+
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+from matching.explanation import Explanation
+from views import charts, common, components
+
+st.title(":material/grid_on: Interactions")
+st.caption("Every question position (rows) meets every answer position (columns). The model pools the k "
+           "largest cells of each pooled matrix; they are outlined and numbered by pooling rank. Grey rows and "
+           "columns are words past the model's maximum length (not seen). Hover a cell for its words and value.")
+
+VIEW_HELP = {
+    "combined": "The matrix that was pooled: interaction of the full Bi-LSTM states (for the tensor model, "
+                "the average of its slices, for orientation).",
+    "forward": "Cosine of the forward-LSTM states only (display only; not pooled).",
+    "backward": "Cosine of the backward-LSTM states only (display only; not pooled).",
+}
+
+
+def views_for(explanation: Explanation) -> list[str]:
+    slices = [name for name in explanation.interaction_matrices if name.startswith("slice")]
+    return ["combined", *slices, "forward", "backward"]
+
+
+def matrix_for(explanation: Explanation, view: str) -> tuple[np.ndarray, list, bool, str]:
+    """(matrix, cells to outline, label cells with their slice, caption) for one view."""
+    cells = [c for c in explanation.pooled_cells if not c.filler]
+    tensor = any(name.startswith("slice") for name in explanation.interaction_matrices)
+    if view == "combined":
+        if tensor:
+            stacked = np.stack(list(explanation.interaction_matrices.values()))
+            return stacked.mean(axis=0), cells, True, "Average of the tensor slices; labels are slice·rank."
+        name = next(iter(explanation.interaction_matrices))
+        return explanation.interaction_matrices[name], cells, False, f"The pooled {name} matrix."
+    if view.startswith("slice"):
+        return (explanation.interaction_matrices[view], [c for c in cells if c.matrix == view], False,
+                f"Tensor {view}: pooled on its own (k cells).")
+    return explanation.direction_matrices[view], cells, tensor, VIEW_HELP[view] + " Outlines: the pooled cells."
+
+
+found = common.ranking_or_note()
+if found is not None:
+    ranking, pick = found
+    common.edit_sidebar(ranking, pick, key="interactions_edit")
+    pick = common.candidate_picker(ranking, key="interactions_pick")
+    common.changes_for_pick(ranking, pick, key="interactions_changes")
+    names = list(ranking.models)
+    if not names:
+        st.info("No model chosen: choose models on the Rank page.", icon=":material/info:")
+    else:
+        show_cells = st.toggle("Outline the pooled cells", value=True, key="interactions_outline")
+        for side, column in enumerate(st.columns(2, gap="large")):
+            with column:
+                default = min(side, len(names) - 1)
+                name = st.selectbox("Model", names, index=default, key=f"interactions_model_{side}")
+                explanation = ranking.models[name].explanations[pick]
+                view = st.radio("View", views_for(explanation), horizontal=True, key=f"interactions_view_{side}_{name}",
+                                help="combined: the pooled matrix; forward/backward: one LSTM direction; "
+                                     "slice n: one matrix of the tensor interaction.")
+                matrix, cells, label_slices, caption = matrix_for(explanation, view)
+                figure = charts.interaction_heatmap(
+                    matrix, explanation.question_tokens, explanation.answer_tokens, cells,
+                    title=f"{name} · {view} · candidate #{pick + 1}", show_cells=show_cells,
+                    label_slices=label_slices)
+                components.plotly(figure, key=f"interactions_heatmap_{side}")
+                st.caption(caption)
+                fillers = sum(c.filler for c in explanation.pooled_cells)
+                if fillers:
+                    st.caption(f":material/info: {fillers} pooled slot(s) hold the filler value: the matrix has "
+                               "fewer real cells than k.")
+                hidden_q = len(explanation.question_tokens) - len(explanation.seen_question_tokens)
+                hidden_a = len(explanation.answer_tokens) - len(explanation.seen_answer_tokens)
+                if hidden_q > charts.MAX_TRUNCATED_SHOWN or hidden_a > charts.MAX_TRUNCATED_SHOWN:
+                    st.caption(f":material/content_cut: Not seen by the model: {hidden_q:,} question and "
+                               f"{hidden_a:,} answer word(s); the first {charts.MAX_TRUNCATED_SHOWN} of each are "
+                               "drawn in grey.")

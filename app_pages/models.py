@@ -1,0 +1,111 @@
+"""Models: each checkpoint's card (architecture, hyperparameters, metrics beside baselines and the paper,
+training curves), and the reason any checkpoint is disabled."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from matching.cards import KNOWN_LIMITS, metrics_rows
+from matching.metrics import METRICS
+from views import charts, components, state
+
+st.title(":material/model_training: Models")
+st.caption("One card per checkpoint in the models folder, read from its card.json. Metrics are on WikiQA "
+           "(ties scored as the mean over tie orders); the test split was read once, after model selection.")
+
+loaded = state.models()
+errors = state.load_errors()
+
+
+def overview(cards: dict[str, dict[str, Any]]) -> pd.DataFrame:
+    rows = []
+    for name, card in cards.items():
+        test, dev = card.get("metrics", {}).get("test", {}), card.get("metrics", {}).get("dev", {})
+        paper = card.get("paper") or {}
+        rows.append({"model": name, "test MAP": test.get("MAP"), "test MRR": test.get("MRR"),
+                     "test P@1": test.get("P@1"), "dev MAP": dev.get("MAP"), "paper MAP": paper.get("MAP"),
+                     "epochs": card.get("epochs_run"), "seed": card.get("seed")})
+    return pd.DataFrame(rows)
+
+
+def metrics_block(card: dict[str, Any], split: str, key: str) -> None:
+    try:
+        rows = metrics_rows(card, split)
+    except (KeyError, TypeError):
+        st.caption(f"No {split} metrics in this card.")
+        return
+    frame = pd.DataFrame(rows)
+    numeric = [m for m in METRICS if m in frame.columns]
+    st.dataframe(frame.style.format({m: "{:.4f}" for m in numeric}, na_rep="-"), hide_index=True,
+                 width="stretch", key=f"{key}_table")
+    if "MAP" in frame.columns:
+        components.altair(charts.metrics_chart(rows, "MAP", f"{split} MAP"), key=f"{key}_chart")
+
+
+def card_view(name: str, card: dict[str, Any], key: str) -> None:
+    if not card:
+        st.warning("This checkpoint has no model card (card.json); it still ranks.", icon=":material/warning:")
+        return
+    st.markdown(components.md(str(card.get("description", ""))))
+    st.markdown("**Architecture.** " + components.md(str(card.get("architecture", ""))))
+    left, right = st.columns(2, gap="large")
+    with left:
+        st.markdown("**Test** (the paper's figure for comparison)")
+        metrics_block(card, "test", f"{key}_test")
+    with right:
+        st.markdown("**Dev** (used for early stopping and seed selection)")
+        metrics_block(card, "dev", f"{key}_dev")
+    if card.get("log"):
+        st.markdown("**Training curves**")
+        components.altair(charts.training_curves(card["log"], name), key=f"{key}_curves")
+    study = card.get("seed_study")
+    if study:
+        st.markdown(f"**Seed study.** Test MAP over seeds {study.get('seeds')}: mean {study.get('mean', 0):.4f} "
+                    f"± {study.get('std', 0):.4f} (std); shipped seed {card.get('seed')} (best dev MAP).")
+    params, training = st.columns(2, gap="large")
+    with params:
+        st.markdown("**Hyperparameters**")
+        st.dataframe(pd.DataFrame([{"parameter": k, "value": str(v)} for k, v in card.get("params", {}).items()]),
+                     hide_index=True, width="stretch", key=f"{key}_params")
+    with training:
+        st.markdown("**Training**")
+        st.dataframe(pd.DataFrame([{"setting": k, "value": str(v)} for k, v in card.get("training", {}).items()]),
+                     hide_index=True, width="stretch", key=f"{key}_training")
+    data = card.get("data", {})
+    splits = ", ".join(f"{split}: {d.get('questions')} questions / {d.get('pairs')} pairs"
+                       for split, d in data.items() if isinstance(d, dict))
+    st.caption(components.md(f"Data: {data.get('source', '?')} ({splits}). Seed {card.get('seed')}, "
+                             f"epoch {card.get('best_epoch')} of {card.get('epochs_run')} kept. "
+                             f"Trained {card.get('date', '?')} with MatchLens {card.get('code_version', '?')}."))
+    if card.get("command"):
+        st.code(str(card["command"]), language="bash")
+
+
+if not loaded and not errors:
+    st.info("The models folder has no checkpoints.", icon=":material/folder_off:")
+
+if loaded:
+    cards = {name: matcher.card for name, matcher in loaded.items()}
+    st.subheader("At a glance", divider="gray")
+    st.dataframe(overview(cards).style.format({c: "{:.4f}" for c in ("test MAP", "test MRR", "test P@1",
+                                                                     "dev MAP", "paper MAP")}, na_rep="-"),
+                 hide_index=True, width="stretch", key="models_overview")
+
+labels = ([f":material/check_circle: {components.md(name)}" for name in loaded]
+          + [f":material/block: {components.md(name)}" for name in errors])
+if labels:
+    tabs = st.tabs(labels)
+    for tab, name in zip(tabs[: len(loaded)], loaded, strict=True):
+        with tab:
+            card_view(name, loaded[name].card, key=f"models_{name}")
+    for tab, name in zip(tabs[len(loaded):], errors, strict=True):
+        with tab:
+            st.error(f"**{components.md(name)} is disabled.** {components.md(errors[name])}", icon=":material/block:")
+            st.caption("The other models keep working. Replace or remove this checkpoint folder and restart the app.")
+
+with st.expander("Known limits of these models", icon=":material/info:"):
+    for line in KNOWN_LIMITS:
+        st.markdown(f"- {components.md(line)}")

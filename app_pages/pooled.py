@@ -1,0 +1,73 @@
+"""Pooled cells: the k cells each model kept, their values, and how much of the score each one made."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import streamlit as st
+
+from views import charts, common, components
+
+st.title(":material/filter_list: Pooled cells")
+st.caption("k-max pooling keeps the k largest cells of each interaction matrix; the MLP turns them into the score. "
+           "Each cell's contribution is gradient × value, so score = sum of contributions + bias exactly. "
+           "Share = contribution / sum of |contributions| (green raises the score, red lowers it).")
+
+COLUMNS = {
+    "matrix": st.column_config.TextColumn("matrix", width="small"),
+    "pooling rank": st.column_config.NumberColumn("rank", help="1 = the largest cell of its matrix", width="small"),
+    "value": st.column_config.NumberColumn("value", format="%.3f"),
+    "question word": st.column_config.TextColumn("question word"),
+    "question position": st.column_config.NumberColumn("q pos", width="small"),
+    "answer word": st.column_config.TextColumn("answer word"),
+    "answer position": st.column_config.NumberColumn("a pos", width="small"),
+    "contribution": st.column_config.NumberColumn("contribution", format="%+.4f"),
+    "share": st.column_config.ProgressColumn("share", format="percent", min_value=-1.0, max_value=1.0,
+                                             help="Signed share of the score"),
+}
+
+found = common.ranking_or_note()
+if found is not None:
+    ranking, pick = found
+    common.edit_sidebar(ranking, pick, key="pooled_edit")
+    pick = common.candidate_picker(ranking, key="pooled_pick")
+    common.changes_for_pick(ranking, pick, key="pooled_changes")
+    names = list(ranking.models)
+    if not names:
+        st.info("No model chosen: choose models on the Rank page.", icon=":material/info:")
+    else:
+        shown = st.multiselect("Models side by side", names, default=names[: min(len(names), 3)],
+                               key="pooled_models", help="Up to three per row.")
+        explanations = {name: ranking.models[name].explanations[pick] for name in shown}
+        for start in range(0, len(shown), 3):
+            row = shown[start:start + 3]
+            for column, name in zip(st.columns(len(row), gap="medium"), row, strict=True):
+                with column:
+                    explanation = explanations[name]
+                    rows = charts.cell_rows(explanation)
+                    total = sum(r["contribution"] for r in rows)
+                    st.subheader(name, divider="blue")
+                    bias = explanation.bias_contribution
+                    st.metric("score", f"{explanation.score:+.4f}",
+                              help=f"sum of cell contributions {total:+.4f} + bias {bias:+.4f}")
+                    st.caption(f"rank {int(ranking.models[name].ranks[pick])} of {len(ranking.candidates)} · "
+                               f"cells {total:+.4f} + bias {explanation.bias_contribution:+.4f}")
+                    st.dataframe(pd.DataFrame(rows), column_config=COLUMNS, hide_index=True, width="stretch",
+                                 key=f"pooled_table_{name}", height=min(38 + 35 * len(rows), 420))
+                    components.altair(charts.share_chart(rows, f"{name}: share of the score per cell"),
+                                      key=f"pooled_chart_{name}")
+        if len(explanations) > 1:
+            st.subheader("Cells pooled by more than one model", divider="gray")
+            overlap = charts.shared_cells(explanations)
+            if overlap:
+                st.caption("Same (question position, answer position) pair, with each model's pooling rank "
+                           "(blank: that model did not pool it).")
+                st.dataframe(pd.DataFrame(overlap), hide_index=True, width="stretch", key="pooled_overlap")
+            else:
+                st.caption("No cell was pooled by more than one of these models.")
+        if explanations:
+            export = {"question": ranking.question, "candidate": ranking.candidates[pick],
+                      "candidate_number": pick + 1, "models": {n: e.to_dict() for n, e in explanations.items()}}
+            components.download("Explanation (JSON)", json.dumps(export, indent=1), "matchlens-explanation.json",
+                                "application/json", key="pooled_export", icon=":material/data_object:")

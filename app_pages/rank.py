@@ -1,0 +1,221 @@
+"""Rank (home): type a question and candidates, or pick an example; see every model's ranking side by side."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from matching.examples import EXAMPLES, Example
+from matching.ranking import Ranking
+from views import charts, components, state
+
+ss = st.session_state
+
+st.title(":material/format_list_numbered: Rank candidate answers")
+st.caption("Type a question and candidate answers (one per line), or start from an example. Every model ranks "
+           "them; the other pages show why. Click a row to explain that candidate.")
+
+
+# ---------------------------------------------------------------- gallery
+
+def _load(example: Example) -> None:
+    state.load_example(example)
+    ss["ml_example"] = example.key
+
+
+with st.container(key="gallery"):
+    columns = st.columns(len(EXAMPLES))
+    for column, example in zip(columns, EXAMPLES, strict=True):
+        column.button(example.title, key=f"example_{example.key}", icon=example.icon, help=example.note,
+                      on_click=_load, args=(example,), width="stretch")
+example_key = ss.get("ml_example")
+if example_key:
+    shown = next((e for e in EXAMPLES if e.key == example_key), None)
+    if shown and shown.question == ss[state.QUESTION]:
+        st.caption(f":material/lightbulb: **{shown.title}.** {shown.note}")
+
+
+# ---------------------------------------------------------------- inputs (controlled widgets)
+
+def _question_changed() -> None:
+    state.set_inputs(question=ss["rank_question"])
+
+
+def _candidates_changed() -> None:
+    state.set_inputs(candidates=ss["rank_candidates"])
+
+
+def _gold_changed() -> None:
+    state.set_inputs(gold=ss["rank_gold"])
+
+
+def _models_changed() -> None:
+    chosen = list(ss["rank_models"])
+    ss[state.MODELS] = None if chosen == list(state.models()) else chosen
+
+
+ss["rank_question"] = ss[state.QUESTION]
+ss["rank_candidates"] = ss[state.CANDIDATES]
+request = state.current_request()
+count = len(request.parsed.candidates)
+ss["rank_gold"] = [i for i in ss[state.GOLD] if i < count]
+ss["rank_models"] = state.chosen_models()
+
+left, right = st.columns([3, 2], gap="large")
+with left:
+    st.text_input("Question", key="rank_question", on_change=_question_changed,
+                  placeholder="e.g. Who wrote Pride and Prejudice?", max_chars=20_000)
+    st.text_area("Candidate answers, one per line", key="rank_candidates", on_change=_candidates_changed,
+                 height=190, placeholder="One candidate answer per line (up to 100)",
+                 help="Blank lines are skipped. Press Ctrl+Enter (or click outside) to rank.")
+with right:
+    st.multiselect("Models", list(state.models()), key="rank_models", on_change=_models_changed,
+                   help="The models to rank with; the baselines are always shown.",
+                   placeholder="No model chosen: baselines only")
+    st.multiselect("Correct answers (optional)", list(range(count)), key="rank_gold", on_change=_gold_changed,
+                   format_func=lambda i: components.candidate_options(request.parsed.candidates)[i],
+                   help="Mark the right answers to see where each model puts them.",
+                   placeholder="None marked")
+
+
+# ---------------------------------------------------------------- results
+
+current = state.current()
+components.notes(request.parsed.notes, key="rank_notes")
+if current.problem:
+    st.info(components.md(current.problem), icon=":material/edit_note:")
+    st.stop()
+ranking = current.ranking
+assert ranking is not None
+
+if count == 1:
+    st.info("Only one candidate: it is ranked (rank 1 by every system), but there is nothing to compare it with. "
+            "Add more lines to see the models disagree.", icon=":material/info:")
+if not ranking.models:
+    st.info("No model chosen: only the baselines are shown.", icon=":material/info:")
+
+
+def _truncation(ranking: Ranking) -> list[str]:
+    messages = []
+    if not ranking.models:
+        return messages
+    first = next(iter(ranking.models.values())).explanations
+    question = first[0].question_tokens
+    if any(t.truncated for t in question):
+        seen = sum(not t.truncated for t in question)
+        messages.append(f"The question has {len(question):,} words; the models read only the first {seen}.")
+    for index, explanation in enumerate(first):
+        tokens = explanation.answer_tokens
+        if any(t.truncated for t in tokens):
+            seen = sum(not t.truncated for t in tokens)
+            messages.append(f"Candidate #{index + 1} has {len(tokens):,} words; the models read only the first "
+                            f"{seen} (the rest is greyed on the explanation pages).")
+    return messages
+
+
+for message in _truncation(ranking):
+    st.warning(message, icon=":material/content_cut:")
+
+pick = state.pick_index(count)
+tops = " · ".join(f"{name} → #{int(np.argmin(result.ranks)) + 1}" for name, result in ranking.models.items())
+if tops:
+    st.markdown(f"**Top answer by model:** {components.md(tops)}")
+st.caption(f":material/timer: Ranked {count} candidate(s) with {len(ranking.models)} model(s) in "
+           f"{current.seconds * 1000:.0f} ms · input {request.digest}", help="The model time for this input "
+           "(cached afterwards). The input id changes with every edit.")
+
+components.comparison_view(state.before_comparison(ranking), key="rank_changes")
+
+
+# ---------------------------------------------------------------- the side-by-side table
+
+def _table(ranking: Ranking) -> tuple[pd.DataFrame, dict[str, object], list[str]]:
+    frame = pd.DataFrame(ranking.rows())
+    frame.insert(2, "rank spread", ranking.disagreement().astype(int))
+    order = ["#", "candidate"] + (["correct"] if ranking.labels is not None else []) + ["rank spread"]
+    config: dict[str, object] = {
+        "#": st.column_config.NumberColumn("#", width="small", pinned=True),
+        "candidate": st.column_config.TextColumn("candidate", width="large", pinned=True),
+        "correct": st.column_config.CheckboxColumn("correct", help="Gold label you marked", width="small"),
+        "rank spread": st.column_config.NumberColumn(
+            "spread", help="Largest minus smallest rank across the models: 0 = they agree.", width="small"),
+    }
+    for name in ranking.models:
+        order += [f"{name} rank", f"{name} score"]
+        config[f"{name} rank"] = st.column_config.NumberColumn(f"{name} rank", format="%d")
+        config[f"{name} score"] = st.column_config.NumberColumn(f"{name} score", format="%.3f")
+    for name in ranking.baselines:
+        order += [f"{name} rank", f"{name} score"]
+        config[f"{name} rank"] = st.column_config.NumberColumn(f"{name} rank", format="%d")
+        config[f"{name} score"] = st.column_config.NumberColumn(f"{name} score", format="%.3f")
+    return frame, config, order
+
+
+def _style(frame: pd.DataFrame, models: list[str]) -> pd.io.formats.style.Styler:
+    rank_columns = [f"{m} rank" for m in models]
+
+    def highlight(row: pd.Series) -> list[str]:
+        styles = []
+        for column in row.index:
+            style = ""
+            if column in rank_columns and row["rank spread"] > 0:
+                style = "background-color: #fff4d6"
+            if column in rank_columns and row[column] == 1:
+                style += "; font-weight: 700; color: #1a7f37"
+            if column == "rank spread" and row[column] > 0:
+                style = "background-color: #fde2b5; font-weight: 700"
+            styles.append(style)
+        return styles
+
+    return frame.style.apply(highlight, axis=1)
+
+
+def _selected() -> None:
+    rows = ss["rank_table"].selection.rows
+    if rows:
+        ss[state.PICK] = int(rows[0])
+
+
+frame, config, order = _table(ranking)
+st.subheader("Side by side", divider="gray")
+st.caption("Rank 1 is best; ranks shaded amber where the models disagree on that candidate. "
+           "Click a row to explain it on the Attention, Interactions and Pooled cells pages.")
+st.dataframe(_style(frame, list(ranking.models)), key="rank_table", on_select=_selected,
+             selection_mode="single-row", selection_default={"selection": {"rows": [pick]}},
+             column_config=config, column_order=order, hide_index=True, width="stretch",
+             height=min(38 + 35 * len(frame), 460))
+
+components.unknown_words({"question": ranking.question_tokens,
+                          **{f"candidate #{i + 1}": t for i, t in enumerate(ranking.candidate_tokens)}},
+                         key="rank_unknown")
+
+with st.container(border=True, key="rank_selected"):
+    st.markdown(f"**Explaining candidate #{pick + 1}:** {components.md(charts.short(ranking.candidates[pick], 160))}")
+    links = st.columns(3)
+    links[0].page_link("app_pages/attention.py", label="Attention", icon=":material/visibility:")
+    links[1].page_link("app_pages/interactions.py", label="Interactions", icon=":material/grid_on:")
+    links[2].page_link("app_pages/pooled.py", label="Pooled cells", icon=":material/filter_list:")
+
+if count > 1:
+    ranks = {**{n: r.ranks for n, r in ranking.models.items()}, **ranking.baseline_ranks}
+    components.altair(charts.rank_shift_chart(ranks, ranking.candidates, pick, ranking.disagreement()),
+                      key="rank_shift")
+
+st.subheader("Export", divider="gray")
+exports = st.columns(2)
+with exports[0]:
+    components.download("Ranking (CSV)", frame.to_csv(index=False).encode("utf-8"), "matchlens-ranking.csv",
+                        "text/csv", key="export_csv", icon=":material/download:")
+with exports[1]:
+    explanation = {"question": ranking.question, "candidate": ranking.candidates[pick], "candidate_number": pick + 1,
+                   "models": {n: r.explanations[pick].to_dict() for n, r in ranking.models.items()}}
+    components.download("Explanation of the selected candidate (JSON)", json.dumps(explanation, indent=1),
+                        "matchlens-explanation.json", "application/json", key="export_json",
+                        icon=":material/data_object:")
+if ss.get("ml_link_too_long"):
+    st.caption(":material/link_off: This input is too long to share as a link; use the exports instead.")
+else:
+    st.caption(":material/link: The address bar holds this question and its candidates: copy it to share this view.")

@@ -1,0 +1,77 @@
+"""The example gallery on the Rank page: ready questions with candidates and gold labels.
+
+All examples are written for MatchLens (not taken from a data set). Each has a
+`kind` that says what it demonstrates; the 'disagreement' example was checked
+against the shipped checkpoints (see tests/test_examples.py): the models do not
+agree on its top answer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Example:
+    key: str
+    title: str
+    kind: str
+    """factoid, paraphrase, disagreement, robustness."""
+    note: str
+    """One sentence on what to look at."""
+    question: str
+    candidates: tuple[str, ...]
+    gold: tuple[int, ...]
+    """0-based indices of the correct candidates."""
+    icon: str = ":material/lightbulb:"
+
+
+EXAMPLES: tuple[Example, ...] = (
+    Example(
+        key="factoid", title="Factoid: who wrote it?", kind="factoid", icon=":material/menu_book:",
+        note="The answer shares the key words with the question; all models and BM25 should find it.",
+        question="Who wrote the novel Pride and Prejudice?",
+        candidates=(
+            "Pride and Prejudice is a novel by Jane Austen, first published in 1813.",
+            "The novel follows Elizabeth Bennet as she deals with manners, upbringing and marriage.",
+            "It has been adapted for film and television many times.",
+            "Jane Austen was born in Steventon, Hampshire, in 1775.",
+        ),
+        gold=(0,)),
+    Example(
+        key="paraphrase", title="Paraphrase: few shared words", kind="paraphrase", icon=":material/sync_alt:",
+        note="The correct answers use other words than the question; word overlap and BM25 struggle.",
+        question="How do green plants make their food?",
+        candidates=(
+            "Photosynthesis is the process by which plants use sunlight, water and carbon dioxide to produce sugar.",
+            "Many plants are grown in gardens for their colourful flowers.",
+            "Leaves turn light energy into chemical energy stored in glucose.",
+            "Food is any substance eaten to provide nutritional support for an organism.",
+        ),
+        gold=(0, 2)),
+    Example(
+        key="disagreement", title="Tricky: the models disagree", kind="disagreement", icon=":material/call_split:",
+        note="The models pick different top answers: compare their attention and pooled cells.",
+        question="When did the first man walk on the moon?",
+        candidates=(
+            "Neil Armstrong became the first person to walk on the Moon on July 20, 1969.",
+            "The Moon is Earth's only natural satellite.",
+            "The first man to walk on the moon said the walk was a small step.",
+            "Apollo 11 landed in the Sea of Tranquility in 1969.",
+            "Many people walk on the beach when the moon is full.",
+        ),
+        gold=(0,)),
+    Example(
+        key="robustness", title="Robustness: unknown words", kind="robustness", icon=":material/translate:",
+        note="Words with no GloVe vector (names, other scripts, emoji) share one unknown vector.",
+        question="What does the Zorblax protocol encrypt?",
+        candidates=(
+            "The Zorblax protocol encrypts messages between two servers.",
+            "東京 is the capital of Japan.",
+            "Encryption keeps messages secret 🔒.",
+            "A protocol is a set of rules.",
+        ),
+        gold=(0,)),
+)
+
+BY_KEY = {example.key: example for example in EXAMPLES}

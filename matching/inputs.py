@@ -1,0 +1,83 @@
+"""What a person typed, turned into a question and a list of candidates the models can rank.
+
+Pure logic for the app's input boxes: one candidate per line, blank lines skipped,
+unusable lines left out with a note saying which and why, and at most
+`MAX_CANDIDATES` kept. Nothing here raises on user text; problems become notes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .ranking import MAX_CANDIDATES
+from .text import MAX_TEXT_CHARS, TextError, tokenize
+
+
+@dataclass(frozen=True)
+class CandidateInput:
+    """The candidates kept from a block of lines, and what happened to the others."""
+
+    candidates: tuple[str, ...]
+    lines: tuple[int, ...]
+    """1-based line number of each kept candidate in the typed text."""
+    notes: tuple[str, ...]
+    """One plain sentence per left-out line or cap, for the page to show."""
+    total_lines: int
+    """Non-blank lines typed (kept or not)."""
+
+
+def question_problem(question: str) -> str | None:
+    """Why this question cannot be ranked, or None when it can."""
+    if not question.strip():
+        return "Type a question: it is empty."
+    try:
+        tokens = tokenize(question)
+    except TextError as error:
+        return f"The question cannot be used: {error}."
+    if not tokens:
+        return "The question has no words (only spaces or invisible characters)."
+    return None
+
+
+def split_candidates(text: str, max_candidates: int = MAX_CANDIDATES) -> CandidateInput:
+    """One candidate per non-blank line; too-long or wordless lines are left out with a note."""
+    kept: list[str] = []
+    lines: list[int] = []
+    notes: list[str] = []
+    total = 0
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.strip()
+        if not line:
+            continue
+        total += 1
+        if len(line) > MAX_TEXT_CHARS:
+            notes.append(f"Line {number} has {len(line):,} characters; the limit is {MAX_TEXT_CHARS:,}, "
+                         "so it was left out.")
+            continue
+        if not tokenize(line):
+            notes.append(f"Line {number} has no words (only invisible characters), so it was left out.")
+            continue
+        kept.append(line)
+        lines.append(number)
+    if len(kept) > max_candidates:
+        notes.append(f"{len(kept)} candidates were given; only the first {max_candidates} are ranked "
+                     f"(the limit is {max_candidates}).")
+        kept, lines = kept[:max_candidates], lines[:max_candidates]
+    return CandidateInput(tuple(kept), tuple(lines), tuple(notes), total)
+
+
+def join_candidates(candidates: Sequence[str]) -> str:
+    """The inverse of `split_candidates` for clean input: one candidate per line."""
+    return "\n".join(" ".join(c.split()) for c in candidates)
+
+
+def clean_gold(gold: Sequence[int], count: int) -> list[int]:
+    """Gold (correct) candidate indices that still exist, sorted and unique."""
+    return sorted({int(i) for i in gold if 0 <= int(i) < count})
+
+
+def labels_for(gold: Sequence[int], count: int) -> list[int] | None:
+    """0/1 labels for `count` candidates, or None when no candidate is marked correct."""
+    marked = set(clean_gold(gold, count))
+    return [int(i in marked) for i in range(count)] if marked else None

@@ -1,0 +1,128 @@
+"""The app's shareable state in the URL: plain strings and one JSON list, validated and capped.
+
+A link carries the question (`q`), the candidates (`c`, a JSON list of strings),
+the correct candidates (`gold`, 1-based numbers such as "1,3"), the candidate being
+explained (`pick`, 1-based) and the chosen models (`models`, comma-separated names).
+Decoding only parses strings and JSON (never evaluates anything), checks every
+field's type and size, and raises `UrlStateError` with a sentence a person can act
+on when a link was cut short or edited by hand.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+MAX_LINK_CHARS = 8_000
+"""Longest state put in a link (sum of the parameter values); browsers and servers cut longer URLs."""
+MAX_QUESTION_CHARS = 2_000
+MAX_CANDIDATE_CHARS = 4_000
+MAX_LINK_CANDIDATES = 100
+MAX_MODELS = 16
+KEYS = ("q", "c", "gold", "pick", "models")
+_MODEL_NAME = re.compile(r"^[A-Za-z0-9_.+-]{1,64}$")
+_NUMBERS = re.compile(r"^\d{1,4}(,\d{1,4})*$")
+
+
+class UrlStateError(ValueError):
+    """A link whose state cannot be read; the message says what is wrong."""
+
+
+@dataclass(frozen=True)
+class SharedState:
+    question: str
+    candidates: tuple[str, ...]
+    gold: tuple[int, ...] = ()
+    """0-based indices of the correct candidates."""
+    pick: int = 0
+    """0-based index of the candidate being explained."""
+    models: tuple[str, ...] | None = None
+    """Chosen model names, or None for the app's default."""
+
+
+def _single(params: Mapping[str, str | Sequence[str]], key: str) -> str | None:
+    value = params.get(key)
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return value
+    values = list(value)
+    if len(values) != 1 or not isinstance(values[0], str):
+        raise UrlStateError(f"the link gives '{key}' {len(values)} times; it should appear once")
+    return values[0]
+
+
+def has_state(params: Mapping[str, object]) -> bool:
+    return any(key in params for key in KEYS)
+
+
+def encode(state: SharedState) -> dict[str, str] | None:
+    """Query parameters for `state`, or None when it is too large for a link."""
+    params = {"q": state.question,
+              "c": json.dumps(list(state.candidates), ensure_ascii=False, separators=(",", ":"))}
+    if state.gold:
+        params["gold"] = ",".join(str(i + 1) for i in sorted(set(state.gold)))
+    if state.pick:
+        params["pick"] = str(state.pick + 1)
+    if state.models is not None:
+        params["models"] = ",".join(state.models)
+    too_big = (sum(len(v) for v in params.values()) > MAX_LINK_CHARS
+               or len(state.question) > MAX_QUESTION_CHARS
+               or len(state.candidates) > MAX_LINK_CANDIDATES
+               or any(len(c) > MAX_CANDIDATE_CHARS for c in state.candidates))
+    return None if too_big else params
+
+
+def _numbers(text: str, key: str, count: int) -> list[int]:
+    if not _NUMBERS.match(text):
+        raise UrlStateError(f"the link's '{key}' should be candidate numbers such as 1,3; got {text[:40]!r}")
+    numbers = [int(part) for part in text.split(",")]
+    bad = [n for n in numbers if not 1 <= n <= count]
+    if bad:
+        raise UrlStateError(f"the link's '{key}' names candidate {bad[0]}, but there are {count}")
+    return [n - 1 for n in numbers]
+
+
+def decode(params: Mapping[str, str | Sequence[str]]) -> SharedState | None:
+    """The state a link carries, None when it carries none; UrlStateError when it is broken."""
+    if not has_state(params):
+        return None
+    total = 0
+    values: dict[str, str | None] = {}
+    for key in KEYS:
+        values[key] = _single(params, key)
+        total += len(values[key] or "")
+    if total > MAX_LINK_CHARS:
+        raise UrlStateError(f"the link carries {total:,} characters of state; the limit is {MAX_LINK_CHARS:,}")
+    question, raw_candidates = values["q"], values["c"]
+    if question is None or raw_candidates is None:
+        raise UrlStateError("the link needs both a question ('q') and candidates ('c'); it may have been cut short")
+    if len(question) > MAX_QUESTION_CHARS:
+        raise UrlStateError(f"the link's question has {len(question):,} characters; the limit is "
+                            f"{MAX_QUESTION_CHARS:,}")
+    try:
+        candidates = json.loads(raw_candidates)
+    except (json.JSONDecodeError, RecursionError):
+        raise UrlStateError("the link's candidates ('c') are not valid JSON; the link may have been "
+                            "cut short or edited") from None
+    if not isinstance(candidates, list) or not all(isinstance(c, str) for c in candidates):
+        raise UrlStateError("the link's candidates ('c') should be a JSON list of texts")
+    if not candidates:
+        raise UrlStateError("the link's candidate list ('c') is empty")
+    if len(candidates) > MAX_LINK_CANDIDATES:
+        raise UrlStateError(f"the link has {len(candidates)} candidates; the limit is {MAX_LINK_CANDIDATES}")
+    long = [n for n, c in enumerate(candidates, start=1) if len(c) > MAX_CANDIDATE_CHARS]
+    if long:
+        raise UrlStateError(f"the link's candidate {long[0]} is longer than {MAX_CANDIDATE_CHARS:,} characters")
+    gold = _numbers(values["gold"], "gold", len(candidates)) if values["gold"] else []
+    pick = _numbers(values["pick"], "pick", len(candidates))[0] if values["pick"] else 0
+    models: tuple[str, ...] | None = None
+    if values["models"] is not None:
+        names = [n for n in values["models"].split(",") if n]
+        if len(names) > MAX_MODELS or not all(_MODEL_NAME.match(n) for n in names):
+            raise UrlStateError("the link's 'models' should be model names separated by commas")
+        models = tuple(dict.fromkeys(names))
+    return SharedState(question=question, candidates=tuple(candidates), gold=tuple(sorted(set(gold))),
+                       pick=pick, models=models)

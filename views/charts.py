@@ -1,0 +1,263 @@
+"""Chart builders: plain data in, an altair chart or a plotly figure out (no streamlit here).
+
+User text reaches charts only as data values (vega renders them as SVG text) or,
+for plotly, through `plotly_text`, which escapes the markup plotly would read.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import altair as alt
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from matching.explanation import Explanation, PooledCell
+from matching.text import Token
+
+ACCENT = "#1f6feb"
+POSITIVE, NEGATIVE = "#1a7f37", "#cf222e"
+UNKNOWN = "#d97706"
+GREY = "#9ca3af"
+MAX_TRUNCATED_SHOWN = 10
+"""Unseen (truncated) tokens drawn as grey rows/columns after the seen ones; the rest are counted."""
+
+
+def short(text: str, limit: int = 60) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def plotly_text(text: str) -> str:
+    """Plotly reads a subset of HTML in labels and hover text: escape every piece of user text."""
+    return html.escape(text, quote=True)
+
+
+# ---------------------------------------------------------------- Rank page
+
+def rank_shift_chart(ranks: Mapping[str, Sequence[int]], candidates: Sequence[str], selected: int,
+                     disagreement: Sequence[int]) -> alt.Chart:
+    """A bump chart: one line per candidate across systems (models, then baselines), rank 1 on top."""
+    systems = list(ranks)
+    rows = []
+    for index, text in enumerate(candidates):
+        for system in systems:
+            rows.append({"system": system, "rank": int(ranks[system][index]), "candidate": f"#{index + 1}",
+                         "text": short(text, 80), "selected": index == selected,
+                         "spread": int(disagreement[index])})
+    data = pd.DataFrame(rows)
+    count = len(candidates)
+    color = (alt.Color("candidate:N", sort=[f"#{i + 1}" for i in range(count)],
+                       legend=alt.Legend(title="candidate", orient="right") if count <= 20 else None))
+    base = alt.Chart(data).encode(
+        x=alt.X("system:N", sort=systems, title=None, axis=alt.Axis(labelAngle=-20, labelLimit=160)),
+        y=alt.Y("rank:Q", scale=alt.Scale(reverse=True, domain=[1, max(count, 2)], nice=False),
+                axis=alt.Axis(tickMinStep=1, format="d"), title="rank (1 = best)"),
+        color=color, detail="candidate:N",
+        tooltip=[alt.Tooltip("candidate:N"), alt.Tooltip("system:N"), alt.Tooltip("rank:Q"),
+                 alt.Tooltip("spread:Q", title="rank spread across models"), alt.Tooltip("text:N", title="text")])
+    lines = base.mark_line(point=alt.OverlayMarkDef(size=60)).encode(
+        strokeWidth=alt.condition("datum.selected", alt.value(5), alt.value(1.5)),
+        opacity=alt.condition("datum.selected", alt.value(1.0), alt.value(0.55)))
+    return lines.properties(height=min(60 + 28 * count, 520), title="How each candidate's rank shifts across systems")
+
+
+# ---------------------------------------------------------------- Attention page
+
+def attention_chart(tokens: Sequence[Token], weights: np.ndarray, title: str) -> alt.LayerChart:
+    """Horizontal bars, one per word in text order, with the uniform weight 1/n as a rule."""
+    n = len(weights)
+    data = pd.DataFrame({
+        "position": np.arange(1, n + 1),
+        "word": [t.text for t in tokens[:n]],
+        "label": [f"{i + 1}. {short(t.text, 24)}" for i, t in enumerate(tokens[:n])],
+        "weight": np.asarray(weights, dtype=float),
+        "times uniform": np.asarray(weights, dtype=float) * n,
+        "kind": ["unknown word" if t.unknown else "known word" for t in tokens[:n]],
+    })
+    uniform = 1.0 / max(n, 1)
+    bars = alt.Chart(data).mark_bar().encode(
+        y=alt.Y("label:N", sort=data["label"].tolist(), title=None, axis=alt.Axis(labelLimit=220)),
+        x=alt.X("weight:Q", title="attention weight", axis=alt.Axis(format=".2f")),
+        color=alt.Color("kind:N", scale=alt.Scale(domain=["known word", "unknown word"], range=[ACCENT, UNKNOWN]),
+                        legend=alt.Legend(title=None, orient="bottom")),
+        tooltip=[alt.Tooltip("position:Q"), alt.Tooltip("word:N"), alt.Tooltip("weight:Q", format=".4f"),
+                 alt.Tooltip("times uniform:Q", format=".2f"), alt.Tooltip("kind:N")])
+    rule = alt.Chart(pd.DataFrame({"uniform": [uniform], "what": [f"uniform 1/n = {uniform:.3f}"]})).mark_rule(
+        color=NEGATIVE, strokeDash=[6, 4], size=2).encode(x="uniform:Q", tooltip=["what:N"])
+    return (bars + rule).properties(height=max(90, 22 * n), title=title)
+
+
+# ---------------------------------------------------------------- Interactions page
+
+def _axis_labels(tokens: Sequence[Token], seen: int, shown: int) -> list[str]:
+    labels = []
+    for index, token in enumerate(tokens[:shown]):
+        text = plotly_text(short(token.text, 18))
+        if index >= seen:
+            text = f"<span style='color:{GREY}'>{text}</span>"
+        elif token.unknown:
+            text = f"<i>{text}</i>"
+        labels.append(text)
+    return labels
+
+
+def interaction_heatmap(matrix: np.ndarray, question_tokens: Sequence[Token], answer_tokens: Sequence[Token],
+                        cells: Sequence[PooledCell], title: str, show_cells: bool = True,
+                        zero_centered: bool = True, label_slices: bool = False) -> go.Figure:
+    """Question tokens down, answer tokens across; pooled cells outlined and numbered by rank.
+
+    Unseen (truncated) tokens are appended as grey, empty rows/columns (up to
+    MAX_TRUNCATED_SHOWN of each) so the reader sees where the model stopped reading.
+    """
+    m, n = matrix.shape
+    extra_rows = min(len(question_tokens) - m, MAX_TRUNCATED_SHOWN)
+    extra_cols = min(len(answer_tokens) - n, MAX_TRUNCATED_SHOWN)
+    rows, cols = m + extra_rows, n + extra_cols
+    z = np.full((rows, cols), np.nan)
+    z[:m, :n] = matrix
+    hover = np.empty((rows, cols), dtype=object)
+    for i in range(rows):
+        q = plotly_text(short(question_tokens[i].text, 30))
+        for j in range(cols):
+            a = plotly_text(short(answer_tokens[j].text, 30))
+            if i < m and j < n:
+                hover[i, j] = f"question {i + 1}: {q}<br>answer {j + 1}: {a}<br>value {matrix[i, j]:.4f}"
+            else:
+                hover[i, j] = f"question {i + 1}: {q}<br>answer {j + 1}: {a}<br>not seen (truncated)"
+    limit = float(np.nanmax(np.abs(matrix))) if matrix.size else 1.0
+    limit = limit if limit > 0 else 1.0
+    heat = go.Heatmap(z=z, x=list(range(cols)), y=list(range(rows)), text=hover, hoverinfo="text",
+                      hovertemplate="%{text}<extra></extra>", colorscale="RdBu", reversescale=True,
+                      zmid=0 if zero_centered else None, zmin=-limit if zero_centered else None,
+                      zmax=limit if zero_centered else None, colorbar={"title": {"text": "value"}, "thickness": 14},
+                      xgap=1, ygap=1)
+    figure = go.Figure(heat)
+    for i in range(m, rows):
+        figure.add_shape(type="rect", x0=-0.5, x1=cols - 0.5, y0=i - 0.5, y1=i + 0.5, fillcolor=GREY,
+                         opacity=0.35, line_width=0, layer="below")
+    for j in range(n, cols):
+        figure.add_shape(type="rect", x0=j - 0.5, x1=j + 0.5, y0=-0.5, y1=rows - 0.5, fillcolor=GREY,
+                         opacity=0.35, line_width=0, layer="below")
+    if show_cells:
+        for cell in cells:
+            if cell.filler or cell.i is None or cell.j is None:
+                continue
+            figure.add_shape(type="rect", x0=cell.j - 0.5, x1=cell.j + 0.5, y0=cell.i - 0.5, y1=cell.i + 0.5,
+                             line={"color": "#111827", "width": 2.5}, fillcolor="rgba(0,0,0,0)")
+            label = f"{cell.matrix.replace('slice ', 's')}·{cell.rank}" if label_slices else str(cell.rank)
+            figure.add_annotation(x=cell.j, y=cell.i, text=f"<b>{label}</b>", showarrow=False,
+                                  font={"color": "#111827", "size": 12}, bgcolor="rgba(255,255,255,0.75)")
+    cell_px = 26 if max(rows, cols) <= 30 else 18 if max(rows, cols) <= 50 else 12
+    figure.update_layout(
+        title={"text": plotly_text(title), "font": {"size": 15}},
+        height=int(min(max(260, 150 + cell_px * rows), 1100)),
+        margin={"l": 10, "r": 10, "t": 110, "b": 10},
+        xaxis={"tickmode": "array", "tickvals": list(range(cols)), "ticktext": _axis_labels(answer_tokens, n, cols),
+               "side": "top", "tickangle": -60, "title": {"text": "answer words"}, "showgrid": False,
+               "range": [-0.5, cols - 0.5]},
+        yaxis={"tickmode": "array", "tickvals": list(range(rows)),
+               "ticktext": _axis_labels(question_tokens, m, rows), "autorange": "reversed",
+               "title": {"text": "question words"}, "showgrid": False},
+        plot_bgcolor="white")
+    return figure
+
+
+# ---------------------------------------------------------------- Pooled cells page
+
+def cell_rows(explanation: Explanation) -> list[dict[str, Any]]:
+    """The pooled cells as table rows, in MLP slot order, with each cell's share of the score."""
+    shares = explanation.shares()
+    rows = []
+    for cell, share in zip(explanation.pooled_cells, shares, strict=True):
+        question = "" if cell.i is None else explanation.question_tokens[cell.i].text
+        answer = "" if cell.j is None else explanation.answer_tokens[cell.j].text
+        rows.append({
+            "matrix": cell.matrix, "pooling rank": cell.rank, "value": cell.value,
+            "question word": "(filler)" if cell.filler else question,
+            "question position": None if cell.i is None else cell.i + 1,
+            "answer word": "(filler)" if cell.filler else answer,
+            "answer position": None if cell.j is None else cell.j + 1,
+            "contribution": cell.contribution, "share": float(share)})
+    return rows
+
+
+def share_chart(rows: Sequence[Mapping[str, Any]], title: str) -> alt.LayerChart:
+    """Each pooled cell's signed share of the score, one bar per cell in pooling order."""
+    data = pd.DataFrame(rows)
+    multi = data["matrix"].nunique() > 1
+    data["cell"] = [
+        (f"{r['matrix'].replace('slice ', 's')} #{r['pooling rank']}: " if multi else f"#{r['pooling rank']}: ")
+        + (short(f"{r['question word']} × {r['answer word']}", 34) if r["question word"] != "(filler)" else "(filler)")
+        for r in rows]
+    data["direction"] = np.where(data["share"] >= 0, "raises the score", "lowers the score")
+    bars = alt.Chart(data).mark_bar().encode(
+        y=alt.Y("cell:N", sort=data["cell"].tolist(), title=None, axis=alt.Axis(labelLimit=260)),
+        x=alt.X("share:Q", title="share of the score (signed)", axis=alt.Axis(format="%")),
+        color=alt.Color("direction:N", scale=alt.Scale(domain=["raises the score", "lowers the score"],
+                                                       range=[POSITIVE, NEGATIVE]),
+                        legend=alt.Legend(title=None, orient="bottom")),
+        tooltip=[alt.Tooltip("matrix:N"), alt.Tooltip("pooling rank:Q"), alt.Tooltip("question word:N"),
+                 alt.Tooltip("answer word:N"), alt.Tooltip("value:Q", format=".4f"),
+                 alt.Tooltip("contribution:Q", format="+.4f"), alt.Tooltip("share:Q", format="+.1%")])
+    zero = alt.Chart(pd.DataFrame({"x": [0.0]})).mark_rule(color="#374151").encode(x="x:Q")
+    return (bars + zero).properties(height=max(120, 22 * len(data)), title=title)
+
+
+# ---------------------------------------------------------------- Models page
+
+def training_curves(log: Sequence[Mapping[str, Any]], name: str) -> alt.HConcatChart:
+    data = pd.DataFrame([{"epoch": int(e["epoch"]), "train loss": float(e["train_loss"]),
+                          "dev MAP": float(e["dev_MAP"]), "kept": bool(e.get("selected"))} for e in log])
+    base = alt.Chart(data).encode(x=alt.X("epoch:Q", axis=alt.Axis(tickMinStep=1, format="d")))
+    loss = base.mark_line(point=True, color=ACCENT).encode(
+        y=alt.Y("train loss:Q", scale=alt.Scale(zero=False)),
+        tooltip=["epoch:Q", alt.Tooltip("train loss:Q", format=".4f")]).properties(
+        title=f"{name}: training loss", height=240, width=320)
+    dev = base.mark_line(point=True, color=POSITIVE).encode(
+        y=alt.Y("dev MAP:Q", scale=alt.Scale(zero=False)),
+        tooltip=["epoch:Q", alt.Tooltip("dev MAP:Q", format=".4f"), "kept:N"])
+    kept = base.transform_filter("datum.kept").mark_point(size=220, shape="diamond", filled=True,
+                                                           color=NEGATIVE).encode(
+        y="dev MAP:Q", tooltip=["epoch:Q", alt.Tooltip("dev MAP:Q", format=".4f")])
+    return alt.hconcat(loss, (dev + kept).properties(
+        title=f"{name}: dev MAP (diamond = kept epoch)", height=240, width=320))
+
+
+def metrics_chart(rows: Sequence[Mapping[str, Any]], metric: str, title: str) -> alt.Chart:
+    data = pd.DataFrame([{"system": r["system"], metric: r[metric]} for r in rows if metric in r])
+    return alt.Chart(data).mark_bar().encode(
+        y=alt.Y("system:N", sort=data["system"].tolist(), title=None, axis=alt.Axis(labelLimit=300)),
+        x=alt.X(f"{metric}:Q", scale=alt.Scale(domain=[0, 1])),
+        color=alt.value(ACCENT), tooltip=["system:N", alt.Tooltip(f"{metric}:Q", format=".4f")],
+    ).properties(height=34 * len(data) + 30, title=title)
+
+
+def shared_cells(explanations: Mapping[str, Explanation]) -> list[dict[str, Any]]:
+    """Cells (question position, answer position) pooled by more than one model, with each model's rank.
+
+    Across models the matrices differ, so a cell is matched by its positions; the rank shown is
+    the best pooling rank of that position in any of the model's matrices.
+    """
+    best: dict[tuple[int, int], dict[str, int]] = {}
+    words: dict[tuple[int, int], tuple[str, str]] = {}
+    for name, explanation in explanations.items():
+        for cell in explanation.pooled_cells:
+            if cell.filler or cell.i is None or cell.j is None:
+                continue
+            position = (cell.i, cell.j)
+            ranks = best.setdefault(position, {})
+            ranks[name] = min(ranks.get(name, cell.rank), cell.rank)
+            words[position] = (explanation.question_tokens[cell.i].text, explanation.answer_tokens[cell.j].text)
+    rows = []
+    for (i, j), ranks in best.items():
+        if len(ranks) < 2:
+            continue
+        row: dict[str, Any] = {"question word": words[(i, j)][0], "question position": i + 1,
+                               "answer word": words[(i, j)][1], "answer position": j + 1, "models": len(ranks)}
+        row.update({f"{name} rank": ranks.get(name) for name in explanations})
+        rows.append(row)
+    return sorted(rows, key=lambda r: (-r["models"], r["question position"], r["answer position"]))

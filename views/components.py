@@ -1,0 +1,193 @@
+"""Reusable view functions (spacy-streamlit style): each takes plain data and a `key`, and draws.
+
+Rules kept here for every page:
+- user text is shown as text: in tables and charts as data, in Markdown only through
+  `md()` (every ASCII punctuation character backslash-escaped), and in HTML only
+  through `shaded_html()`, which passes every piece of user text through html.escape;
+- icons are Material icons, never emoji.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import altair as alt
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from matching.counterfactual import Comparison
+from matching.text import Token
+from views.charts import short
+
+_MD_SPECIAL = re.compile(r"([!-/:-@\[-`{-~])")
+MAX_TAIL_CHARS = 300
+"""Unseen text shown after the last seen word in the shaded view (the rest is counted)."""
+
+
+def md(text: str) -> str:
+    """User text made inert for st.markdown/st.caption: no links, images, HTML, colours or maths."""
+    return _MD_SPECIAL.sub(r"\\\1", " ".join(text.split()))
+
+
+# ---------------------------------------------------------------- shaded text (the only HTML)
+
+def shaded_html(text: str, tokens: Sequence[Token], weights: np.ndarray | None, label: str) -> str:
+    """The original text with each seen word shaded by its attention weight.
+
+    Built only from html.escape()d pieces of `text` and fixed markup; weights are numbers.
+    Truncated words are grey and struck through; unknown words are underlined.
+    """
+    seen = 0 if weights is None else len(weights)
+    top = float(np.max(weights)) if weights is not None and seen else 1.0
+    uniform = 1.0 / seen if seen else 0.0
+    parts = [f"<div class='ml-shaded' style='line-height:2.1;font-size:1.05rem;'>"
+             f"<span style='font-weight:600;margin-right:.5rem'>{html.escape(label)}</span>"]
+    position = 0
+    for index, token in enumerate(tokens):
+        if token.start < position:
+            continue
+        if index >= seen and token.truncated:
+            tail = text[token.start:]
+            shown = tail[:MAX_TAIL_CHARS]
+            parts.append(html.escape(text[position:token.start]))
+            parts.append(f"<span style='color:#6b7280;text-decoration:line-through' dir='auto' "
+                         f"title='not seen: past the model&#39;s maximum length'>{html.escape(shown)}</span>")
+            if len(tail) > len(shown):
+                parts.append(f"<span style='color:#6b7280'> … {len(tail) - len(shown):,} more characters "
+                             "not seen</span>")
+            position = len(text)
+            break
+        parts.append(html.escape(text[position:token.start]))
+        word = html.escape(text[token.start:token.end])
+        if weights is not None and index < seen:
+            weight = float(weights[index])
+            alpha = 0.06 + 0.8 * (weight / top if top > 0 else 0.0)
+            title = f"{weight:.3f} ({weight / uniform:.2f} x uniform)" if uniform else f"{weight:.3f}"
+        else:
+            alpha, title = 0.0, "not attended"
+        style = f"background:rgba(31,111,235,{alpha:.3f});padding:.1rem .15rem;border-radius:.25rem;"
+        if token.unknown:
+            style += "text-decoration:underline dotted #d97706 2px;"
+            title += "; unknown word"
+        parts.append(f"<span style='{style}' title='{html.escape(title)}' dir='auto'>{word}</span>")
+        position = token.end
+    parts.append(html.escape(text[position:]))
+    parts.append("</div>")
+    return "".join(parts)
+
+
+def shaded_text(text: str, tokens: Sequence[Token], weights: np.ndarray | None, label: str, key: str) -> None:
+    with st.container(key=key, border=True):
+        st.html(shaded_html(text, tokens, weights, label))
+
+
+# ---------------------------------------------------------------- small building blocks
+
+def notes(messages: Sequence[str], key: str) -> None:
+    """Input problems that did not stop the ranking (left-out lines, the cap)."""
+    for index, message in enumerate(messages):
+        st.warning(md(message), icon=":material/warning:")
+        del index
+
+
+def unknown_words(tokens_by_text: Mapping[str, Sequence[Token]], key: str) -> None:
+    """List the words no model knows (GloVe has no vector for them)."""
+    found = {where: [t.text for t in tokens if t.unknown] for where, tokens in tokens_by_text.items()}
+    found = {where: words for where, words in found.items() if words}
+    if not found:
+        return
+    with st.expander(f"Unknown words in {len(found)} text(s): the models see one shared vector for them",
+                     icon=":material/help:", key=key):
+        frame = pd.DataFrame([{"text": where, "unknown words": ", ".join(dict.fromkeys(words))}
+                              for where, words in found.items()])
+        st.dataframe(frame, hide_index=True, width="stretch")
+
+
+def altair(chart: alt.TopLevelMixin, key: str) -> None:
+    """An altair chart with its actions menu (PNG/SVG download) kept."""
+    st.altair_chart(chart, key=key, width="stretch")
+
+
+def plotly(figure: go.Figure, key: str) -> None:
+    """A plotly figure with its modebar (PNG download) kept."""
+    st.plotly_chart(figure, key=key, width="stretch",
+                    config={"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}})
+
+
+def picker(options: Sequence[str], state_key: str, key: str, label: str, help: str | None = None,
+           on_pick: Callable[[int], None] | None = None) -> int:
+    """A selectbox over `options` (plain text) kept in sync with the integer in st.session_state[state_key]."""
+    current = int(st.session_state.get(state_key, 0) or 0)
+    current = current if 0 <= current < len(options) else 0
+    st.session_state[key] = current
+
+    def changed() -> None:
+        st.session_state[state_key] = int(st.session_state[key])
+        if on_pick:
+            on_pick(int(st.session_state[key]))
+
+    return int(st.selectbox(label, range(len(options)), format_func=lambda i: options[i], key=key,
+                            on_change=changed, help=help))
+
+
+def candidate_options(candidates: Sequence[str], ranks: Mapping[str, Sequence[int]] | None = None) -> list[str]:
+    labels = []
+    for index, text in enumerate(candidates):
+        rank_text = ""
+        if ranks:
+            rank_text = "  [ranks " + " ".join(str(int(r[index])) for r in ranks.values()) + "]"
+        labels.append(f"#{index + 1}  {short(text, 90)}{rank_text}")
+    return labels
+
+
+def model_status(loaded: Sequence[str], errors: Mapping[str, str], key: str) -> None:
+    """Which models are on, and why the others are off (shown in the sidebar)."""
+    with st.container(key=key):
+        st.caption(f":material/model_training: {len(loaded)} model(s) loaded"
+                   + (f", {len(errors)} disabled" if errors else ""))
+        for folder, reason in errors.items():
+            st.error(f"**{md(folder)}** is disabled: {md(reason)}", icon=":material/block:")
+
+
+def comparison_view(comparison: Comparison | None, key: str, selected: int | None = None) -> None:
+    """What the last edit changed: the words, and every model's rank/score deltas."""
+    if comparison is None or not comparison.changed:
+        return
+    with st.container(border=True, key=key):
+        st.markdown("**:material/compare_arrows: Since your last edit**")
+        if comparison.changes:
+            st.caption(" · ".join(md(change.describe()) for change in comparison.changes[:8])
+                       + (" · …" if len(comparison.changes) > 8 else ""))
+        if comparison.added or comparison.removed:
+            st.caption(f"{comparison.added} candidate(s) added, {comparison.removed} removed; "
+                       "the others are compared by their text.")
+        if not comparison.rows or not comparison.models:
+            return
+        frame = pd.DataFrame(comparison.rows)
+        if selected is not None:
+            frame = frame[frame["#"] == selected + 1]
+            if frame.empty:
+                return
+        columns = {"#": st.column_config.NumberColumn("#", width="small")}
+        for model in comparison.models:
+            columns[f"{model} rank change"] = st.column_config.NumberColumn(
+                f"{model} rank change", help="Positive: moved up (closer to rank 1).", format="%+d")
+            columns[f"{model} score change"] = st.column_config.NumberColumn(f"{model} score change", format="%+.4f")
+            columns[f"{model} rank before"] = None
+        moved = ", ".join(f"{m}: {comparison.moved(m)}" for m in comparison.models)
+        st.caption(f"Candidates that changed rank, per model: {moved}.")
+        st.dataframe(frame, hide_index=True, column_config=columns, width="stretch", key=f"{key}_table")
+
+
+def download(label: str, data: str | bytes, file_name: str, mime: str, key: str, icon: str) -> None:
+    st.download_button(label, data=data, file_name=file_name, mime=mime, key=key, icon=icon,
+                       on_click="ignore")
+
+
+def frame_or_empty(rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
+    return pd.DataFrame(list(rows)) if rows else pd.DataFrame()
