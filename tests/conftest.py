@@ -1,0 +1,221 @@
+"""Shared fixtures: the GloVe vectors, tiny seeded models and tiny invented data.
+
+Nothing here reads the shared WikiQA files: every data set is written by the tests
+themselves into a temporary folder.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import HealthCheck, settings
+
+from matching.data import RankingList
+from matching.embeddings import WordVectors, load_glove
+from matching.explanation import Explanation, matrix_names
+from matching.matcher import Matcher
+from matching.models import build_model
+from matching.params import AMVLSTMParams, MVLSTMParams
+from matching.training import TrainingConfig, TrainingSettings, train_and_card
+
+# Deterministic, fast property tests: no example database, no wall-clock deadline
+# (another process may be training on this machine), a modest number of examples.
+settings.register_profile(
+    "matchlens", max_examples=25, deadline=None, derandomize=True, database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+settings.load_profile("matchlens")
+
+# Tiny tensors: threads only add contention (training sets this too, for reproducibility).
+torch.set_num_threads(1)
+
+TINY = {"hidden_size": 4, "k": 5, "mlp_hidden": 8, "tensor_slices": 2,
+        "max_question_len": 12, "max_answer_len": 16}
+"""Small enough to build and run in milliseconds, big enough to exercise every path."""
+
+# Every model variant the core can build, named for test ids.
+VARIANTS: dict[str, dict[str, object]] = {
+    "cosine": {"family": "mvlstm", "interaction": "cosine"},
+    "bilinear": {"family": "mvlstm", "interaction": "bilinear"},
+    "tensor": {"family": "mvlstm", "interaction": "tensor"},
+    "amv-question": {"family": "amvlstm", "attention": "question", "attention_scaling": "length"},
+    "amv-answer-none": {"family": "amvlstm", "attention": "answer", "attention_scaling": "none"},
+    "amv-both-tensor": {"family": "amvlstm", "attention": "both", "attention_scaling": "none",
+                        "interaction": "tensor"},
+}
+
+
+def tiny_params(family: str = "mvlstm", **overrides: object) -> MVLSTMParams:
+    """A tiny parameter set of the given family (overrides win over TINY)."""
+    cls = AMVLSTMParams if family == "amvlstm" else MVLSTMParams
+    return cls(**{**TINY, **overrides})  # type: ignore[arg-type]
+
+
+def build_matcher(vectors: WordVectors, seed: int = 0, name: str = "tiny", **overrides: object) -> Matcher:
+    """A seeded tiny model with non-trivial weights everywhere.
+
+    The shared unknown-word vector starts at zero; it is randomised here so that
+    unknown words are not silently invisible to the invariants under test.
+    """
+    torch.manual_seed(seed)
+    model = build_model(tiny_params(**overrides))
+    with torch.no_grad():
+        model.unknown_word.vector.normal_(0.0, 0.5)
+    return Matcher(name, model, vectors)
+
+
+MatcherFactory = Callable[..., Matcher]
+
+
+@pytest.fixture(scope="session")
+def vectors() -> WordVectors:
+    return load_glove()
+
+
+@pytest.fixture(scope="session")
+def make_matcher(vectors: WordVectors) -> MatcherFactory:
+    """make_matcher(seed=0, name="tiny", family=..., interaction=..., attention=..., ...)."""
+
+    def make(seed: int = 0, name: str = "tiny", **overrides: object) -> Matcher:
+        return build_matcher(vectors, seed, name, **overrides)
+
+    return make
+
+
+@pytest.fixture(scope="session", params=list(VARIANTS), ids=list(VARIANTS))
+def variant_matcher(request: pytest.FixtureRequest, vectors: WordVectors) -> Matcher:
+    """One tiny matcher per model variant (session-scoped: built once each)."""
+    return build_matcher(vectors, 7, request.param, **VARIANTS[request.param])
+
+
+# --- tiny invented ranking data -------------------------------------------------------
+
+FACTS = [
+    ("where is the eiffel tower", "the eiffel tower is in paris", "tower"),
+    ("who wrote hamlet", "hamlet was written by william shakespeare", "play"),
+    ("what is the capital of japan", "tokyo is the capital of japan", "city"),
+    ("how many legs does a spider have", "a spider has eight legs", "insect"),
+    ("what color is the sky", "the sky is blue on a clear day", "weather"),
+    ("when did world war two end", "world war two ended in 1945", "war"),
+    ("what do bees make", "bees make honey from nectar", "honey"),
+    ("who painted the mona lisa", "the mona lisa was painted by leonardo da vinci", "museum"),
+    ("what is the largest ocean", "the pacific is the largest ocean on earth", "sea"),
+    ("how hot is the sun", "the surface of the sun is about 5500 degrees", "star"),
+    ("what language is spoken in brazil", "portuguese is spoken in brazil", "country"),
+    ("who invented the telephone", "alexander graham bell invented the telephone", "phone"),
+]
+DISTRACTORS = [
+    "the river flows north through the valley",
+    "many people enjoy music in the evening",
+    "the company was founded in a small garage",
+]
+
+
+def toy_lists(start: int = 0, stop: int = len(FACTS)) -> list[RankingList]:
+    """Invented questions: one correct candidate among distractors, not always first."""
+    lists = []
+    for n in range(start, stop):
+        question, answer, topic = FACTS[n]
+        wrong = [f"the {topic} is mentioned in {d}" for d in DISTRACTORS]
+        position = n % 4
+        candidates = wrong[:position] + [answer] + wrong[position:]
+        labels = tuple(int(c == answer) for c in candidates)
+        lists.append(RankingList(f"Q{n}", question, tuple(candidates), labels))
+    return lists
+
+
+def write_toks_folder(folder: Path, lists: Sequence[RankingList]) -> Path:
+    """The WikiQA line-aligned format: a.toks, b.toks, id.txt, sim.txt."""
+    folder.mkdir(parents=True, exist_ok=True)
+    columns: dict[str, list[str]] = {"a.toks": [], "b.toks": [], "id.txt": [], "sim.txt": []}
+    for item in lists:
+        for candidate, label in zip(item.candidates, item.labels, strict=True):
+            columns["a.toks"].append(item.question)
+            columns["b.toks"].append(candidate)
+            columns["id.txt"].append(item.qid)
+            columns["sim.txt"].append(str(label))
+    for name, lines in columns.items():
+        (folder / name).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return folder
+
+
+@pytest.fixture(scope="session")
+def toy_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A data folder with train/ (8 questions), dev/ (2) and test/ (2)."""
+    root = tmp_path_factory.mktemp("toy-wikiqa")
+    write_toks_folder(root / "train", toy_lists(0, 8))
+    write_toks_folder(root / "dev", toy_lists(8, 10))
+    write_toks_folder(root / "test", toy_lists(10, 12))
+    return root
+
+
+# --- invariants every explanation must satisfy ----------------------------------------
+
+def assert_explanation_invariants(explanation: Explanation, matcher: Matcher) -> None:
+    """Attention, matrices, pooled cells and contributions agree with each other and the model."""
+    params = matcher.params
+    m, n = len(explanation.seen_question_tokens), len(explanation.seen_answer_tokens)
+    assert m == min(len(explanation.question_tokens), params.max_question_len)
+    assert n == min(len(explanation.answer_tokens), params.max_answer_len)
+    assert np.isfinite(explanation.score)
+    side = getattr(params, "attention", None)
+    for attention, attended, length in ((explanation.question_attention, side in ("question", "both"), m),
+                                        (explanation.answer_attention, side in ("answer", "both"), n)):
+        if not attended:
+            assert attention is None
+            continue
+        assert attention is not None and attention.shape == (length,)
+        assert (attention >= 0).all()
+        assert abs(float(attention.sum()) - 1.0) < 1e-5
+    names = matrix_names(params)
+    assert list(explanation.interaction_matrices) == names
+    for matrix in (*explanation.interaction_matrices.values(), *explanation.direction_matrices.values()):
+        assert matrix.shape == (m, n) and np.isfinite(matrix).all()
+    assert set(explanation.direction_matrices) == {"forward", "backward"}
+    cells = explanation.pooled_cells
+    assert [c.slot for c in cells] == list(range(params.pooled_size))
+    real_count = min(params.k, m * n)
+    for c, name in enumerate(names):
+        matrix = explanation.interaction_matrices[name]
+        own = cells[c * params.k:(c + 1) * params.k]
+        assert [cell.matrix for cell in own] == [name] * params.k
+        assert [cell.rank for cell in own] == list(range(1, params.k + 1))
+        # The k largest real cells, ties in reading order, each at its own (i, j).
+        expected = sorted(((float(matrix[i, j]), i, j) for i in range(m) for j in range(n)),
+                          key=lambda cell: (-cell[0], cell[1], cell[2]))[:params.k]
+        real, fillers = own[:real_count], own[real_count:]
+        assert [(cell.value, cell.i, cell.j) for cell in real] == expected
+        assert not any(cell.filler for cell in real)
+        for cell in real:
+            assert cell.i is not None and cell.j is not None
+            assert 0 <= cell.i < m and 0 <= cell.j < n
+            assert matrix[cell.i, cell.j] == np.float32(cell.value)
+        for cell in fillers:
+            assert cell.filler and cell.i is None and cell.j is None
+            assert cell.value == params.filler_value
+    # The pooled values through the model's own MLP give the score back ...
+    with torch.no_grad():
+        replay = float(matcher.model.head(torch.from_numpy(explanation.mlp_input)[None])[0])
+    assert abs(replay - explanation.score) < 1e-5
+    # ... and the contributions split it exactly.
+    total = sum(cell.contribution for cell in cells) + explanation.bias_contribution
+    assert abs(total - explanation.score) < 1e-5
+
+
+# --- one tiny trained model, shared by the training, card and CLI tests -------------------
+
+def tiny_config(seed: int = 3, name: str = "tiny", **overrides: object) -> TrainingConfig:
+    """A tiny model trained for at most two epochs on the toy data."""
+    settings = TrainingSettings(seed=seed, max_epochs=2, patience=4, batch_size=8, max_seconds=120.0)
+    return TrainingConfig(name=name, params=tiny_params(**overrides), settings=settings,
+                          description="a tiny test model", paper={"system": "paper model", "MAP": 0.6, "MRR": 0.62})
+
+
+@pytest.fixture(scope="session")
+def trained(toy_data: Path, vectors: WordVectors) -> tuple[Matcher, dict[str, Any]]:
+    """(matcher, card) of train_and_card on the toy data."""
+    return train_and_card(tiny_config(), toy_data, vectors, show_progress=False)

@@ -1,0 +1,50 @@
+"""The trivial rankers rank a toy example sensibly."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from matching.baselines import BASELINES, baseline_scores, bm25, original_order, word_overlap
+from matching.ranking import competition_ranks
+from matching.text import tokenize
+
+QUESTION = tokenize("Who wrote the play Hamlet ?")
+CANDIDATES = [tokenize(text) for text in (
+    "The weather was cold in the north .",
+    "Hamlet is a tragedy written by William Shakespeare .",
+    "The river flows to the sea .",
+    "The old king was sad .",
+    "Shakespeare WROTE the play Hamlet around 1600 ?",
+)]
+BEST = 4
+
+
+def test_original_order_keeps_the_input_order() -> None:
+    scores = original_order(CANDIDATES)
+    assert competition_ranks(scores).tolist() == [1, 2, 3, 4, 5]
+
+
+def test_word_overlap_counts_distinct_question_words_but_not_punctuation() -> None:
+    # "?" is shared by the question and the best candidate but is not a word; case does not matter.
+    assert word_overlap(QUESTION, CANDIDATES).tolist() == [1.0, 1.0, 1.0, 1.0, 4.0]
+    repeated = [tokenize("hamlet hamlet hamlet")]
+    assert word_overlap(QUESTION, repeated).tolist() == [1.0]
+
+
+def test_bm25_prefers_candidates_sharing_rare_question_words() -> None:
+    scores = bm25(QUESTION, CANDIDATES)
+    assert scores.shape == (5,) and np.isfinite(scores).all()
+    assert competition_ranks(scores)[BEST] == 1
+    assert scores[BEST] > 2 * max(np.delete(scores, BEST))
+
+
+def test_bm25_survives_candidates_without_words() -> None:
+    scores = bm25(QUESTION, [tokenize("?! ..."), tokenize("hamlet"), tokenize("the sky")])
+    assert np.isfinite(scores).all()
+    assert scores[0] == 0 and scores[1] > scores[0]
+
+
+def test_baseline_scores_has_all_three() -> None:
+    scores = baseline_scores(QUESTION, CANDIDATES)
+    assert tuple(scores) == BASELINES
+    assert all(values.shape == (len(CANDIDATES),) for values in scores.values())

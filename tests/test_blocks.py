@@ -1,0 +1,170 @@
+"""The masked building blocks, tested directly on padded batches with garbage in the padding."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from hypothesis import given
+from hypothesis import strategies as st
+
+from matching.blocks import (
+    AttentionGate,
+    BiLSTMEncoder,
+    MLPHead,
+    TensorInteraction,
+    UnknownWordVector,
+    cosine_matrix,
+    kmax_pool,
+    length_mask,
+)
+
+lengths_strategy = st.lists(st.integers(1, 7), min_size=1, max_size=5)
+
+
+def padded(lengths: list[int], dim: int, seed: int, extra: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
+    """Random (B, L, dim) vectors whose padding holds large garbage, and the (B,) lengths."""
+    generator = torch.Generator().manual_seed(seed)
+    width = max(lengths) + extra
+    vectors = torch.randn(len(lengths), width, dim, generator=generator)
+    lengths_t = torch.tensor(lengths)
+    garbage = 100 * torch.randn(len(lengths), width, dim, generator=generator)
+    vectors = torch.where(length_mask(lengths_t, width)[..., None], vectors, garbage)
+    return vectors, lengths_t
+
+
+def test_length_mask() -> None:
+    assert length_mask(torch.tensor([1, 3, 0]), 3).tolist() == [
+        [True, False, False], [True, True, True], [False, False, False]]
+
+
+def test_unknown_word_vector_replaces_only_unknown_rows() -> None:
+    block = UnknownWordVector(3)
+    with torch.no_grad():
+        block.vector.copy_(torch.tensor([7.0, 8.0, 9.0]))
+    vectors = torch.arange(12.0).reshape(1, 4, 3)
+    unknown = torch.tensor([[False, True, False, True]])
+    out = block(vectors, unknown)
+    assert out[0, 1].tolist() == out[0, 3].tolist() == [7.0, 8.0, 9.0]
+    assert torch.equal(out[0, 0], vectors[0, 0]) and torch.equal(out[0, 2], vectors[0, 2])
+
+
+@pytest.mark.parametrize("scaling", ["none", "length"])
+@given(lengths=lengths_strategy, seed=st.integers(0, 2**16), extra=st.integers(0, 3))
+def test_attention_is_a_distribution_over_real_tokens(scaling: str, lengths: list[int], seed: int,
+                                                        extra: int) -> None:
+    torch.manual_seed(seed)
+    gate = AttentionGate(6, scaling)
+    with torch.no_grad():
+        gate.v.weight.mul_(3.0)  # sharper than the default init, so weights really differ
+    vectors, lengths_t = padded(lengths, 6, seed, extra)
+    mask = length_mask(lengths_t, vectors.shape[1])
+    with torch.no_grad():
+        weighted, alpha = gate(vectors, mask)
+    assert torch.isfinite(alpha).all() and torch.isfinite(weighted).all()
+    assert (alpha >= 0).all()
+    assert (alpha[~mask] == 0).all(), "padding takes a share of the attention"
+    assert (weighted[~mask] == 0).all()
+    torch.testing.assert_close(alpha.sum(-1), torch.ones(len(lengths)), atol=1e-5, rtol=0)
+    for row, length in enumerate(lengths):
+        # The same sentence alone, unpadded, gets the same attention.
+        with torch.no_grad():
+            alone_weighted, alone = gate(vectors[row:row + 1, :length], torch.ones(1, length, dtype=torch.bool))
+        torch.testing.assert_close(alpha[row, :length], alone[0], atol=1e-6, rtol=1e-5)
+        torch.testing.assert_close(weighted[row, :length], alone_weighted[0], atol=1e-5, rtol=1e-5)
+        scale = length if scaling == "length" else 1
+        expected = vectors[row, :length] * (alpha[row, :length] * scale)[:, None]
+        torch.testing.assert_close(weighted[row, :length], expected)
+
+
+def test_length_scaling_has_mean_weight_one() -> None:
+    torch.manual_seed(0)
+    gate = AttentionGate(4, "length")
+    vectors, lengths = padded([3, 5], 4, 0, extra=2)
+    mask = length_mask(lengths, vectors.shape[1])
+    with torch.no_grad():
+        ones = torch.ones_like(vectors)
+        weighted, alpha = gate(ones, mask)
+    # With all-ones input every output value is alpha_t * m, whose mean over real tokens is 1.
+    means = weighted[..., 0].sum(-1) / lengths
+    torch.testing.assert_close(means, torch.ones(2))
+
+
+@given(lengths=lengths_strategy, seed=st.integers(0, 2**16), extra=st.integers(0, 3))
+def test_bilstm_states_ignore_padding(lengths: list[int], seed: int, extra: int) -> None:
+    torch.manual_seed(seed)
+    encoder = BiLSTMEncoder(5, 3)
+    vectors, lengths_t = padded(lengths, 5, seed, extra)
+    with torch.no_grad():
+        forward, backward = encoder(vectors, lengths_t)
+    mask = length_mask(lengths_t, vectors.shape[1])
+    assert forward.shape == backward.shape == (len(lengths), vectors.shape[1], 3)
+    assert (forward[~mask] == 0).all() and (backward[~mask] == 0).all()
+    for row, length in enumerate(lengths):
+        with torch.no_grad():
+            alone_f, alone_b = encoder(vectors[row:row + 1, :length], torch.tensor([length]))
+        torch.testing.assert_close(forward[row, :length], alone_f[0], atol=1e-6, rtol=1e-5)
+        torch.testing.assert_close(backward[row, :length], alone_b[0], atol=1e-6, rtol=1e-5)
+
+
+def test_cosine_matrix_values_and_zero_vectors() -> None:
+    q = torch.tensor([[[1.0, 0.0], [0.0, 0.0]]])
+    a = torch.tensor([[[2.0, 0.0], [-1.0, 1.0], [0.0, 3.0]]])
+    matrix = cosine_matrix(q, a)
+    half = 2 ** -0.5
+    torch.testing.assert_close(matrix, torch.tensor([[[1.0, -half, 0.0], [0.0, 0.0, 0.0]]]))
+
+
+def test_tensor_interaction_shape_and_relu() -> None:
+    torch.manual_seed(0)
+    block = TensorInteraction(4, 3)
+    out = block(torch.randn(2, 5, 4), torch.randn(2, 6, 4))
+    assert out.shape == (2, 3, 5, 6) and (out >= 0).all()
+
+
+def brute_force_top_k(matrix: torch.Tensor, m: int, n: int, k: int) -> list[tuple[float, int, int]]:
+    """Real cells sorted by value, ties in reading order (i, j): the first k."""
+    cells = [(float(matrix[i, j]), i, j) for i in range(m) for j in range(n)]
+    return sorted(cells, key=lambda cell: (-cell[0], cell[1], cell[2]))[:k]
+
+
+@given(shapes=st.lists(st.tuples(st.integers(1, 4), st.integers(1, 5)), min_size=1, max_size=4),
+       count=st.integers(1, 3), k=st.integers(1, 12), seed=st.integers(0, 2**16),
+       filler=st.sampled_from([0.0, -1.0, 0.25]))
+def test_kmax_pool_takes_the_k_largest_real_cells(shapes: list[tuple[int, int]], count: int, k: int,
+                                                  seed: int, filler: float) -> None:
+    generator = torch.Generator().manual_seed(seed)
+    q_len, a_len = torch.tensor([s[0] for s in shapes]), torch.tensor([s[1] for s in shapes])
+    width_m, width_n = int(q_len.max()) + 1, int(a_len.max())
+    # Few distinct values, so ties are common; padding cells are larger than any real one.
+    matrices = torch.randint(-3, 4, (len(shapes), count, width_m, width_n), generator=generator).float()
+    cell_mask = length_mask(q_len, width_m)[:, :, None] & length_mask(a_len, width_n)[:, None, :]
+    matrices = torch.where(cell_mask[:, None], matrices, torch.full_like(matrices, 99.0))
+    pooled = kmax_pool(matrices, cell_mask, k, filler)
+    assert pooled.values.shape == pooled.rows.shape == pooled.filler.shape == (len(shapes), count, k)
+    assert pooled.flat().shape == (len(shapes), count * k)
+    for b, (m, n) in enumerate(shapes):
+        for c in range(count):
+            expected = brute_force_top_k(matrices[b, c], m, n, k)
+            real = len(expected)
+            assert real == min(k, m * n)
+            assert pooled.values[b, c, :real].tolist() == [v for v, _, _ in expected]
+            assert pooled.rows[b, c, :real].tolist() == [i for _, i, _ in expected]
+            assert pooled.cols[b, c, :real].tolist() == [j for _, _, j in expected]
+            assert not pooled.filler[b, c, :real].any()
+            # Fewer than k real cells: the rest are flagged fillers at (-1, -1).
+            assert pooled.filler[b, c, real:].all()
+            assert (pooled.values[b, c, real:] == filler).all()
+            assert (pooled.rows[b, c, real:] == -1).all() and (pooled.cols[b, c, real:] == -1).all()
+
+
+@given(seed=st.integers(0, 2**16), batch=st.integers(1, 6))
+def test_mlp_contributions_split_the_score_exactly(seed: int, batch: int) -> None:
+    torch.manual_seed(seed)
+    head = MLPHead(7, 5)
+    pooled = torch.randn(batch, 7, requires_grad=True)
+    score = head(pooled)
+    contributions, bias = head.contributions(pooled)
+    torch.testing.assert_close(contributions.sum(-1) + bias, score, atol=1e-5, rtol=0)
+    # Contributions are gradient x input (the head is piecewise linear).
+    (gradient,) = torch.autograd.grad(score.sum(), pooled)
+    torch.testing.assert_close(contributions, gradient * pooled, atol=1e-6, rtol=1e-5)

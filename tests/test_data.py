@@ -1,0 +1,140 @@
+"""Readers of the three ranking formats, and their errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import toy_lists, write_toks_folder
+
+from matching.data import (
+    CSV_COLUMNS,
+    TSV_COLUMNS,
+    DataError,
+    RankingList,
+    fingerprint,
+    parse_ranking_file,
+    read_ranking_file,
+    read_toks_folder,
+)
+
+TSV = "\t".join(TSV_COLUMNS) + "\n" + "\n".join("\t".join(row) for row in [
+    ("Q1", "how are glaciers formed ?", "D1", "Glacier", "D1-0", "A glacier is a \"river\" of ice .", "0"),
+    ("Q1", "how are glaciers formed ?", "D1", "Glacier", "D1-1", "Glaciers form where snow, over years, piles up .",
+     "1"),
+    ("Q2", "who is the mayor ?", "D2", "Mayor", "D2-0", "The mayor leads the city .", "1"),
+]) + "\n"
+
+CSV = "question,candidate,label\n" + "\n".join([
+    "what is ice,\"frozen water, mostly\",1",
+    "what is ice,a kind of cream,0",
+    "where is rome,rome is in italy,1.0",
+]) + "\n"
+
+
+def test_toks_folder_round_trip(tmp_path: Path) -> None:
+    lists = toy_lists(0, 3)
+    folder = write_toks_folder(tmp_path / "split", lists)
+    assert read_toks_folder(folder) == lists
+    assert read_ranking_file(folder) == lists
+    assert all(item.has_relevant for item in lists)
+
+
+def test_toks_groups_by_id_in_first_seen_order(tmp_path: Path) -> None:
+    folder = tmp_path / "split"
+    folder.mkdir()
+    files = {"a.toks": ["q b", "q a", "q b"], "b.toks": ["x", "y", "z"], "id.txt": ["B", "A", "B"],
+             "sim.txt": ["0", "1", " 1 "]}
+    for name, lines in files.items():
+        (folder / name).write_text("\n".join(lines), encoding="utf-8")
+    assert read_toks_folder(folder) == [RankingList("B", "q b", ("x", "z"), (0, 1)),
+                                        RankingList("A", "q a", ("y",), (1,))]
+
+
+def test_misaligned_toks_files(tmp_path: Path) -> None:
+    folder = write_toks_folder(tmp_path / "split", toy_lists(0, 2))
+    lines = (folder / "b.toks").read_text(encoding="utf-8").splitlines()
+    (folder / "b.toks").write_text("\n".join(lines[:-1]) + "\n", encoding="utf-8")
+    with pytest.raises(DataError, match="not line-aligned") as caught:
+        read_toks_folder(folder)
+    assert str(folder) in str(caught.value)
+
+
+def test_missing_toks_file(tmp_path: Path) -> None:
+    folder = write_toks_folder(tmp_path / "split", toy_lists(0, 1))
+    (folder / "sim.txt").unlink()
+    with pytest.raises(DataError, match="sim.txt: file missing"):
+        read_toks_folder(folder)
+
+
+def test_toks_not_utf8(tmp_path: Path) -> None:
+    folder = write_toks_folder(tmp_path / "split", toy_lists(0, 1))
+    (folder / "b.toks").write_bytes("café\n".encode("latin-1") * 4)
+    with pytest.raises(DataError, match=r"b\.toks: not UTF-8 text \(byte 3\); save it as UTF-8"):
+        read_toks_folder(folder)
+
+
+@pytest.mark.parametrize("label, message", [("yes", "is not a number"), ("2", "is not 0 or 1"),
+                                            ("0.5", "is not 0 or 1"), ("", "is not a number")])
+def test_bad_toks_label(tmp_path: Path, label: str, message: str) -> None:
+    folder = write_toks_folder(tmp_path / "split", toy_lists(0, 1))
+    lines = (folder / "sim.txt").read_text(encoding="utf-8").splitlines()
+    lines[2] = label
+    (folder / "sim.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with pytest.raises(DataError, match=message) as caught:
+        read_toks_folder(folder)
+    assert "sim.txt line 3" in str(caught.value)
+
+
+def test_parse_tsv() -> None:
+    lists = parse_ranking_file(TSV.encode("utf-8"), "upload.tsv")
+    assert [item.qid for item in lists] == ["Q1", "Q2"]
+    assert lists[0].candidates == ("A glacier is a \"river\" of ice .",
+                                   "Glaciers form where snow, over years, piles up .")
+    assert lists[0].labels == (0, 1) and lists[1].labels == (1,)
+    assert lists[0].question == "how are glaciers formed ?"
+
+
+def test_parse_csv_with_bom_and_quotes() -> None:
+    lists = parse_ranking_file(b"\xef\xbb\xbf" + CSV.encode("utf-8"), "upload.csv")
+    assert lists == [RankingList("what is ice", "what is ice", ("frozen water, mostly", "a kind of cream"), (1, 0)),
+                     RankingList("where is rome", "where is rome", ("rome is in italy",), (1,))]
+
+
+def test_csv_header_is_case_insensitive() -> None:
+    lists = parse_ranking_file(b"Question,Candidate,Label\nq,c,0\n", "upper.csv")
+    assert lists == [RankingList("q", "q", ("c",), (0,))]
+
+
+def test_read_ranking_file_from_disk(tmp_path: Path) -> None:
+    (tmp_path / "data.csv").write_text(CSV, encoding="utf-8")
+    assert len(read_ranking_file(tmp_path / "data.csv")) == 2
+    with pytest.raises(DataError, match="file missing"):
+        read_ranking_file(tmp_path / "nothing.csv")
+
+
+@pytest.mark.parametrize("raw, message", [
+    (b"question,answer,label\nq,a,1\n", r"missing column\(s\) \['candidate'\]"),
+    (b"QuestionID\tQuestion\tSentence\tLabel\nQ1\tq\ts\t1\n", "missing column"),
+    (b"", "missing column"),
+    (",".join(CSV_COLUMNS).encode() + b"\n", "no rows"),
+    (",".join(CSV_COLUMNS).encode() + b"\nq,c,maybe\n", "label 'maybe' is not a number"),
+    (",".join(CSV_COLUMNS).encode() + b"\nq,c,3\n", "is not 0 or 1"),
+    (",".join(CSV_COLUMNS).encode() + b"\nq,c\n", "wrong number of fields"),
+    (",".join(CSV_COLUMNS).encode() + b"\nq,c,1,extra\n", "wrong number of fields"),
+    (TSV.replace("\t1\n", "\tyes\n", 1).encode(), "question Q1: label 'yes'"),
+    ("question,candidate,label\nqu\xe9,c,1\n".encode("latin-1"), r"not UTF-8 text \(byte \d+\)"),
+])
+def test_bad_uploads(raw: bytes, message: str) -> None:
+    with pytest.raises(DataError, match=message) as caught:
+        parse_ranking_file(raw, "upload.csv")
+    assert str(caught.value).startswith("upload.csv")
+
+
+def test_fingerprint_tracks_content() -> None:
+    lists = toy_lists(0, 2)
+    assert fingerprint(lists) == fingerprint(toy_lists(0, 2))
+    assert fingerprint(lists).startswith("sha256:") and len(fingerprint(lists)) == len("sha256:") + 16
+    changed = [lists[0], RankingList(lists[1].qid, lists[1].question, lists[1].candidates,
+                                     tuple(1 - x for x in lists[1].labels))]
+    assert fingerprint(changed) != fingerprint(lists)

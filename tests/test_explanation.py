@@ -1,0 +1,99 @@
+"""Every Explanation is consistent with itself and with the model that produced it."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from conftest import VARIANTS, MatcherFactory, assert_explanation_invariants
+from hypothesis import given
+from hypothesis import strategies as st
+
+from matching.explanation import matrix_names
+from matching.matcher import Matcher
+from matching.params import MVLSTMParams
+
+QUESTION = "Who wrote Hamlet , the zzqxv play ?"
+CANDIDATES = [
+    "Shakespeare",  # 8 x 1 = 8 real cells (more than k = 5)
+    "Hamlet was written by William Shakespeare around 1600 .",
+    "qqzvx wwkzq",  # only unknown words
+    " ".join(f"word{n}" for n in range(30)),  # longer than max_answer_len: truncated
+]
+
+WORDS = ["the", "who", "wrote", "hamlet", "play", "paris", "tower", "is", "of", "a", "zzqxv", "qqzvx", "?", ","]
+sentence = st.lists(st.sampled_from(WORDS), min_size=1, max_size=20).map(" ".join)
+
+
+def test_explanations_of_every_variant(variant_matcher: Matcher) -> None:
+    explanations = variant_matcher.explain(QUESTION, CANDIDATES)
+    assert len(explanations) == len(CANDIDATES)
+    for explanation in explanations:
+        assert explanation.model == variant_matcher.name
+        assert_explanation_invariants(explanation, variant_matcher)
+    assert [t.truncated for t in explanations[3].answer_tokens] == [n >= 16 for n in range(30)]
+    assert all(t.unknown for t in explanations[2].answer_tokens)
+
+
+@pytest.mark.parametrize("attention", ["question", "answer", "both"])
+@pytest.mark.parametrize("scaling", ["none", "length"])
+def test_attention_sums_to_one_over_seen_tokens(make_matcher: MatcherFactory, attention: str,
+                                                 scaling: str) -> None:
+    matcher = make_matcher(family="amvlstm", attention=attention, attention_scaling=scaling)
+    long_question = " ".join(["who", "wrote", "hamlet"] * 6)  # 18 tokens, 12 seen
+    for question in (QUESTION, long_question, "hamlet"):
+        for explanation in matcher.explain(question, CANDIDATES):
+            assert_explanation_invariants(explanation, matcher)
+            for alpha, seen in ((explanation.question_attention, explanation.seen_question_tokens),
+                                (explanation.answer_attention, explanation.seen_answer_tokens)):
+                if alpha is not None:
+                    assert len(alpha) == len(seen)
+                    assert alpha.sum() == pytest.approx(1.0, abs=1e-5) and (alpha >= 0).all()
+
+
+@pytest.mark.parametrize("interaction", ["cosine", "bilinear", "tensor"])
+def test_fillers_when_a_matrix_has_fewer_than_k_cells(make_matcher: MatcherFactory, interaction: str) -> None:
+    matcher = make_matcher(k=10, filler_value=0.25, interaction=interaction)
+    short, wide = matcher.explain("hamlet", ["william shakespeare", "hamlet was written by shakespeare in 1600"])
+    assert_explanation_invariants(short, matcher)
+    assert_explanation_invariants(wide, matcher)
+    for name in matrix_names(matcher.params):
+        cells = [c for c in short.pooled_cells if c.matrix == name]
+        assert [c.filler for c in cells] == [False, False] + [True] * 8  # 1 x 2 = 2 real cells
+        assert {(c.i, c.j) for c in cells[:2]} == {(0, 0), (0, 1)}
+        assert all(c.value == 0.25 and c.i is None and c.j is None for c in cells[2:])
+    # 1 x 7 = 7 real cells: 3 fillers per matrix.
+    assert sum(c.filler for c in wide.pooled_cells) == 3 * matcher.params.matrix_count
+
+
+@pytest.mark.parametrize("variant", ["cosine", "tensor", "amv-both-tensor"])
+@given(question=sentence, candidates=st.lists(sentence, min_size=1, max_size=4))
+def test_invariants_on_random_texts(make_matcher: MatcherFactory, variant: str, question: str,
+                                    candidates: list[str]) -> None:
+    matcher = make_matcher(seed=3, **VARIANTS[variant])
+    for explanation in matcher.explain(question, candidates):
+        assert_explanation_invariants(explanation, matcher)
+
+
+def test_explanation_scores_equal_plain_scores(variant_matcher: Matcher) -> None:
+    explanations = variant_matcher.explain(QUESTION, CANDIDATES)
+    q_tokens = explanations[0].question_tokens
+    scores = variant_matcher.score_tokens([q_tokens] * len(CANDIDATES), [e.answer_tokens for e in explanations],
+                                          batch_size=3)
+    np.testing.assert_allclose(scores, [e.score for e in explanations], atol=1e-5, rtol=0)
+
+
+def test_to_dict_is_json_and_shares_are_signed_fractions(variant_matcher: Matcher) -> None:
+    explanation = variant_matcher.explain(QUESTION, CANDIDATES[:2])[1]
+    data = json.loads(json.dumps(explanation.to_dict()))
+    params: MVLSTMParams = variant_matcher.params
+    assert data["score"] == explanation.score
+    assert len(data["pooled_cells"]) == params.pooled_size
+    assert data["answer_tokens"][0]["text"] == "Hamlet"
+    assert np.asarray(data["interaction_matrices"][matrix_names(params)[0]]).shape == (
+        len(explanation.seen_question_tokens), len(explanation.seen_answer_tokens))
+    shares = explanation.shares()
+    assert np.abs(shares).sum() == pytest.approx(1.0)
+    contributions = np.array([c.contribution for c in explanation.pooled_cells])
+    assert (np.sign(shares) == np.sign(contributions)).all()

@@ -1,0 +1,102 @@
+"""The command line: train, evaluate, explain, sweep and report on a tiny data folder."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import asdict
+from pathlib import Path
+
+import pytest
+from conftest import tiny_config
+
+from matching.__main__ import main
+from matching.baselines import BASELINES
+from matching.params import params_to_dict
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def config_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    config = tiny_config(name="cli-tiny")
+    raw = {"name": config.name, "description": config.description, "model": params_to_dict(config.params),
+           "training": asdict(config.settings), "paper": config.paper}
+    path = tmp_path_factory.mktemp("configs") / "cli-tiny.json"
+    path.write_text(json.dumps(raw), encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def pretrained(config_file: Path, toy_data: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder of checkpoints holding one model trained by `python -m matching train`."""
+    root = tmp_path_factory.mktemp("pretrained")
+    main(["train", "--config", str(config_file), "--data", str(toy_data), "--out", str(root / "cli-tiny"),
+          "--seed", "2"])
+    return root
+
+
+def test_train_writes_a_checkpoint(pretrained: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = pretrained / "cli-tiny"
+    assert {p.name for p in folder.iterdir()} == {"model.safetensors", "config.json", "card.json", "README.md"}
+    card = json.loads((folder / "card.json").read_text(encoding="utf-8"))
+    assert card["seed"] == 2 and card["name"] == "cli-tiny"
+
+
+def test_evaluate_prints_the_baselines_table(pretrained: Path, toy_data: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    main(["evaluate", "--pretrained", str(pretrained), "--data", str(toy_data), "--split", "test"])
+    out = capsys.readouterr().out
+    assert f"{toy_data / 'test'}: 2 questions (0 skipped)" in out
+    assert "| system | MAP | MRR | P@1 | nDCG@3 | nDCG@5 |" in out
+    for system in ("cli-tiny", *BASELINES):
+        assert f"| {system} | " in out
+
+
+def test_explain_ranks_and_explains(pretrained: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    main(["explain", "--pretrained", str(pretrained), "who wrote hamlet ?", "shakespeare wrote hamlet",
+          "the river is long"])
+    out = capsys.readouterr().out
+    assert "Q: who wrote hamlet ?" in out and "== cli-tiny" in out
+    assert out.count("  rank ") == 2 and "contributes" in out
+    assert "baselines: original order: ranks [1, 2]; word overlap: ranks [1, 2]; BM25: ranks" in out
+
+
+def test_explain_refuses_unusable_text(pretrained: Path) -> None:
+    with pytest.raises(SystemExit, match="error: candidate 2 has no words"):
+        main(["explain", "--pretrained", str(pretrained), "who wrote hamlet ?", "shakespeare", "   "])
+
+
+def test_unknown_model_and_empty_folder(pretrained: Path, tmp_path: Path) -> None:
+    with pytest.raises(SystemExit, match="unknown model"):
+        main(["explain", "--pretrained", str(pretrained), "--models", "nope", "--", "q", "a"])
+    with pytest.raises(SystemExit, match="no usable checkpoint"):
+        main(["explain", "--pretrained", str(tmp_path), "q", "a"])
+
+
+def test_sweep_and_report(config_file: Path, toy_data: Path, tmp_path: Path,
+                          capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "shipped" / "cli-tiny"
+    main(["sweep", "--config", str(config_file), "--data", str(toy_data), "--out", str(out),
+          "--seeds", "1", "2", "--work", str(tmp_path / "runs")])
+    card = json.loads((out / "card.json").read_text(encoding="utf-8"))
+    study = card["seed_study"]
+    assert study["seeds"] == [1, 2] and card["seed"] in (1, 2)
+    assert card["metrics"]["dev"]["MAP"] == max(study["dev_MAP"])
+    assert "## Seed study" in (out / "README.md").read_text(encoding="utf-8")
+    capsys.readouterr()
+    main(["report", "--pretrained", str(tmp_path / "shipped")])
+    report = capsys.readouterr().out
+    assert "| cli-tiny | " in report and "(n=2)" in report
+    assert all(f"| baseline: {name} |" in report for name in BASELINES)
+
+
+def test_python_dash_m_entry_point(pretrained: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    result = subprocess.run([sys.executable, "-m", "matching", "explain", "--pretrained", str(pretrained),
+                             "who wrote hamlet", "shakespeare", "a river"],
+                            capture_output=True, text=True, timeout=120, cwd=REPO, env=env, check=False)
+    assert result.returncode == 0, result.stderr
+    assert "== cli-tiny" in result.stdout and "baselines: original order: ranks [1, 2]" in result.stdout

@@ -1,0 +1,65 @@
+"""build_model and one forward pass: the traced pass is the scoring pass."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from conftest import VARIANTS, MatcherFactory, tiny_params
+
+from matching.batching import make_batch
+from matching.matcher import Matcher
+from matching.models import AMVLSTM, MVLSTM, build_model
+from matching.models.mvlstm import ForwardTrace
+from matching.params import ParamsError
+from matching.text import tokenize
+
+
+@pytest.mark.parametrize("attention, sides", [("question", {"question"}), ("answer", {"answer"}),
+                                              ("both", {"question", "answer"})])
+def test_build_model_families(attention: str, sides: set[str]) -> None:
+    assert type(build_model(tiny_params())) is MVLSTM
+    model = build_model(tiny_params("amvlstm", attention=attention))
+    assert isinstance(model, AMVLSTM) and set(model.gates) == sides
+
+
+def test_invalid_params_are_refused_at_build() -> None:
+    with pytest.raises(ParamsError):
+        build_model(tiny_params(k=0))
+
+
+def test_trace_matches_the_plain_pass(variant_matcher: Matcher) -> None:
+    matcher = variant_matcher
+    params = matcher.params
+    questions = [matcher.vectors.encode(tokenize("who wrote hamlet"))] * 3
+    answers = [matcher.vectors.encode(tokenize(text)) for text in
+               ("shakespeare", "hamlet was written by william shakespeare", "a zzqxv play")]
+    batch = make_batch(questions, answers, params.max_question_len, params.max_answer_len)
+    with torch.no_grad():
+        scores = matcher.model(batch)
+        trace = matcher.model(batch, trace=True)
+    assert isinstance(trace, ForwardTrace)
+    torch.testing.assert_close(trace.score, scores, atol=0, rtol=0)
+    count = params.matrix_count
+    assert trace.matrices.shape == (3, count, 3, 6)
+    assert trace.forward_cosine.shape == trace.backward_cosine.shape == (3, 3, 6)
+    assert trace.pooled.values.shape == (3, count, params.k)
+    assert trace.contributions.shape == (3, count * params.k)
+    sides = getattr(params, "attention", None)
+    assert (trace.question_attention is not None) == (sides in ("question", "both"))
+    assert (trace.answer_attention is not None) == (sides in ("answer", "both"))
+
+
+def test_dropout_is_off_in_eval_and_on_in_train(make_matcher: MatcherFactory) -> None:
+    matcher = make_matcher(dropout=0.5, **VARIANTS["cosine"])
+    params = matcher.params
+    batch = make_batch([matcher.vectors.encode(tokenize("who wrote hamlet"))],
+                       [matcher.vectors.encode(tokenize("shakespeare wrote hamlet"))],
+                       params.max_question_len, params.max_answer_len)
+    with torch.no_grad():
+        assert torch.equal(matcher.model(batch), matcher.model(batch))
+        matcher.model.train()
+        torch.manual_seed(0)
+        first = matcher.model(batch)
+        second = matcher.model(batch)
+        matcher.model.eval()
+    assert not torch.equal(first, second)

@@ -1,0 +1,128 @@
+"""rank(): models and baselines side by side, and a defined result or a TextError for any input."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import VARIANTS, MatcherFactory, assert_explanation_invariants
+
+from matching.matcher import Matcher
+from matching.ranking import MAX_CANDIDATES, ModelRanking, Ranking, competition_ranks, rank
+from matching.text import MAX_TEXT_CHARS, TextError
+
+
+@pytest.fixture(scope="module")
+def models(make_matcher: MatcherFactory) -> dict[str, Matcher]:
+    return {"plain": make_matcher(seed=1, name="plain", **VARIANTS["cosine"]),
+            "attentive": make_matcher(seed=2, name="attentive", **VARIANTS["amv-both-tensor"])}
+
+
+def test_competition_ranks_share_the_best_rank_of_a_tie() -> None:
+    assert competition_ranks(np.array([0.5, 0.9, 0.5, 0.1])).tolist() == [2, 1, 2, 4]
+    assert competition_ranks(np.array([1.0, 1.0, 1.0])).tolist() == [1, 1, 1]
+    assert competition_ranks(np.array([-np.inf, 0.0])).tolist() == [2, 1]
+
+
+def test_models_and_baselines_side_by_side(models: dict[str, Matcher]) -> None:
+    candidates = ["Paris is the capital of France .", "Berlin is in Germany .", "Paris !"]
+    ranking = rank("What is the capital of France ?", candidates, models, labels=[1, 0, 0])
+    assert list(ranking.models) == ["plain", "attentive"]
+    assert list(ranking.baselines) == ["original order", "word overlap", "BM25"]
+    for name, result in ranking.models.items():
+        assert result.scores.shape == result.ranks.shape == (3,)
+        assert result.ranks.tolist() == competition_ranks(result.scores).tolist()
+        alone = models[name].explain("What is the capital of France ?", candidates)
+        np.testing.assert_allclose(result.scores, [e.score for e in alone], atol=1e-5)
+        for explanation in result.explanations:
+            assert_explanation_invariants(explanation, models[name])
+    rows = ranking.rows()
+    assert len(rows) == 3
+    assert rows[0]["#"] == 1 and rows[0]["candidate"] == candidates[0] and rows[0]["correct"] is True
+    assert rows[1]["correct"] is False
+    for row, index in zip(rows, range(3), strict=True):
+        for name in (*models, "original order", "word overlap", "BM25"):
+            assert isinstance(row[f"{name} rank"], int) and isinstance(row[f"{name} score"], float)
+        assert row["plain score"] == ranking.models["plain"].scores[index]
+    assert [r["original order rank"] for r in rows] == [1, 2, 3]
+    assert [r["word overlap score"] for r in rows] == [5.0, 1.0, 0.0]
+    spread = ranking.disagreement()
+    plain, attentive = ranking.models["plain"].ranks, ranking.models["attentive"].ranks
+    assert spread.tolist() == np.abs(plain - attentive).tolist()
+
+
+def test_rows_without_labels_and_disagreement_without_models() -> None:
+    ranking = rank("what is ice ?", ["frozen water", "a cream"], {})
+    assert ranking.labels is None and ranking.models == {}
+    assert "correct" not in ranking.rows()[0]
+    assert ranking.disagreement().tolist() == [0, 0]
+
+
+def test_disagreement_is_the_rank_spread_across_models() -> None:
+    def model(ranks: list[int]) -> ModelRanking:
+        return ModelRanking(np.zeros(3), np.array(ranks), [])
+
+    ranking = Ranking("q", ("a", "b", "c"), (), ((), (), ()), None,
+                      {"x": model([1, 2, 3]), "y": model([3, 2, 1]), "z": model([2, 2, 1])}, {}, {})
+    assert ranking.disagreement().tolist() == [2, 0, 2]
+
+
+EMOJI_CJK_RTL = "東京タワー 🗼 is tall — برج بلند — מגדל גבוה"
+LONG = " ".join(["the tower is tall and red"] * 400)[:10_000]
+
+
+@pytest.mark.parametrize("question, candidate", [
+    ("zzqxv qqzvx wwkzq ?", "xxqzv vvzqk"),  # every word unknown
+    ("how tall is the tokyo tower ?", EMOJI_CJK_RTL),
+    ("東京タワー の 高さ は ?", "It is 333 m tall ."),
+    ("how tall is the tower\u200b ?", "it is 333\u200b m tall\u200d ."),  # zero-width inside words
+    ("<script>alert('x')</script> tower ?", "<b>333 m</b> &amp; <img src=x onerror=alert(1)>"),
+    ("how tall is it ?", LONG),  # 10,000 characters
+    ("x", "y"),
+])
+def test_any_text_gives_a_defined_result(models: dict[str, Matcher], question: str, candidate: str) -> None:
+    ranking = rank(question, [candidate, "a short answer"], models)
+    for tokens, text in ((ranking.question_tokens, question),
+                         *((c, t) for c, t in zip(ranking.candidate_tokens, ranking.candidates, strict=True))):
+        assert tokens and all(text[t.start:t.end] == t.text for t in tokens)
+    for name, result in ranking.models.items():
+        assert np.isfinite(result.scores).all()
+        for explanation, text in zip(result.explanations, ranking.candidates, strict=True):
+            assert_explanation_invariants(explanation, models[name])
+            assert all(text[t.start:t.end] == t.text for t in explanation.answer_tokens)
+            assert all(question[t.start:t.end] == t.text for t in explanation.question_tokens)
+        first = result.explanations[0]
+        max_len = models[name].params.max_answer_len
+        assert [t.truncated for t in first.answer_tokens] == [n >= max_len for n in range(len(first.answer_tokens))]
+    for scores in ranking.baselines.values():
+        assert np.isfinite(scores).all()
+
+
+def test_long_candidate_is_truncated_not_refused(models: dict[str, Matcher]) -> None:
+    assert len(LONG) == 10_000
+    ranking = rank("how tall is the tower ?", [LONG], models)
+    tokens = ranking.models["plain"].explanations[0].answer_tokens
+    assert len(tokens) > 1000 and sum(not t.truncated for t in tokens) == models["plain"].params.max_answer_len
+    assert all(LONG[t.start:t.end] == t.text for t in tokens)
+
+
+@pytest.mark.parametrize("question, candidates, labels, message", [
+    ("", ["an answer"], None, "the question has no words"),
+    ("   \n\t", ["an answer"], None, "the question has no words"),
+    ("\u200b\u200d\ufeff", ["an answer"], None, "the question has no words"),
+    ("a question", [""], None, "candidate 1 has no words"),
+    ("a question", ["fine", " \u200b "], None, "candidate 2 has no words"),
+    ("a question", [], None, "at least one candidate"),
+    ("a question", ["answer"] * (MAX_CANDIDATES + 1), None, f"the limit is {MAX_CANDIDATES}"),
+    ("a question", ["one", "two"], [1], "1 labels for 2 candidates"),
+    ("q " * (MAX_TEXT_CHARS // 2 + 1), ["an answer"], None, "the limit is"),
+    ("a question", ["a" * (MAX_TEXT_CHARS + 1)], None, "the limit is"),
+])
+def test_unusable_input_is_a_text_error(models: dict[str, Matcher], question: str, candidates: list[str],
+                                        labels: list[int] | None, message: str) -> None:
+    with pytest.raises(TextError, match=message):
+        rank(question, candidates, models, labels=labels)
+
+
+def test_exactly_the_candidate_limit_is_accepted(models: dict[str, Matcher]) -> None:
+    ranking = rank("which one ?", [f"answer {n}" for n in range(MAX_CANDIDATES)], {"plain": models["plain"]})
+    assert len(ranking.models["plain"].scores) == MAX_CANDIDATES

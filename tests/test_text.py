@@ -1,0 +1,72 @@
+"""Tokenisation keeps the person's own text: offsets, zero-width characters, limits."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from matching.text import MAX_TEXT_CHARS, TextError, Token, lookup_key, mark_truncated, tokenize
+
+
+def assert_offsets(text: str, tokens: list[Token]) -> None:
+    previous_end = 0
+    for token in tokens:
+        assert text[token.start:token.end] == token.text
+        assert token.start >= previous_end, "tokens overlap or are out of order"
+        assert token.key and token.key == token.key.strip()
+        previous_end = token.end
+
+
+@given(st.text(max_size=120))
+def test_offsets_map_back_to_the_original_text(text: str) -> None:
+    tokens = tokenize(text)
+    assert_offsets(text, tokens)
+    assert not any(t.unknown or t.truncated for t in tokens)
+
+
+@pytest.mark.parametrize("text", ["", " ", "\t\n  \r\n", "\u200b", "\u200b \u200d\ufeff", "\u00a0\u3000"])
+def test_blank_and_zero_width_texts_have_no_words(text: str) -> None:
+    assert tokenize(text) == []
+
+
+def test_zero_width_characters_are_kept_in_the_text_but_not_the_key() -> None:
+    text = "hello wor\u200bld\u00ad"
+    tokens = tokenize(text)
+    assert_offsets(text, tokens)
+    assert [t.key for t in tokens] == ["hello", "world"]
+    assert tokens[1].text == "wor\u200bld\u00ad"
+
+
+def test_keys_are_lowercased_and_nfkc_normalised() -> None:
+    assert lookup_key("ＰＡＲＩＳ") == "paris"
+    assert lookup_key("Ca\u200bfé") == "café"
+    assert [t.key for t in tokenize("The Eiffel TOWER")] == ["the", "eiffel", "tower"]
+
+
+def test_markup_emoji_cjk_and_rtl_are_tokens_with_offsets() -> None:
+    text = "<script>alert(1)</script> 東京 is 🗼 — مرحبا בעולם"
+    tokens = tokenize(text)
+    assert_offsets(text, tokens)
+    joined = " ".join(t.text for t in tokens)
+    for piece in ("東京", "🗼", "مرحبا", "בעולם", "script"):
+        assert piece in joined
+
+
+def test_text_limit() -> None:
+    assert len(tokenize("a " * (MAX_TEXT_CHARS // 2))) == MAX_TEXT_CHARS // 2
+    with pytest.raises(TextError, match="limit"):
+        tokenize("a" * (MAX_TEXT_CHARS + 1))
+
+
+def test_non_text_is_refused() -> None:
+    with pytest.raises(TextError, match="expected text"):
+        tokenize(None)  # type: ignore[arg-type]
+
+
+@given(st.integers(0, 8), st.integers(1, 10))
+def test_mark_truncated_flags_and_never_drops(count: int, max_len: int) -> None:
+    tokens = tokenize(" ".join(f"w{n}" for n in range(count)))
+    marked = mark_truncated(tokens, max_len)
+    assert [t.text for t in marked] == [t.text for t in tokens]
+    assert [t.truncated for t in marked] == [n >= max_len for n in range(count)]
