@@ -53,9 +53,12 @@ if found is not None:
         st.info("No model chosen: choose models on the Rank page.", icon=":material/info:")
     else:
         show_cells = st.toggle("Outline the pooled cells", value=True, key="interactions_outline")
+        attention = [n for n, r in ranking.models.items() if r.explanations[pick].question_attention is not None
+                     or r.explanations[pick].answer_attention is not None]
+        pair = charts.default_pair(names, attention)
         for side, column in enumerate(st.columns(2, gap="large")):
             with column:
-                default = min(side, len(names) - 1)
+                default = names.index(pair[min(side, len(pair) - 1)])
                 name = st.selectbox("Model", names, index=default, key=f"interactions_model_{side}")
                 explanation = ranking.models[name].explanations[pick]
                 view = st.radio("View", views_for(explanation), horizontal=True, key=f"interactions_view_{side}_{name}",

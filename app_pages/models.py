@@ -39,8 +39,10 @@ def metrics_block(card: dict[str, Any], split: str, key: str) -> None:
         return
     frame = pd.DataFrame(rows)
     numeric = [m for m in METRICS if m in frame.columns]
+    frame[numeric] = frame[numeric].astype(float)
     st.dataframe(frame.style.format({m: "{:.4f}" for m in numeric}, na_rep="-"), hide_index=True,
-                 width="stretch", key=f"{key}_table")
+                 width="stretch", key=f"{key}_table",
+                 column_config={"system": st.column_config.TextColumn("system", width="medium")})
     if "MAP" in frame.columns:
         components.altair(charts.metrics_chart(rows, "MAP", f"{split} MAP"), key=f"{key}_chart")
 
@@ -60,7 +62,12 @@ def card_view(name: str, card: dict[str, Any], key: str) -> None:
         metrics_block(card, "dev", f"{key}_dev")
     if card.get("log"):
         st.markdown("**Training curves**")
-        components.altair(charts.training_curves(card["log"], name), key=f"{key}_curves")
+        loss, dev = charts.training_curves(card["log"], name)
+        curves = st.columns(2, gap="large")
+        with curves[0]:
+            components.altair(loss, key=f"{key}_loss", extra=70)
+        with curves[1]:
+            components.altair(dev, key=f"{key}_devmap", extra=70)
     study = card.get("seed_study")
     if study:
         st.markdown(f"**Seed study.** Test MAP over seeds {study.get('seeds')}: mean {study.get('mean', 0):.4f} "

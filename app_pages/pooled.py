@@ -16,16 +16,15 @@ st.caption("k-max pooling keeps the k largest cells of each interaction matrix; 
 
 COLUMNS = {
     "matrix": st.column_config.TextColumn("matrix", width="small"),
-    "pooling rank": st.column_config.NumberColumn("rank", help="1 = the largest cell of its matrix", width="small"),
-    "value": st.column_config.NumberColumn("value", format="%.3f"),
-    "question word": st.column_config.TextColumn("question word"),
-    "question position": st.column_config.NumberColumn("q pos", width="small"),
-    "answer word": st.column_config.TextColumn("answer word"),
-    "answer position": st.column_config.NumberColumn("a pos", width="small"),
-    "contribution": st.column_config.NumberColumn("contribution", format="%+.4f"),
-    "share": st.column_config.ProgressColumn("share", format="percent", min_value=-1.0, max_value=1.0,
-                                             help="Signed share of the score"),
+    "pooling rank": st.column_config.NumberColumn("rank", help="Pooling rank: 1 = the largest cell of its matrix",
+                                                  width="small"),
+    "question": st.column_config.TextColumn("question word (pos)", help="Question word and its position"),
+    "answer": st.column_config.TextColumn("answer word (pos)", help="Answer word and its position"),
+    "value": st.column_config.NumberColumn("value", format="%.3f", width="small"),
+    "share": st.column_config.NumberColumn("share", format="percent", width="small",
+                                           help="Signed share of the score: contribution / sum of |contributions|"),
 }
+SHOWN = ["pooling rank", "question", "answer", "value", "share"]
 
 found = common.ranking_or_note()
 if found is not None:
@@ -37,7 +36,9 @@ if found is not None:
     if not names:
         st.info("No model chosen: choose models on the Rank page.", icon=":material/info:")
     else:
-        shown = st.multiselect("Models side by side", names, default=names[: min(len(names), 3)],
+        attention = [n for n, r in ranking.models.items() if r.explanations[pick].question_attention is not None
+                     or r.explanations[pick].answer_attention is not None]
+        shown = st.multiselect("Models side by side", names, default=charts.default_pair(names, attention),
                                key="pooled_models", help="Up to three per row.")
         explanations = {name: ranking.models[name].explanations[pick] for name in shown}
         for start in range(0, len(shown), 3):
@@ -53,7 +54,9 @@ if found is not None:
                               help=f"sum of cell contributions {total:+.4f} + bias {bias:+.4f}")
                     st.caption(f"rank {int(ranking.models[name].ranks[pick])} of {len(ranking.candidates)} · "
                                f"cells {total:+.4f} + bias {explanation.bias_contribution:+.4f}")
+                    tensor = len({r["matrix"] for r in rows}) > 1
                     st.dataframe(pd.DataFrame(rows), column_config=COLUMNS, hide_index=True, width="stretch",
+                                 column_order=(["matrix"] if tensor else []) + SHOWN,
                                  key=f"pooled_table_{name}", height=min(38 + 35 * len(rows), 420))
                     components.altair(charts.share_chart(rows, f"{name}: share of the score per cell"),
                                       key=f"pooled_chart_{name}")

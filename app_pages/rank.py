@@ -132,25 +132,26 @@ components.comparison_view(state.before_comparison(ranking), key="rank_changes")
 
 # ---------------------------------------------------------------- the side-by-side table
 
-def _table(ranking: Ranking) -> tuple[pd.DataFrame, dict[str, object], list[str]]:
+def _table(ranking: Ranking, scores: bool) -> tuple[pd.DataFrame, dict[str, object], list[str]]:
     frame = pd.DataFrame(ranking.rows())
     frame.insert(2, "rank spread", ranking.disagreement().astype(int))
     order = ["#", "candidate"] + (["correct"] if ranking.labels is not None else []) + ["rank spread"]
     config: dict[str, object] = {
         "#": st.column_config.NumberColumn("#", width="small", pinned=True),
-        "candidate": st.column_config.TextColumn("candidate", width="large", pinned=True),
+        "candidate": st.column_config.TextColumn("candidate", width="medium", pinned=True),
         "correct": st.column_config.CheckboxColumn("correct", help="Gold label you marked", width="small"),
         "rank spread": st.column_config.NumberColumn(
             "spread", help="Largest minus smallest rank across the models: 0 = they agree.", width="small"),
     }
-    for name in ranking.models:
-        order += [f"{name} rank", f"{name} score"]
-        config[f"{name} rank"] = st.column_config.NumberColumn(f"{name} rank", format="%d")
-        config[f"{name} score"] = st.column_config.NumberColumn(f"{name} score", format="%.3f")
-    for name in ranking.baselines:
-        order += [f"{name} rank", f"{name} score"]
-        config[f"{name} rank"] = st.column_config.NumberColumn(f"{name} rank", format="%d")
-        config[f"{name} score"] = st.column_config.NumberColumn(f"{name} score", format="%.3f")
+    systems = [*ranking.models, *ranking.baselines]
+    for name in systems:
+        kind = "model" if name in ranking.models else "baseline"
+        order.append(f"{name} rank")
+        config[f"{name} rank"] = st.column_config.NumberColumn(
+            f"{name} rank" if scores else name, format="%d", help=f"Rank by the {kind} {name} (1 = best)")
+        if scores:
+            order.append(f"{name} score")
+            config[f"{name} score"] = st.column_config.NumberColumn(f"{name} score", format="%.3f")
     return frame, config, order
 
 
@@ -179,10 +180,14 @@ def _selected() -> None:
         ss[state.PICK] = int(rows[0])
 
 
-frame, config, order = _table(ranking)
 st.subheader("Side by side", divider="gray")
-st.caption("Rank 1 is best; ranks shaded amber where the models disagree on that candidate. "
-           "Click a row to explain it on the Attention, Interactions and Pooled cells pages.")
+table_head = st.columns([4, 1], vertical_alignment="center")
+with table_head[1]:
+    show_scores = st.toggle("Show scores", key="rank_scores", help="Add each system's score next to its rank.")
+with table_head[0]:
+    st.caption("Ranks per system (rank 1 is best, bold green); shaded amber where the models disagree on "
+               "that candidate. Click a row to explain it on the other pages.")
+frame, config, order = _table(ranking, show_scores)
 st.dataframe(_style(frame, list(ranking.models)), key="rank_table", on_select=_selected,
              selection_mode="single-row", selection_default={"selection": {"rows": [pick]}},
              column_config=config, column_order=order, hide_index=True, width="stretch",

@@ -50,7 +50,7 @@ def rank_shift_chart(ranks: Mapping[str, Sequence[int]], candidates: Sequence[st
                          "spread": int(disagreement[index])})
     data = pd.DataFrame(rows)
     count = len(candidates)
-    color = (alt.Color("candidate:N", sort=[f"#{i + 1}" for i in range(count)],
+    color = (alt.Color("candidate:N", sort=[f"#{i + 1}" for i in range(count)], scale=alt.Scale(scheme="tableau10"),
                        legend=alt.Legend(title="candidate", orient="right") if count <= 20 else None))
     base = alt.Chart(data).encode(
         x=alt.X("system:N", sort=systems, title=None, axis=alt.Axis(labelAngle=-20, labelLimit=160)),
@@ -61,8 +61,9 @@ def rank_shift_chart(ranks: Mapping[str, Sequence[int]], candidates: Sequence[st
                  alt.Tooltip("spread:Q", title="rank spread across models"), alt.Tooltip("text:N", title="text")])
     lines = base.mark_line(point=alt.OverlayMarkDef(size=60)).encode(
         strokeWidth=alt.condition("datum.selected", alt.value(5), alt.value(1.5)),
-        opacity=alt.condition("datum.selected", alt.value(1.0), alt.value(0.55)))
-    return lines.properties(height=min(60 + 28 * count, 520), title="How each candidate's rank shifts across systems")
+        opacity=alt.condition("datum.selected", alt.value(1.0), alt.value(0.8)))
+    return lines.properties(height=min(max(220, 30 * count), 600),
+                            title="How each candidate's rank shifts across systems")
 
 
 # ---------------------------------------------------------------- Attention page
@@ -80,7 +81,8 @@ def attention_chart(tokens: Sequence[Token], weights: np.ndarray, title: str) ->
     })
     uniform = 1.0 / max(n, 1)
     bars = alt.Chart(data).mark_bar().encode(
-        y=alt.Y("label:N", sort=data["label"].tolist(), title=None, axis=alt.Axis(labelLimit=220)),
+        y=alt.Y("label:N", sort=data["label"].tolist(), title=None,
+                axis=alt.Axis(labelLimit=220, labelOverlap=False)),
         x=alt.X("weight:Q", title="attention weight", axis=alt.Axis(format=".2f")),
         color=alt.Color("kind:N", scale=alt.Scale(domain=["known word", "unknown word"], range=[ACCENT, UNKNOWN]),
                         legend=alt.Legend(title=None, orient="bottom")),
@@ -88,7 +90,7 @@ def attention_chart(tokens: Sequence[Token], weights: np.ndarray, title: str) ->
                  alt.Tooltip("times uniform:Q", format=".2f"), alt.Tooltip("kind:N")])
     rule = alt.Chart(pd.DataFrame({"uniform": [uniform], "what": [f"uniform 1/n = {uniform:.3f}"]})).mark_rule(
         color=NEGATIVE, strokeDash=[6, 4], size=2).encode(x="uniform:Q", tooltip=["what:N"])
-    return (bars + rule).properties(height=max(90, 22 * n), title=title)
+    return (bars + rule).properties(height=max(90, 24 * n), title=title)
 
 
 # ---------------------------------------------------------------- Interactions page
@@ -153,15 +155,16 @@ def interaction_heatmap(matrix: np.ndarray, question_tokens: Sequence[Token], an
                                   font={"color": "#111827", "size": 12}, bgcolor="rgba(255,255,255,0.75)")
     cell_px = 26 if max(rows, cols) <= 30 else 18 if max(rows, cols) <= 50 else 12
     figure.update_layout(
-        title={"text": plotly_text(title), "font": {"size": 15}},
-        height=int(min(max(260, 150 + cell_px * rows), 1100)),
-        margin={"l": 10, "r": 10, "t": 110, "b": 10},
+        title={"text": plotly_text(title), "font": {"size": 15}, "x": 0, "xanchor": "left", "y": 0.995,
+               "yanchor": "top", "yref": "container"},
+        height=int(min(max(300, 190 + cell_px * rows), 1150)),
+        margin={"l": 10, "r": 10, "t": 150, "b": 10},
         xaxis={"tickmode": "array", "tickvals": list(range(cols)), "ticktext": _axis_labels(answer_tokens, n, cols),
-               "side": "top", "tickangle": -60, "title": {"text": "answer words"}, "showgrid": False,
+               "side": "top", "tickangle": -60, "showgrid": False,
                "range": [-0.5, cols - 0.5]},
         yaxis={"tickmode": "array", "tickvals": list(range(rows)),
                "ticktext": _axis_labels(question_tokens, m, rows), "autorange": "reversed",
-               "title": {"text": "question words"}, "showgrid": False},
+               "showgrid": False},
         plot_bgcolor="white")
     return figure
 
@@ -169,7 +172,10 @@ def interaction_heatmap(matrix: np.ndarray, question_tokens: Sequence[Token], an
 # ---------------------------------------------------------------- Pooled cells page
 
 def cell_rows(explanation: Explanation) -> list[dict[str, Any]]:
-    """The pooled cells as table rows, in MLP slot order, with each cell's share of the score."""
+    """The pooled cells as table rows, in MLP slot order, with each cell's share of the score.
+
+    'question' and 'answer' read 'word (position)' with 1-based positions, for compact tables.
+    """
     shares = explanation.shares()
     rows = []
     for cell, share in zip(explanation.pooled_cells, shares, strict=True):
@@ -181,8 +187,19 @@ def cell_rows(explanation: Explanation) -> list[dict[str, Any]]:
             "question position": None if cell.i is None else cell.i + 1,
             "answer word": "(filler)" if cell.filler else answer,
             "answer position": None if cell.j is None else cell.j + 1,
+            "question": "(filler)" if cell.filler else f"{question} ({cell.i + 1})",  # type: ignore[operator]
+            "answer": "(filler)" if cell.filler else f"{answer} ({cell.j + 1})",  # type: ignore[operator]
             "contribution": cell.contribution, "share": float(share)})
     return rows
+
+
+def default_pair(names: Sequence[str], attention: Sequence[str]) -> list[str]:
+    """Two models worth comparing first: one without attention and one with (else the first two)."""
+    plain = [n for n in names if n not in attention]
+    attending = [n for n in names if n in attention]
+    if plain and attending:
+        return [plain[0], attending[-1]]
+    return list(names[:2])
 
 
 def share_chart(rows: Sequence[Mapping[str, Any]], title: str) -> alt.LayerChart:
@@ -195,7 +212,7 @@ def share_chart(rows: Sequence[Mapping[str, Any]], title: str) -> alt.LayerChart
         for r in rows]
     data["direction"] = np.where(data["share"] >= 0, "raises the score", "lowers the score")
     bars = alt.Chart(data).mark_bar().encode(
-        y=alt.Y("cell:N", sort=data["cell"].tolist(), title=None, axis=alt.Axis(labelLimit=260)),
+        y=alt.Y("cell:N", sort=data["cell"].tolist(), title=None, axis=alt.Axis(labelLimit=260, labelOverlap=False)),
         x=alt.X("share:Q", title="share of the score (signed)", axis=alt.Axis(format="%")),
         color=alt.Color("direction:N", scale=alt.Scale(domain=["raises the score", "lowers the score"],
                                                        range=[POSITIVE, NEGATIVE]),
@@ -204,36 +221,42 @@ def share_chart(rows: Sequence[Mapping[str, Any]], title: str) -> alt.LayerChart
                  alt.Tooltip("answer word:N"), alt.Tooltip("value:Q", format=".4f"),
                  alt.Tooltip("contribution:Q", format="+.4f"), alt.Tooltip("share:Q", format="+.1%")])
     zero = alt.Chart(pd.DataFrame({"x": [0.0]})).mark_rule(color="#374151").encode(x="x:Q")
-    return (bars + zero).properties(height=max(120, 22 * len(data)), title=title)
+    return (bars + zero).properties(height=max(120, 24 * len(data)), title=title)
 
 
 # ---------------------------------------------------------------- Models page
 
-def training_curves(log: Sequence[Mapping[str, Any]], name: str) -> alt.HConcatChart:
+def training_curves(log: Sequence[Mapping[str, Any]], name: str) -> tuple[alt.Chart, alt.LayerChart]:
+    """(training loss per epoch, dev MAP per epoch with the kept epoch marked)."""
     data = pd.DataFrame([{"epoch": int(e["epoch"]), "train loss": float(e["train_loss"]),
                           "dev MAP": float(e["dev_MAP"]), "kept": bool(e.get("selected"))} for e in log])
     base = alt.Chart(data).encode(x=alt.X("epoch:Q", axis=alt.Axis(tickMinStep=1, format="d")))
     loss = base.mark_line(point=True, color=ACCENT).encode(
         y=alt.Y("train loss:Q", scale=alt.Scale(zero=False)),
         tooltip=["epoch:Q", alt.Tooltip("train loss:Q", format=".4f")]).properties(
-        title=f"{name}: training loss", height=240, width=320)
+        title=f"{name}: training loss", height=240)
     dev = base.mark_line(point=True, color=POSITIVE).encode(
         y=alt.Y("dev MAP:Q", scale=alt.Scale(zero=False)),
         tooltip=["epoch:Q", alt.Tooltip("dev MAP:Q", format=".4f"), "kept:N"])
     kept = base.transform_filter("datum.kept").mark_point(size=220, shape="diamond", filled=True,
                                                            color=NEGATIVE).encode(
         y="dev MAP:Q", tooltip=["epoch:Q", alt.Tooltip("dev MAP:Q", format=".4f")])
-    return alt.hconcat(loss, (dev + kept).properties(
-        title=f"{name}: dev MAP (diamond = kept epoch)", height=240, width=320))
+    return loss, (dev + kept).properties(title=f"{name}: dev MAP (diamond = kept epoch)", height=240)
 
 
 def metrics_chart(rows: Sequence[Mapping[str, Any]], metric: str, title: str) -> alt.Chart:
-    data = pd.DataFrame([{"system": r["system"], metric: r[metric]} for r in rows if metric in r])
+    """One bar per system: the model first, then the baselines (grey) and the paper's figure (amber)."""
+    data = pd.DataFrame([{"system": r["system"], metric: r[metric],
+                          "kind": "paper" if str(r["system"]).startswith("paper") else
+                          "model" if index == 0 else "baseline"}
+                         for index, r in enumerate(rows) if r.get(metric) is not None])
     return alt.Chart(data).mark_bar().encode(
         y=alt.Y("system:N", sort=data["system"].tolist(), title=None, axis=alt.Axis(labelLimit=300)),
         x=alt.X(f"{metric}:Q", scale=alt.Scale(domain=[0, 1])),
-        color=alt.value(ACCENT), tooltip=["system:N", alt.Tooltip(f"{metric}:Q", format=".4f")],
-    ).properties(height=34 * len(data) + 30, title=title)
+        color=alt.Color("kind:N", scale=alt.Scale(domain=["model", "baseline", "paper"],
+                                                  range=[ACCENT, GREY, UNKNOWN]), legend=None),
+        tooltip=["system:N", alt.Tooltip(f"{metric}:Q", format=".4f")],
+    ).properties(height=30 * len(data) + 10, title=title)
 
 
 def shared_cells(explanations: Mapping[str, Explanation]) -> list[dict[str, Any]]:

@@ -108,9 +108,17 @@ def unknown_words(tokens_by_text: Mapping[str, Sequence[Token]], key: str) -> No
         st.dataframe(frame, hide_index=True, width="stretch")
 
 
-def altair(chart: alt.TopLevelMixin, key: str) -> None:
-    """An altair chart with its actions menu (PNG/SVG download) kept."""
-    st.altair_chart(chart, key=key, width="stretch")
+def altair(chart: alt.TopLevelMixin, key: str, extra: int = 150) -> None:
+    """An altair chart with its actions menu (PNG/SVG download) kept.
+
+    Streamlit sizes charts to a default height unless told, so a chart that sets its own
+    plot height gets that plus `extra` pixels for its title, axis and legend.
+    """
+    plot_height = getattr(chart, "height", None)
+    if isinstance(plot_height, int):
+        st.altair_chart(chart, key=key, width="stretch", height=plot_height + extra)
+    else:
+        st.altair_chart(chart, key=key, width="stretch")
 
 
 def plotly(figure: go.Figure, key: str) -> None:

@@ -1,0 +1,50 @@
+"""Typed input -> candidates: blank lines, unusable lines and the cap become notes, never errors."""
+
+from __future__ import annotations
+
+from matching.inputs import clean_gold, join_candidates, labels_for, question_problem, split_candidates
+from matching.text import MAX_TEXT_CHARS
+
+
+def test_one_candidate_per_line_blank_lines_skipped() -> None:
+    parsed = split_candidates("  first answer \n\n second answer\n   \n")
+    assert parsed.candidates == ("first answer", "second answer")
+    assert parsed.lines == (1, 3)
+    assert parsed.notes == ()
+    assert parsed.total_lines == 2
+
+
+def test_wordless_and_too_long_lines_are_left_out_with_a_note() -> None:
+    text = "good one\n\u200b\u200b\n" + "x" * (MAX_TEXT_CHARS + 1) + "\nlast"
+    parsed = split_candidates(text)
+    assert parsed.candidates == ("good one", "last")
+    assert parsed.lines == (1, 4)
+    assert any("Line 2 has no words" in note for note in parsed.notes)
+    assert any("Line 3 has 20,001 characters" in note for note in parsed.notes)
+
+
+def test_cap_keeps_the_first_and_says_so() -> None:
+    parsed = split_candidates("\n".join(f"answer {i}" for i in range(130)), max_candidates=100)
+    assert len(parsed.candidates) == 100
+    assert parsed.candidates[-1] == "answer 99"
+    assert any("130 candidates" in note and "first 100" in note for note in parsed.notes)
+
+
+def test_question_problems() -> None:
+    assert question_problem("") is not None and "empty" in question_problem("")  # type: ignore[operator]
+    assert "no words" in (question_problem("\u200b \u200d") or "")
+    assert "limit" in (question_problem("x" * (MAX_TEXT_CHARS + 1)) or "")
+    assert question_problem("Who wrote it? 東京 🔒") is None
+
+
+def test_join_candidates_puts_each_on_one_line() -> None:
+    text = join_candidates(["two\nlines", "  spaced   out "])
+    assert text == "two lines\nspaced out"
+    assert split_candidates(text).candidates == ("two lines", "spaced out")
+
+
+def test_gold_and_labels() -> None:
+    assert clean_gold([3, 1, 1, -1, 9], 4) == [1, 3]
+    assert labels_for([1], 3) == [0, 1, 0]
+    assert labels_for([], 3) is None
+    assert labels_for([7], 3) is None

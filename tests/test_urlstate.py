@@ -1,0 +1,98 @@
+"""The link codec: round trips, and every kind of tampered link gives a clear UrlStateError."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from matching import urlstate
+from matching.urlstate import SharedState, UrlStateError, decode, encode
+
+
+def test_round_trip_keeps_everything() -> None:
+    state = SharedState("Who wrote it?", ("Austen wrote it.", "東京 🔒 <script>"), gold=(0,), pick=1,
+                        models=("mvlstm", "amvlstm-q"))
+    params = encode(state)
+    assert params is not None
+    assert decode(params) == state
+
+
+def test_defaults_are_left_out_of_the_link() -> None:
+    params = encode(SharedState("q", ("a", "b")))
+    assert params is not None and set(params) == {"q", "c"}
+    assert decode(params) == SharedState("q", ("a", "b"))
+
+
+def test_no_state_is_none() -> None:
+    assert decode({}) is None
+    assert decode({"utm_source": "mail"}) is None
+
+
+def test_repeated_single_key_is_refused() -> None:
+    with pytest.raises(UrlStateError, match="once"):
+        decode({"q": ["one", "two"], "c": '["a"]'})
+
+
+def test_list_values_of_length_one_are_read() -> None:
+    assert decode({"q": ["q"], "c": ['["a"]']}) == SharedState("q", ("a",))
+
+
+@pytest.mark.parametrize(("params", "message"), [
+    ({"q": "q"}, "needs both"),
+    ({"c": '["a"]'}, "needs both"),
+    ({"q": "q", "c": '["a"'}, "not valid JSON"),
+    ({"q": "q", "c": '{"a": 1}'}, "JSON list of texts"),
+    ({"q": "q", "c": "[1, 2]"}, "JSON list of texts"),
+    ({"q": "q", "c": "[]"}, "empty"),
+    ({"q": "q", "c": json.dumps(["a"] * 101)}, "limit is 100"),
+    ({"q": "q", "c": json.dumps(["x" * 4001])}, "longer than"),
+    ({"q": "x" * 2001, "c": '["a"]'}, "limit is 2,000"),
+    ({"q": "q", "c": '["a"]', "gold": "1;drop"}, "candidate numbers"),
+    ({"q": "q", "c": '["a"]', "gold": "2"}, "there are 1"),
+    ({"q": "q", "c": '["a"]', "pick": "0"}, "there are 1"),
+    ({"q": "q", "c": '["a"]', "pick": "__import__('os')"}, "candidate numbers"),
+    ({"q": "q", "c": '["a"]', "models": "mvlstm,<script>"}, "model names"),
+    ({"q": "q" * 1000, "c": json.dumps(["y" * 3000, "z" * 3000, "w" * 3000])}, "characters of state"),
+])
+def test_tampered_links_say_what_is_wrong(params: dict[str, str], message: str) -> None:
+    with pytest.raises(UrlStateError, match=message):
+        decode(params)
+
+
+def test_deeply_nested_json_is_refused_cleanly() -> None:
+    with pytest.raises(UrlStateError):
+        decode({"q": "q", "c": "[" * 5000 + "]" * 5000})
+
+
+def test_too_large_state_is_not_encoded() -> None:
+    assert encode(SharedState("q", ("x" * 5000,))) is None
+    assert encode(SharedState("q", tuple(f"candidate {i}" * 20 for i in range(60)))) is None
+
+
+def test_has_state() -> None:
+    assert urlstate.has_state({"q": "x"})
+    assert not urlstate.has_state({"other": "x"})
+
+
+texts = st.text(min_size=1, max_size=60)
+
+
+@given(question=texts, candidates=st.lists(texts, min_size=1, max_size=8), data=st.data())
+def test_any_small_state_round_trips(question: str, candidates: list[str], data: st.DataObject) -> None:
+    gold = tuple(sorted(set(data.draw(st.lists(st.integers(0, len(candidates) - 1), max_size=3)))))
+    pick = data.draw(st.integers(0, len(candidates) - 1))
+    state = SharedState(question, tuple(candidates), gold=gold, pick=pick)
+    params = encode(state)
+    assert params is not None
+    assert decode(params) == state
+
+
+@given(st.dictionaries(st.sampled_from(urlstate.KEYS), st.text(max_size=200)))
+def test_arbitrary_params_never_crash(params: dict[str, str]) -> None:
+    try:
+        decode(params)
+    except UrlStateError:
+        pass
