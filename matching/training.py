@@ -44,8 +44,9 @@ class TrainingSettings:
     learning_rate: float = 1e-3
     weight_decay: float = 0.0
     margin: float = 1.0
-    max_seconds: float = 290.0
-    """Stop starting new epochs after this long (the 5-minute budget per model)."""
+    max_seconds: float | None = None
+    """Optional wall-clock cap on starting new epochs. Off by default: a time cap makes the
+    number of epochs, and so the model, depend on the machine's speed."""
 
 
 @dataclass(frozen=True)
@@ -153,7 +154,7 @@ def train(config: TrainingConfig, train_lists: list[RankingList], dev_lists: lis
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
-            losses.append(float(loss))
+            losses.append(loss.item())
             steps.set_postfix(loss=f"{np.mean(losses[-50:]):.4f}")
         model.eval()
         current = dev_map(matcher, dev_tok)
@@ -168,7 +169,8 @@ def train(config: TrainingConfig, train_lists: list[RankingList], dev_lists: lis
             best_map, best_state, best_epoch, stale = current, copy.deepcopy(model.state_dict()), epoch, 0
         else:
             stale += 1
-        if stale >= settings.patience or time.perf_counter() - started > settings.max_seconds:
+        out_of_time = settings.max_seconds is not None and time.perf_counter() - started > settings.max_seconds
+        if stale >= settings.patience or out_of_time:
             break
     model.load_state_dict(best_state)
     model.eval()
