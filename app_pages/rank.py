@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -174,8 +175,8 @@ def _style(frame: pd.DataFrame, models: list[str]) -> pd.io.formats.style.Styler
     return frame.style.apply(highlight, axis=1)
 
 
-def _selected() -> None:
-    rows = ss["rank_table"].selection.rows
+def _selected(key: str) -> None:
+    rows = ss[key].selection.rows
     if rows:
         ss[state.PICK] = int(rows[0])
 
@@ -188,14 +189,18 @@ with table_head[0]:
     st.caption("Ranks per system (rank 1 is best, bold green); shaded amber where the models disagree on "
                "that candidate. Click a row to explain it on the other pages.")
 frame, config, order = _table(ranking, show_scores)
-st.dataframe(_style(frame, list(ranking.models)), key="rank_table", on_select=_selected,
+# One table widget per input: a new input starts from the shared pick, never from a stale selection.
+table_key = f"rank_table_{request.digest}"
+st.dataframe(_style(frame, list(ranking.models)), key=table_key, on_select=partial(_selected, table_key),
              selection_mode="single-row", selection_default={"selection": {"rows": [pick]}},
              column_config=config, column_order=order, hide_index=True, width="stretch",
              height=min(38 + 35 * len(frame), 460))
 
-components.unknown_words({"question": ranking.question_tokens,
-                          **{f"candidate #{i + 1}": t for i, t in enumerate(ranking.candidate_tokens)}},
-                         key="rank_unknown")
+if ranking.models:  # the models' own tokens carry the unknown-word flags
+    explained = next(iter(ranking.models.values())).explanations
+    components.unknown_words({"question": explained[0].question_tokens,
+                              **{f"candidate #{i + 1}": e.answer_tokens for i, e in enumerate(explained)}},
+                             key="rank_unknown")
 
 with st.container(border=True, key="rank_selected"):
     st.markdown(f"**Explaining candidate #{pick + 1}:** {components.md(charts.short(ranking.candidates[pick], 160))}")

@@ -1,0 +1,431 @@
+"""The Streamlit app through AppTest: every page renders, the widgets drive the views, bad input gets a message.
+
+Models come from MATCHLENS_MODELS, else pretrained/ (the default, as in CI). The
+corrupt-checkpoint tests copy those checkpoints into a temporary folder and break
+two of them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from matching.examples import BY_KEY, EXAMPLES
+from matching.inputs import join_candidates
+
+ROOT = Path(__file__).resolve().parent.parent
+APP = str(ROOT / "app.py")
+MODELS = Path(os.environ.get("MATCHLENS_MODELS") or ROOT / "pretrained")
+TIMEOUT = 90
+PAGES = ["rank", "attention", "interactions", "pooled", "evaluate", "models"]
+XSS = '<img src=x onerror="window.__xss=1"> and <script>alert(1)</script> **bold** [link](http://x)'
+
+
+def checkpoints() -> list[str]:
+    return sorted(p.name for p in MODELS.iterdir() if (p / "config.json").is_file()) if MODELS.is_dir() else []
+
+
+if not checkpoints():  # pragma: no cover - a clean clone ships pretrained/
+    raise RuntimeError(f"no checkpoints under {MODELS}: the app tests need the shipped models (pretrained/)")
+
+
+def new_app(**query: str) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.query_params.update(query)
+    return at.run()
+
+
+def page(at: AppTest, name: str) -> AppTest:
+    return at.switch_page(f"app_pages/{name}.py").run()
+
+
+def plain(text: str) -> str:
+    """Markdown as a reader sees it: the app backslash-escapes punctuation in user text."""
+    return re.sub(r"\\(.)", r"\1", text)
+
+
+def texts(at: AppTest, kind: str) -> list[str]:
+    return [plain(str(element.value)) for element in at.get(kind)]
+
+
+def all_text(at: AppTest) -> str:
+    return "\n".join(texts(at, "markdown") + texts(at, "caption") + texts(at, "info") + texts(at, "warning")
+                     + texts(at, "error") + texts(at, "success"))
+
+
+def assert_clean(at: AppTest) -> None:
+    """No exception element and no error box on the page."""
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+
+
+def set_input(at: AppTest, question: str | None = None, candidates: list[str] | str | None = None) -> AppTest:
+    if question is not None:
+        at.text_input(key="rank_question").input(question)
+    if candidates is not None:
+        text = candidates if isinstance(candidates, str) else "\n".join(candidates)
+        at.text_area(key="rank_candidates").input(text)
+    return at.run()
+
+
+def table(at: AppTest):  # type: ignore[no-untyped-def]
+    return next(df for df in at.dataframe if df.key and df.key.startswith("rank_table")).value
+
+
+@pytest.fixture(scope="module")
+def at() -> Iterator[AppTest]:
+    """One app session shared by read-only tests (the first run loads the models)."""
+    yield new_app()
+
+
+# ---------------------------------------------------------------- every page renders
+
+def test_rank_page_ranks_the_default_example(at: AppTest) -> None:
+    assert_clean(at)
+    frame = table(at)
+    example = EXAMPLES[0]
+    assert list(frame["candidate"]) == list(example.candidates)
+    for name in checkpoints():
+        assert f"{name} rank" in frame.columns and f"{name} score" in frame.columns
+        assert sorted(frame[f"{name} rank"]) == sorted(frame[f"{name} rank"])
+        assert set(frame[f"{name} rank"]) <= {1, 2, 3, 4}
+    for baseline in ("original order", "word overlap", "BM25"):
+        assert f"{baseline} rank" in frame.columns
+    assert list(frame["correct"]) == [i in example.gold for i in range(len(example.candidates))]
+    assert any("Top answer by model" in m for m in texts(at, "markdown"))
+    assert len(at.get("vega_lite_chart")) == 1  # the rank-shift chart
+    assert {b.label for b in at.get("download_button")} >= {"Ranking (CSV)",
+                                                            "Explanation of the selected candidate (JSON)"}
+    assert at.query_params["q"] == example.question
+    assert json.loads(at.query_params["c"]) == list(example.candidates)
+
+
+@pytest.mark.parametrize("name", PAGES[1:])
+def test_every_page_renders(at: AppTest, name: str) -> None:
+    page(at, name)
+    assert_clean(at)
+    assert at.title, "every page has a title"
+    if name == "attention":
+        assert at.get("html") and at.get("vega_lite_chart")
+    if name == "interactions":
+        assert len(at.get("plotly_chart")) == 2
+    if name == "pooled":
+        assert any("pooling rank" in df.value.columns for df in at.dataframe)
+        assert at.get("vega_lite_chart")
+    if name == "evaluate":
+        assert at.get("file_uploader")
+    if name == "models":
+        labels = [plain(tab.label) for tab in at.tabs]
+        assert all(any(model in label for label in labels) for model in checkpoints())
+        assert len(at.get("vega_lite_chart")) >= 2
+    # the input is kept in the link on every page
+    assert "q" in at.query_params
+
+
+# ---------------------------------------------------------------- widgets drive the views
+
+def test_editing_the_question_reranks_and_shows_the_change() -> None:
+    at = new_app()
+    before = [c for c in texts(at, "caption") if "input " in c][0]
+    set_input(at, question="Which author wrote the book Pride and Prejudice?")
+    assert_clean(at)
+    after = [c for c in texts(at, "caption") if "input " in c][0]
+    assert before != after
+    assert any("Since your last edit" in m for m in texts(at, "markdown"))
+    assert any("question: 'wrote the novel' -> 'Which author wrote the book'" in c or "question:" in c
+               for c in texts(at, "caption"))
+    assert at.query_params["q"] == "Which author wrote the book Pride and Prejudice?"
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=[e.key for e in EXAMPLES])
+def test_gallery_loads_each_example(example) -> None:  # type: ignore[no-untyped-def]
+    at = new_app()
+    at.button(key=f"example_{example.key}").click().run()
+    assert_clean(at)
+    assert at.text_input(key="rank_question").value == example.question
+    assert list(table(at)["candidate"]) == list(example.candidates)
+    assert at.multiselect(key="rank_gold").value == list(example.gold)
+
+
+def test_choosing_models_and_gold() -> None:
+    at = new_app()
+    first = checkpoints()[0]
+    at.multiselect(key="rank_models").set_value([first]).run()
+    frame = table(at)
+    assert f"{first} rank" in frame.columns
+    assert not any(f"{other} rank" in frame.columns for other in checkpoints()[1:])
+    at.multiselect(key="rank_gold").set_value([1, 2]).run()
+    assert list(table(at)["correct"]) == [False, True, True, False]
+    assert at.query_params["gold"] == "2,3"
+    at.multiselect(key="rank_models").set_value([]).run()
+    assert_clean(at)
+    assert any("only the baselines" in i for i in texts(at, "info"))
+    assert "BM25 rank" in table(at).columns
+
+
+def test_show_scores_toggle_keeps_ranks() -> None:
+    at = new_app()
+    at.toggle(key="rank_scores").set_value(True).run()
+    assert_clean(at)
+    assert "mvlstm score" in table(at).columns or any(f"{m} score" in table(at).columns for m in checkpoints())
+
+
+def test_picked_candidate_carries_across_pages() -> None:
+    at = new_app()
+    page(at, "attention")
+    at.selectbox(key="attention_pick").select(2).run()
+    assert_clean(at)
+    page(at, "pooled")
+    assert at.selectbox(key="pooled_pick").value == 2
+    page(at, "interactions")
+    assert at.selectbox(key="interactions_pick").value == 2
+    assert "#3" in at.get("plotly_chart")[0].proto.spec  # the heatmap title names the candidate
+    page(at, "rank")
+    assert any("Explaining candidate #3" in m for m in texts(at, "markdown"))
+    assert at.query_params["pick"] == "3"
+
+
+def test_counterfactual_edit_from_an_explanation_page() -> None:
+    at = new_app()
+    page(at, "pooled")
+    at.text_input(key="pooled_edit_question").input("Who wrote the famous book Pride and Prejudice?").run()
+    assert_clean(at)
+    assert any("Since your last edit" in m for m in texts(at, "markdown"))
+    assert any(any(str(c).endswith("rank change") for c in df.value.columns) for df in at.dataframe)
+    at.text_area(key="pooled_edit_candidate").input("Pride and Prejudice is a book by Jane Austen.").run()
+    assert_clean(at)
+    page(at, "rank")
+    assert table(at)["candidate"][0] == "Pride and Prejudice is a book by Jane Austen."
+
+
+def test_interaction_views_and_tensor_slices() -> None:
+    at = new_app()
+    page(at, "interactions")
+    names = at.selectbox(key="interactions_model_0").options
+    for name in names:
+        at.selectbox(key="interactions_model_0").select(name).run()
+        radio = at.radio(key=f"interactions_view_0_{name}")
+        for view in radio.options:
+            radio.set_value(view)
+            at.run()
+            assert_clean(at)
+            radio = at.radio(key=f"interactions_view_0_{name}")
+        if name == "mvlstm-tensor":
+            assert {"slice 1", "slice 2", "slice 3"} <= set(radio.options)
+
+
+def test_attention_side_filter() -> None:
+    at = new_app()
+    page(at, "attention")
+    count = len(at.get("html"))
+    at.button_group(key="attention_sides").set_value(["question"]).run()
+    assert_clean(at)
+    assert 0 < len(at.get("html")) < count
+
+
+# ---------------------------------------------------------------- bad input gets a clear message
+
+def test_empty_question() -> None:
+    at = set_input(new_app(), question="   ")
+    assert not at.exception
+    assert any("Type a question" in i for i in texts(at, "info"))
+    page(at, "attention")
+    assert not at.exception and any("Type a question" in i for i in texts(at, "info"))
+
+
+def test_no_candidate_and_one_candidate() -> None:
+    at = set_input(new_app(), candidates="\n  \n")
+    assert not at.exception
+    assert any("at least one candidate" in i for i in texts(at, "info"))
+    set_input(at, candidates=["Jane Austen wrote it."])
+    assert_clean(at)
+    assert any("Only one candidate" in i for i in texts(at, "info"))
+    assert len(table(at)) == 1
+
+
+def test_more_than_the_cap() -> None:
+    at = set_input(new_app(), candidates=[f"Answer number {i} about a novel." for i in range(130)])
+    assert_clean(at)
+    assert any("130 candidates" in w and "first 100" in w for w in texts(at, "warning"))
+    assert len(table(at)) == 100
+    assert at.query_params.get("c") is None or len(json.loads(at.query_params["c"])) == 100
+
+
+def test_long_candidate_is_truncated_and_shown() -> None:
+    long = " ".join(["Austen"] + ["word"] * 2500)[:10_000]
+    at = set_input(new_app(), candidates=["Jane Austen wrote it.", long])
+    assert_clean(at)
+    assert any("Candidate #2" in w and "only the first 60" in w for w in texts(at, "warning"))
+    assert any("too long to share" in c for c in texts(at, "caption"))
+    at.session_state["ml_pick"] = 1
+    for name in ("attention", "interactions", "pooled"):
+        page(at, name)
+        assert_clean(at)
+    page(at, "attention")
+    assert any("not seen" in h.value for h in at.get("html"))
+
+
+def test_too_long_line_is_left_out() -> None:
+    at = set_input(new_app(), candidates=["Jane Austen wrote it.", "x" * 20_001, "Another answer."])
+    assert_clean(at)
+    assert any("Line 2" in w and "left out" in w for w in texts(at, "warning"))
+    assert len(table(at)) == 2
+
+
+def test_unicode_text_and_unknown_words() -> None:
+    at = set_input(new_app(), question="Who wrote \u200bthe novel? \u0645\u0646 \u0643\u062a\u0628",
+                   candidates=["Jane Austen wrote it \U0001F4DA.", "\u6771\u4eac is a city.",
+                               "zero\u200bwidth and \u05e9\u05dc\u05d5\u05dd"])
+    assert_clean(at)
+    assert len(table(at)) == 3
+    expander = [e for e in at.expander if "Unknown words" in e.label]
+    assert expander, "unknown words are listed"
+    for name in ("attention", "interactions", "pooled"):
+        page(at, name)
+        assert_clean(at)
+
+
+def test_markup_is_shown_as_text_never_rendered() -> None:
+    at = set_input(new_app(), question="What does <b>this</b> tag do?", candidates=[XSS, "A plain answer."])
+    assert_clean(at)
+    assert table(at)["candidate"][0] == XSS  # data, not markup
+    for name in PAGES[:4]:
+        at.session_state["ml_pick"] = 0
+        page(at, name)
+        assert_clean(at)
+        for element in at.get("markdown") + at.get("caption"):
+            assert not element.proto.allow_html, element.value
+            # user text in Markdown has every '<' escaped (shown as a literal '<')
+            assert not re.search(r"(?<!\\)<(img|script|b>)", element.value), element.value
+        for element in at.get("html"):
+            assert "<img" not in element.value and "<script" not in element.value and "<b>" not in element.value
+            if "onerror" in element.value:  # the markup is there as escaped text
+                assert "&lt;" in element.value and "&gt;" in element.value
+        for chart in at.get("plotly_chart"):
+            assert "<img" not in chart.proto.spec and "<script" not in chart.proto.spec
+
+
+def test_bad_uploads() -> None:
+    at = page(new_app(), "evaluate")
+    at.file_uploader(key="evaluate_upload").upload("bad.csv", b"text,answer\nq,a\n", "text/csv")
+    at.run()
+    assert not at.exception
+    assert any("missing column" in e for e in texts(at, "error"))
+    at.file_uploader(key="evaluate_upload").set_value(("latin.csv", "question,candidate,label\ncaf\xe9,x,1\n"
+                                                        .encode("latin-1"), "text/csv"))
+    at.run()
+    assert not at.exception
+    assert any("not UTF-8" in e for e in texts(at, "error"))
+    at.file_uploader(key="evaluate_upload").set_value(("labels.csv", b"question,candidate,label\nq,a,yes\n",
+                                                        "text/csv"))
+    at.run()
+    assert any("not a number" in e for e in texts(at, "error"))
+
+
+def test_evaluate_sample_and_open_a_question() -> None:
+    at = page(new_app(), "evaluate")
+    at.button(key="evaluate_sample").click().run()
+    assert_clean(at)
+    metrics = next(df for df in at.dataframe if "system" in df.value.columns).value
+    assert set(checkpoints()) | {"original order", "word overlap", "BM25"} == set(metrics["system"])
+    questions = next(df for df in at.dataframe if df.key == "evaluate_questions").value
+    assert len(questions) == 8
+    at.checkbox(key="evaluate_low").check().run()
+    assert_clean(at)
+    low = next(df for df in at.dataframe if df.key == "evaluate_questions").value
+    assert len(low) <= 8
+    at.checkbox(key="evaluate_low").uncheck().run()
+    at.checkbox(key="evaluate_disagree").check().run()
+    assert_clean(at)
+    # open the first listed question on the Rank page (what a click on its row does)
+    at.checkbox(key="evaluate_disagree").uncheck().run()
+    shown = next(df for df in at.dataframe if df.key == "evaluate_questions").value
+    at.session_state["evaluate_questions"] = {"selection": {"rows": [1], "columns": [], "cells": []}}
+    at.run()
+    assert_clean(at)
+    assert at.text_input(key="rank_question").value == shown["question"][1]
+    frame = table(at)
+    assert list(frame["correct"]) == [bool(x) for x in frame["correct"]] and frame["correct"].any()
+
+
+def test_shared_link_reopens_the_view() -> None:
+    example = BY_KEY["paraphrase"]
+    at = new_app(q=example.question, c=json.dumps(list(example.candidates)), gold="1,3", pick="3")
+    assert_clean(at)
+    assert at.text_input(key="rank_question").value == example.question
+    assert at.text_area(key="rank_candidates").value == join_candidates(example.candidates)
+    assert at.multiselect(key="rank_gold").value == [0, 2]
+    assert any("Explaining candidate #3" in m for m in texts(at, "markdown"))
+
+
+@pytest.mark.parametrize("query", [
+    {"q": "who?", "c": '["unterminated'},
+    {"q": "who?", "c": '{"not": "a list"}'},
+    {"q": "who?", "c": '["a"]', "pick": "7"},
+    {"q": "who?", "c": '["a"]', "gold": "1);import os"},
+    {"c": '["a"]'},
+])
+def test_tampered_link_gives_a_message_and_the_app_works(query: dict[str, str]) -> None:
+    at = new_app(**query)
+    assert not at.exception
+    assert any("This link could not be opened" in e for e in texts(at, "error"))
+    assert len(table(at)) == len(EXAMPLES[0].candidates)  # the default example still ranks
+
+
+def test_link_with_unknown_model_names() -> None:
+    at = new_app(q="who?", c='["Jane Austen.", "A dog."]', models="nosuchmodel")
+    assert not at.exception
+    assert any("not available" in w for w in texts(at, "warning"))
+    assert len(table(at)) == 2
+
+
+# ---------------------------------------------------------------- broken checkpoints
+
+@pytest.fixture
+def broken_models(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[str, str, list[str]]:
+    """A copy of the models folder with one corrupt weights file and one missing config."""
+    names = checkpoints()
+    for name in names:
+        shutil.copytree(MODELS / name, tmp_path / name)
+    corrupt, missing = names[0], names[1]
+    weights = tmp_path / corrupt / "model.safetensors"
+    weights.write_bytes(weights.read_bytes()[:100])
+    (tmp_path / missing / "config.json").unlink()
+    monkeypatch.setenv("MATCHLENS_MODELS", str(tmp_path))
+    return corrupt, missing, [n for n in names if n not in (corrupt, missing)]
+
+
+def test_broken_checkpoints_disable_only_themselves(broken_models: tuple[str, str, list[str]]) -> None:
+    corrupt, missing, working = broken_models
+    at = new_app()
+    assert not at.exception
+    errors = texts(at, "error")
+    assert any(corrupt in e and "corrupt or truncated" in e for e in errors)
+    assert any(missing in e and "file missing" in e for e in errors)
+    frame = table(at)
+    assert all(f"{name} rank" in frame.columns for name in working)
+    assert f"{corrupt} rank" not in frame.columns and f"{missing} rank" not in frame.columns
+    for name in PAGES[1:]:
+        page(at, name)
+        assert not at.exception
+    labels = [plain(tab.label) for tab in at.tabs]
+    assert any(corrupt in label and "block" in label for label in labels)
+    assert any("is disabled" in e and missing in e for e in texts(at, "error"))
+
+
+def test_missing_models_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MATCHLENS_MODELS", str(tmp_path / "nothing-here"))
+    at = new_app()
+    assert not at.exception
+    assert any("No model could be loaded" in e for e in texts(at, "error"))
+    assert "BM25 rank" in table(at).columns  # baselines still rank
+    for name in PAGES[1:]:
+        page(at, name)
+        assert not at.exception
