@@ -7,6 +7,7 @@ unusable lines left out with a note saying which and why, and at most
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -81,3 +82,29 @@ def labels_for(gold: Sequence[int], count: int) -> list[int] | None:
     """0/1 labels for `count` candidates, or None when no candidate is marked correct."""
     marked = set(clean_gold(gold, count))
     return [int(i in marked) for i in range(count)] if marked else None
+
+
+def _similar(a: str, b: str) -> bool:
+    words_a, words_b = a.lower().split(), b.lower().split()
+    return difflib.SequenceMatcher(a=words_a, b=words_b, autojunk=False).ratio() >= 0.5
+
+
+def remap_gold(before: Sequence[str], after: Sequence[str], gold: Sequence[int]) -> list[int]:
+    """Carry the correct-answer marks over an edit of the candidate lines.
+
+    A mark follows its candidate when the candidate is still there (same position and at
+    least half its words, as after a word edit, or identical text anywhere); marks on
+    candidates that were replaced by different text are dropped.
+    """
+    marked = set(clean_gold(gold, len(before)))
+    kept = set()
+    if len(before) == len(after):
+        kept = {i for i in marked if _similar(before[i], after[i])}
+    else:
+        unused: dict[str, list[int]] = {}
+        for index, text in enumerate(after):
+            unused.setdefault(text, []).append(index)
+        for i in sorted(marked):
+            if unused.get(before[i]):
+                kept.add(unused[before[i]].pop(0))
+    return sorted(kept)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from matching.inputs import clean_gold, join_candidates, labels_for, question_problem, split_candidates
+from matching.inputs import clean_gold, join_candidates, labels_for, question_problem, remap_gold, split_candidates
 from matching.text import MAX_TEXT_CHARS
 
 
@@ -48,3 +48,14 @@ def test_gold_and_labels() -> None:
     assert labels_for([1], 3) == [0, 1, 0]
     assert labels_for([], 3) is None
     assert labels_for([7], 3) is None
+
+
+def test_gold_marks_follow_edits_not_replacements() -> None:
+    before = ["Jane Austen wrote Pride and Prejudice.", "It is set in England.", "A dog barked."]
+    edited = ["Jane Austen wrote the novel Pride and Prejudice.", "It is set in England.", "A dog barked."]
+    assert remap_gold(before, edited, [0]) == [0]
+    replaced = ["Paris is in France.", "Berlin is in Germany.", "Rome is in Italy."]
+    assert remap_gold(before, replaced, [0]) == []
+    reordered = ["A new line.", "A dog barked.", "It is set in England.", "Jane Austen wrote Pride and Prejudice."]
+    assert remap_gold(before, reordered, [0, 2]) == [1, 3]
+    assert remap_gold(before, before[:2], [2]) == []

@@ -23,7 +23,15 @@ from matching import urlstate
 from matching.checkpoint import load_all
 from matching.counterfactual import Comparison, compare
 from matching.examples import EXAMPLES, Example
-from matching.inputs import CandidateInput, clean_gold, join_candidates, labels_for, question_problem, split_candidates
+from matching.inputs import (
+    CandidateInput,
+    clean_gold,
+    join_candidates,
+    labels_for,
+    question_problem,
+    remap_gold,
+    split_candidates,
+)
 from matching.matcher import Matcher
 from matching.ranking import Ranking, rank
 from matching.text import TextError
@@ -44,6 +52,11 @@ def models_root() -> str:
 
 @st.cache_resource(show_spinner="Loading the models (once per server)...")
 def _load_models(root: str) -> tuple[dict[str, Matcher], dict[str, str]]:
+    # The models are tiny: one thread per forward pass is faster than a pool that contends
+    # with other sessions (and other processes) for the cores (measured: 20 ms vs up to 3 s).
+    import torch
+
+    torch.set_num_threads(1)
     try:
         return load_all(root)
     except Exception as error:  # vectors missing, torch trouble: disable all, keep the app up
@@ -147,6 +160,9 @@ def set_inputs(question: str | None = None, candidates: str | None = None, gold:
     if (new_question, new_candidates) != (ss[QUESTION], ss[CANDIDATES]):
         ss[BEFORE] = inputs_snapshot() if remember else None
         ss.pop(URL_ERROR, None)
+    if gold is None and new_candidates != ss[CANDIDATES]:
+        gold = remap_gold(split_candidates(ss[CANDIDATES]).candidates, split_candidates(new_candidates).candidates,
+                          ss[GOLD])
     ss[QUESTION], ss[CANDIDATES] = new_question, new_candidates
     if gold is not None:
         ss[GOLD] = sorted({int(i) for i in gold})

@@ -1,0 +1,247 @@
+"""The app in a real browser: `streamlit run` in a subprocess, Debian chromium driven by playwright.
+
+Checks what AppTest cannot: the page really draws (tables, vega and plotly charts),
+markup typed by a user never runs, a row click carries the candidate to the other
+pages, a copied link reopens the view, and how long a changed question takes to show
+new ranks (printed; run with -s to see it). Screenshots go to artifacts/screenshots/.
+Skipped only when /usr/bin/chromium is missing and CI is not set.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import urlencode
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = Path("/usr/bin/chromium")
+SHOTS = ROOT / "artifacts" / "screenshots"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+XSS = "<img src=x onerror=\"window.__xss=1;document.title='pwned'\"> <script>window.__xss=2</script>"
+WAIT_MS = 90_000
+RANK_TABLE = "[class*='st-key-rank_table_']"
+
+pytestmark = pytest.mark.skipif(not CHROMIUM.exists() and not os.environ.get("CI"),
+                                reason="/usr/bin/chromium is not installed (required in CI)")
+
+if CHROMIUM.exists() or os.environ.get("CI"):
+    from playwright.sync_api import Browser, Page, sync_playwright
+else:  # pragma: no cover
+    Browser = Page = object  # type: ignore[assignment,misc]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[str]:
+    port = free_port()
+    log = (ROOT / "artifacts")
+    log.mkdir(exist_ok=True)
+    with open(log / "streamlit-server.log", "w") as output:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.address", "127.0.0.1",
+             "--server.port", str(port), "--server.headless", "true", "--browser.gatherUsageStats", "false"],
+            cwd=ROOT, stdout=output, stderr=subprocess.STDOUT, env=os.environ.copy())
+        url = f"http://127.0.0.1:{port}"
+        try:
+            deadline = time.monotonic() + 90
+            while True:
+                try:
+                    with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
+                        if response.status == 200:
+                            break
+                except OSError:
+                    pass
+                if process.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"streamlit did not start: see {log / 'streamlit-server.log'}")
+                time.sleep(0.5)
+            yield url
+        finally:
+            process.terminate()
+            try:
+                process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser: Browser) -> Iterator[Page]:
+    context = browser.new_context(viewport={"width": 1440, "height": 1600})
+    tab = context.new_page()
+    dialogs: list[str] = []
+    tab.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    tab.dialogs = dialogs  # type: ignore[attr-defined]
+    yield tab
+    context.close()
+
+
+def settle(page: Page) -> None:
+    """Wait until the script run is over (the status widget is gone) and the page has drawn."""
+    page.wait_for_timeout(300)
+    page.wait_for_function("() => !document.querySelector('[data-testid=stStatusWidget]')", timeout=WAIT_MS)
+    page.wait_for_timeout(500)
+
+
+def open_app(page: Page, url: str, path: str = "") -> None:
+    page.goto(f"{url}/{path}")
+    page.wait_for_selector("h1", timeout=WAIT_MS)
+    settle(page)
+
+
+def shot(page: Page, name: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name}.png"))
+
+
+def input_id(page: Page) -> str:
+    text = page.locator("[data-testid=stCaptionContainer]", has_text="input ").first.inner_text()
+    return text.rsplit("input ", 1)[1].strip()
+
+
+def column(page: Page, header: str) -> int:
+    """The grid column index of a header (the glide grid keeps an accessible table in the DOM)."""
+    headers = page.locator(f"{RANK_TABLE} table [role=columnheader]")
+    headers.first.wait_for(state="attached", timeout=WAIT_MS)
+    for index in range(headers.count()):
+        if headers.nth(index).text_content() == header:
+            return int(headers.nth(index).get_attribute("aria-colindex") or 0)
+    raise AssertionError(f"no column {header!r}")
+
+
+def cell(page: Page, header: str, row: int) -> str:
+    index = column(page, header)
+    return page.locator(f"{RANK_TABLE} [data-testid=glide-cell-{index}-{row}]").first.text_content() or ""
+
+
+def type_into(page: Page, label: str, text: str, submit: str) -> float:
+    """Fill a text widget, submit it, and return the seconds until the new ranking is on screen."""
+    before = input_id(page)
+    box = page.get_by_label(label, exact=True)
+    box.fill(text)
+    start = time.perf_counter()
+    box.press(submit)
+    page.wait_for_function(
+        "(old) => { const c = [...document.querySelectorAll('[data-testid=stCaptionContainer]')]"
+        ".map(e => e.innerText).find(t => t.includes('input ')); return c && !c.includes('input ' + old); }",
+        arg=before, timeout=WAIT_MS)
+    elapsed = time.perf_counter() - start
+    settle(page)
+    page.wait_for_function(f"() => document.querySelectorAll(\"{RANK_TABLE}\").length === 1", timeout=WAIT_MS)
+    return elapsed
+
+
+def test_rank_edit_and_every_page(server: str, page: Page) -> None:
+    open_app(page, server)
+    title = page.title()
+    page.get_by_text("Top answer by model").wait_for(timeout=WAIT_MS)
+    page.locator(".vega-embed").first.wait_for(timeout=WAIT_MS)
+    shot(page, "01-rank-default")
+
+    # a new question and candidates (one of them markup that must never run)
+    type_into(page, "Question", "Who is the author of Pride and Prejudice?", "Enter")
+    candidates = ["Pride and Prejudice is a novel by Jane Austen.", "The novel is set in England.",
+                  XSS, "Austen also wrote Emma."]
+    type_into(page, "Candidate answers, one per line", "\n".join(candidates), "Control+Enter")
+    shot(page, "02-rank-typed")
+    assert cell(page, "candidate", 2) == XSS  # shown as text in the table
+    headers = page.locator(f"{RANK_TABLE} table [role=columnheader]").all_text_contents()
+    first_model = headers[headers.index("spread") + 1]
+    ranks = [cell(page, first_model, row) for row in range(4)]
+    assert all(r.isdigit() and 1 <= int(r) <= 4 for r in ranks), ranks
+    shot(page, "02-rank-edited")
+
+    # the time from a changed question to new ranks on screen
+    timings = [type_into(page, "Question", question, "Enter") for question in (
+        "Which author wrote Pride and Prejudice?", "Who is the writer of the book Emma?",
+        "Where is the novel Pride and Prejudice set?", "Who wrote the novel Pride and Prejudice?")]
+    median = statistics.median(timings)
+    print(f"\nchanged question -> new ranks on screen: median {median * 1000:.0f} ms "
+          f"(runs: {', '.join(f'{t * 1000:.0f}' for t in timings)} ms)")
+    (ROOT / "artifacts" / "rank-latency.json").write_text(json.dumps({"median_s": median, "runs_s": timings}))
+    assert median < 5.0, "new ranks should appear within about a second (5 s allowed on a loaded CI machine)"
+
+    # click row 3 (the markup candidate): it becomes the explained candidate
+    grid = page.locator(RANK_TABLE).first.bounding_box()
+    assert grid is not None
+    page.mouse.click(grid["x"] + 18, grid["y"] + 35 + 35 * 2 + 17)
+    settle(page)
+    page.get_by_text("Explaining candidate #3").wait_for(timeout=WAIT_MS)
+
+    for path, check in (("attention", ".vega-embed"), ("interactions", ".js-plotly-plot"),
+                        ("pooled", ".vega-embed"), ("evaluate", "[data-testid=stFileUploader]"),
+                        ("models", ".vega-embed")):
+        page.get_by_role("link", name={"pooled": "Pooled cells"}.get(path, path.capitalize())).first.click()
+        page.wait_for_url(f"**/{path}*", timeout=WAIT_MS)
+        settle(page)
+        page.locator(check).first.wait_for(timeout=WAIT_MS)
+        assert page.locator("[data-testid=stException]").count() == 0
+        if path in ("attention", "interactions", "pooled"):
+            assert page.get_by_role("combobox", name="Candidate to explain").input_value().startswith("#3 ")
+        shot(page, f"03-{path}")
+        assert page.evaluate("() => window.__xss") is None
+
+    assert page.title() == title
+    assert page.evaluate("() => window.__xss") is None
+    assert page.dialogs == []  # type: ignore[attr-defined]
+
+
+def test_gallery_example_and_screenshots(server: str, page: Page) -> None:
+    open_app(page, server)
+    page.get_by_role("button", name="Tricky: the models disagree").click()
+    page.wait_for_function("() => [...document.querySelectorAll('input')].some("
+                           "i => i.value === 'When did the first man walk on the moon?')", timeout=WAIT_MS)
+    settle(page)
+    page.locator(".vega-embed").first.wait_for(timeout=WAIT_MS)
+    page.wait_for_timeout(1500)
+    shot(page, "10-rank-disagreement")
+    for path in ("attention", "interactions", "pooled", "models"):
+        open_app(page, server, path)
+        page.wait_for_timeout(1000)
+        shot(page, f"11-{path}")
+
+
+def test_shared_link_reopens_the_view(server: str, page: Page) -> None:
+    query = urlencode({"q": "Who painted the Mona Lisa?", "c": json.dumps(
+        ["Leonardo da Vinci painted it.", "It hangs in the Louvre."]), "pick": "2"})
+    open_app(page, server, f"?{query}")
+    assert page.get_by_label("Question", exact=True).input_value() == "Who painted the Mona Lisa?"
+    assert cell(page, "candidate", 0) == "Leonardo da Vinci painted it."
+    page.get_by_text("Explaining candidate #2").wait_for(timeout=WAIT_MS)
+    assert "q=Who+painted" in page.url or "q=Who%20painted" in page.url
+
+
+def test_tampered_link_and_markup_in_the_link(server: str, page: Page) -> None:
+    open_app(page, server, "?" + urlencode({"q": "x", "c": '["broken'}))
+    page.get_by_text("This link could not be opened").wait_for(timeout=WAIT_MS)
+    page.get_by_text("Top answer by model").wait_for(timeout=WAIT_MS)  # the default example still works
+    query = urlencode({"q": "<script>window.__xss=3</script>?", "c": json.dumps([XSS, "plain answer"])})
+    open_app(page, server, f"attention?{query}")
+    title = page.title()
+    page.wait_for_timeout(1500)
+    assert page.evaluate("() => window.__xss") is None and page.title() == title
+    assert page.locator("[data-testid=stMain] img[src=x]").count() == 0
+    assert page.dialogs == []  # type: ignore[attr-defined]
