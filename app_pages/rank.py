@@ -124,11 +124,12 @@ pick = state.pick_index(count)
 tops = " · ".join(f"{name} → #{int(np.argmin(result.ranks)) + 1}" for name, result in ranking.models.items())
 if tops:
     st.markdown(f"**Top answer by model:** {components.md(tops)}")
+    if len({int(np.argmin(result.ranks)) for result in ranking.models.values()}) > 1:
+        st.caption(":material/call_split: The models disagree on the top answer: compare them on the "
+                   "Attention, Interactions and Pooled cells pages.")
 st.caption(f":material/timer: Ranked {count} candidate(s) with {len(ranking.models)} model(s) in "
            f"{current.seconds * 1000:.0f} ms · input {request.digest}", help="The model time for this input "
            "(cached afterwards). The input id changes with every edit.")
-
-components.comparison_view(state.before_comparison(ranking), key="rank_changes")
 
 
 # ---------------------------------------------------------------- the side-by-side table
@@ -157,18 +158,20 @@ def _table(ranking: Ranking, scores: bool) -> tuple[pd.DataFrame, dict[str, obje
 
 
 def _style(frame: pd.DataFrame, models: list[str]) -> pd.io.formats.style.Styler:
+    """Bold green rank 1; amber ranks where the models disagree by 2 or more; darker amber = larger spread."""
     rank_columns = [f"{m} rank" for m in models]
 
     def highlight(row: pd.Series) -> list[str]:
         styles = []
+        spread = int(row["rank spread"])
         for column in row.index:
             style = ""
-            if column in rank_columns and row["rank spread"] > 0:
-                style = "background-color: #fff4d6"
+            if column in rank_columns and spread >= 2:
+                style = "background-color: #fff1cc"
             if column in rank_columns and row[column] == 1:
                 style += "; font-weight: 700; color: #1a7f37"
-            if column == "rank spread" and row[column] > 0:
-                style = "background-color: #fde2b5; font-weight: 700"
+            if column == "rank spread" and spread > 0:
+                style = f"background-color: {'#fbd38d' if spread >= 2 else '#fff1cc'}; font-weight: 700"
             styles.append(style)
         return styles
 
@@ -186,8 +189,8 @@ table_head = st.columns([4, 1], vertical_alignment="center")
 with table_head[1]:
     show_scores = st.toggle("Show scores", key="rank_scores", help="Add each system's score next to its rank.")
 with table_head[0]:
-    st.caption("Ranks per system (rank 1 is best, bold green); shaded amber where the models disagree on "
-               "that candidate. Click a row to explain it on the other pages.")
+    st.caption("Ranks per system (rank 1 is best, bold green); amber where the models' ranks for a candidate "
+               "differ by 2 or more (spread). Click a row to explain it on the other pages.")
 frame, config, order = _table(ranking, show_scores)
 # One table widget per input: a new input starts from the shared pick, never from a stale selection.
 table_key = f"rank_table_{request.digest}"
@@ -195,6 +198,8 @@ st.dataframe(_style(frame, list(ranking.models)), key=table_key, on_select=parti
              selection_mode="single-row", selection_default={"selection": {"rows": [pick]}},
              column_config=config, column_order=order, hide_index=True, width="stretch",
              height=min(38 + 35 * len(frame), 460))
+
+components.comparison_view(state.before_comparison(ranking), key="rank_changes")
 
 if ranking.models:  # the models' own tokens carry the unknown-word flags
     explained = next(iter(ranking.models.values())).explanations

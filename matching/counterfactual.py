@@ -53,6 +53,12 @@ class Comparison:
             row[f"{m} rank change"] != 0 or abs(float(row[f"{m} score change"])) > 1e-9  # type: ignore[arg-type]
             for row in self.rows for m in self.models)
 
+    @property
+    def small(self) -> bool:
+        """A counterfactual-sized edit: at most 8 words changed and 2 candidates added or removed."""
+        words = sum(max(len(c.before.split()), len(c.after.split())) for c in self.changes)
+        return words <= 8 and self.added + self.removed <= 2 and bool(self.pairs)
+
     def moved(self, model: str) -> int:
         """How many candidates changed rank under `model`."""
         return sum(row[f"{model} rank change"] != 0 for row in self.rows)

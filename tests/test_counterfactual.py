@@ -54,3 +54,13 @@ def test_added_candidates_are_counted() -> None:
     comparison = compare(before, after)
     assert comparison.added == 1 and comparison.removed == 0 and comparison.changed
     assert comparison.models == ("m",)
+
+
+def test_small_edits_only_are_compared() -> None:
+    before = ranking("who wrote the novel", ["a b c", "d e f"], {"m": [1.0, 2.0]})
+    edited = ranking("who wrote the book", ["a b c", "d e f"], {"m": [2.0, 1.0]})
+    assert compare(before, edited).small
+    replaced = ranking("what is the capital of france now", ["x y z w", "p q r s"], {"m": [2.0, 1.0]})
+    assert not compare(before, replaced).small
+    many = ranking("q", [f"new candidate {i}" for i in range(6)], {"m": [float(i) for i in range(6)]})
+    assert not compare(before, many).small  # nothing pairs up: a new input, not an edit

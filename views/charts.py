@@ -33,7 +33,8 @@ def short(text: str, limit: int = 60) -> str:
 
 def plotly_text(text: str) -> str:
     """Plotly reads a subset of HTML in labels and hover text: escape every piece of user text."""
-    return html.escape(text, quote=True)
+    # Only '<', '>' and '&' matter: with them escaped no tag can form; plotly shows '&quot;' literally.
+    return html.escape(text, quote=False)
 
 
 # ---------------------------------------------------------------- Rank page
@@ -85,7 +86,7 @@ def attention_chart(tokens: Sequence[Token], weights: np.ndarray, title: str) ->
                 axis=alt.Axis(labelLimit=220, labelOverlap=False)),
         x=alt.X("weight:Q", title="attention weight", axis=alt.Axis(format=".2f")),
         color=alt.Color("kind:N", scale=alt.Scale(domain=["known word", "unknown word"], range=[ACCENT, UNKNOWN]),
-                        legend=alt.Legend(title=None, orient="bottom")),
+                        legend=alt.Legend(title=None, orient="bottom", columns=2, labelLimit=120)),
         tooltip=[alt.Tooltip("position:Q"), alt.Tooltip("word:N"), alt.Tooltip("weight:Q", format=".4f"),
                  alt.Tooltip("times uniform:Q", format=".2f"), alt.Tooltip("kind:N")])
     rule = alt.Chart(pd.DataFrame({"uniform": [uniform], "what": [f"uniform 1/n = {uniform:.3f}"]})).mark_rule(
@@ -153,7 +154,7 @@ def interaction_heatmap(matrix: np.ndarray, question_tokens: Sequence[Token], an
             label = f"{cell.matrix.replace('slice ', 's')}·{cell.rank}" if label_slices else str(cell.rank)
             figure.add_annotation(x=cell.j, y=cell.i, text=f"<b>{label}</b>", showarrow=False,
                                   font={"color": "#111827", "size": 12}, bgcolor="rgba(255,255,255,0.75)")
-    cell_px = 26 if max(rows, cols) <= 30 else 18 if max(rows, cols) <= 50 else 12
+    cell_px = 34 if max(rows, cols) <= 16 else 26 if max(rows, cols) <= 30 else 18 if max(rows, cols) <= 50 else 12
     figure.update_layout(
         title={"text": plotly_text(title), "font": {"size": 15}, "x": 0, "xanchor": "left", "y": 0.995,
                "yanchor": "top", "yref": "container"},

@@ -45,7 +45,7 @@ def shaded_html(text: str, tokens: Sequence[Token], weights: np.ndarray | None, 
     seen = 0 if weights is None else len(weights)
     top = float(np.max(weights)) if weights is not None and seen else 1.0
     uniform = 1.0 / seen if seen else 0.0
-    parts = [f"<div class='ml-shaded' style='line-height:2.1;font-size:1.05rem;'>"
+    parts = [f"<div class='ml-shaded' style='line-height:2.1;font-size:1.05rem;overflow-wrap:anywhere;'>"
              f"<span style='font-weight:600;margin-right:.5rem'>{html.escape(label)}</span>"]
     position = 0
     for index, token in enumerate(tokens):
@@ -163,8 +163,11 @@ def model_status(loaded: Sequence[str], errors: Mapping[str, str], key: str) -> 
 
 
 def comparison_view(comparison: Comparison | None, key: str, selected: int | None = None) -> None:
-    """What the last edit changed: the words, and every model's rank/score deltas."""
-    if comparison is None or not comparison.changed:
+    """What the last edit changed: the words, and every model's rank/score deltas.
+
+    Shown for counterfactual-sized edits (a few words); a new input altogether is not compared.
+    """
+    if comparison is None or not comparison.changed or not comparison.small:
         return
     with st.container(border=True, key=key):
         st.markdown("**:material/compare_arrows: Since your last edit**")
