@@ -195,7 +195,7 @@ def test_rank_edit_and_every_page(server: str, page: Page) -> None:
                         ("pooled", ".vega-embed"), ("evaluate", "[data-testid=stFileUploader]"),
                         ("models", ".vega-embed")):
         page.get_by_role("link", name={"pooled": "Pooled cells"}.get(path, path.capitalize())).first.click()
-        page.wait_for_url(f"**/{path}*", timeout=WAIT_MS)
+        page.wait_for_function(f"() => location.pathname === '/{path}'", timeout=WAIT_MS)
         settle(page)
         page.locator(check).first.wait_for(timeout=WAIT_MS)
         assert page.locator("[data-testid=stException]").count() == 0
@@ -245,3 +245,24 @@ def test_tampered_link_and_markup_in_the_link(server: str, page: Page) -> None:
     assert page.evaluate("() => window.__xss") is None and page.title() == title
     assert page.locator("[data-testid=stMain] img[src=x]").count() == 0
     assert page.dialogs == []  # type: ignore[attr-defined]
+
+
+def test_evaluate_sample_then_open_a_question(server: str, page: Page) -> None:
+    open_app(page, server, "evaluate")
+    page.get_by_role("button", name="Try the sample file").click()
+    page.get_by_text("Per question").wait_for(timeout=WAIT_MS)
+    settle(page)
+    grid = page.locator(".st-key-evaluate_questions").first
+    page.locator(".st-key-evaluate_questions [data-testid=glide-cell-1-1]").wait_for(state="attached",
+                                                                                     timeout=WAIT_MS)
+    page.wait_for_timeout(1000)
+    shot(page, "20-evaluate")
+    box = grid.bounding_box()
+    assert box is not None
+    page.mouse.click(box["x"] + 18, box["y"] + 35 + 35 + 17)  # the second question's row
+    page.wait_for_function("() => location.pathname === '/'", timeout=WAIT_MS)  # the Rank page
+    page.wait_for_function("() => [...document.querySelectorAll('input')].some("
+                           "i => i.value === 'How do green plants make their food?')", timeout=WAIT_MS)
+    settle(page)
+    assert cell(page, "correct", 1) == "true" and cell(page, "correct", 3) == "true"
+    shot(page, "21-rank-from-evaluate")
