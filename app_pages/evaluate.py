@@ -118,6 +118,8 @@ else:
     columns = ["qid", "question", "candidates", "correct", *first, *[f"{m} AP" for m in model_names],
                "models disagree", "BM25 first correct"]
     columns = [c for c in columns if c in frame.columns]
+    if all(str(row["qid"]) == str(row["question"]) for row in evaluation.per_question):
+        columns.remove("qid")  # CSV files have no ids: the question is its own id
     config = {c: st.column_config.NumberColumn(c.replace(" first correct", " 1st correct"), format="%d",
                                                help="Rank of the best-placed correct answer (1 = top)")
               for c in first + ["BM25 first correct"]}

@@ -56,7 +56,15 @@ if found is not None:
         attention = [n for n, r in ranking.models.items() if r.explanations[pick].question_attention is not None
                      or r.explanations[pick].answer_attention is not None]
         pair = charts.default_pair(names, attention)
-        for side, column in enumerate(st.columns(2, gap="large")):
+        first = ranking.models[names[0]].explanations[pick]
+        shown_columns = len(first.seen_answer_tokens) + min(
+            len(first.answer_tokens) - len(first.seen_answer_tokens), charts.MAX_TRUNCATED_SHOWN)
+        wide = shown_columns > 24
+        if wide:
+            st.caption(f":material/view_agenda: The answer has {shown_columns} columns to draw, so the two models are "
+                       "stacked (full width) instead of side by side.")
+        areas = [st.container(), st.container()] if wide else st.columns(2, gap="large")
+        for side, column in enumerate(areas):
             with column:
                 default = names.index(pair[min(side, len(pair) - 1)])
                 name = st.selectbox("Model", names, index=default, key=f"interactions_model_{side}")

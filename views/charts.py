@@ -154,14 +154,15 @@ def interaction_heatmap(matrix: np.ndarray, question_tokens: Sequence[Token], an
             label = f"{cell.matrix.replace('slice ', 's')}·{cell.rank}" if label_slices else str(cell.rank)
             figure.add_annotation(x=cell.j, y=cell.i, text=f"<b>{label}</b>", showarrow=False,
                                   font={"color": "#111827", "size": 12}, bgcolor="rgba(255,255,255,0.75)")
-    cell_px = 34 if max(rows, cols) <= 16 else 26 if max(rows, cols) <= 30 else 18 if max(rows, cols) <= 50 else 12
+    cell_px = 34 if rows <= 12 else 26 if rows <= 30 else 18
+    tick_font = {"size": 12 if cols <= 30 else 10}
     figure.update_layout(
         title={"text": plotly_text(title), "font": {"size": 15}, "x": 0, "xanchor": "left", "y": 0.995,
                "yanchor": "top", "yref": "container"},
         height=int(min(max(300, 190 + cell_px * rows), 1150)),
         margin={"l": 10, "r": 10, "t": 150, "b": 10},
         xaxis={"tickmode": "array", "tickvals": list(range(cols)), "ticktext": _axis_labels(answer_tokens, n, cols),
-               "side": "top", "tickangle": -60, "showgrid": False,
+               "side": "top", "tickangle": -60 if cols <= 30 else -90, "showgrid": False, "tickfont": tick_font,
                "range": [-0.5, cols - 0.5]},
         yaxis={"tickmode": "array", "tickvals": list(range(rows)),
                "ticktext": _axis_labels(question_tokens, m, rows), "autorange": "reversed",

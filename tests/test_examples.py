@@ -1,0 +1,39 @@
+"""The example gallery: well-formed, and the 'disagreement' example really splits the shipped models."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from matching.checkpoint import load_all
+from matching.examples import BY_KEY, EXAMPLES
+from matching.inputs import split_candidates
+from matching.ranking import rank
+
+MODELS = Path(os.environ.get("MATCHLENS_MODELS") or Path(__file__).resolve().parent.parent / "pretrained")
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=[e.key for e in EXAMPLES])
+def test_examples_are_well_formed(example) -> None:  # type: ignore[no-untyped-def]
+    assert example.question.strip() and example.note and example.title
+    assert 2 <= len(example.candidates) <= 10
+    assert split_candidates("\n".join(example.candidates)).candidates == example.candidates
+    assert example.gold and all(0 <= g < len(example.candidates) for g in example.gold)
+    assert example.icon.startswith(":material/")
+    assert BY_KEY[example.key] is example
+
+
+def test_kinds_cover_the_gallery() -> None:
+    assert {"factoid", "paraphrase", "disagreement"} <= {e.kind for e in EXAMPLES}
+
+
+def test_disagreement_example_splits_the_shipped_models() -> None:
+    models, errors = load_all(MODELS)
+    assert len(models) >= 2, f"need the shipped checkpoints in {MODELS}: {errors}"
+    example = BY_KEY["disagreement"]
+    ranking = rank(example.question, list(example.candidates), models)
+    tops = {name: int(np.argmin(result.ranks)) for name, result in ranking.models.items()}
+    assert len(set(tops.values())) > 1, f"all models agree on the top answer: {tops}"
