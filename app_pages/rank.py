@@ -16,8 +16,8 @@ from views import charts, components, state
 ss = st.session_state
 
 st.title(":material/format_list_numbered: Rank candidate answers")
-st.caption("Type a question and candidate answers (one per line), or start from an example. Every model ranks "
-           "them; the other pages show why. Click a row to explain that candidate.")
+st.caption("Type a question and candidate answers, or start from an example: every model ranks them side by side, "
+           "and the other pages show why.")
 
 
 # ---------------------------------------------------------------- gallery
@@ -27,11 +27,11 @@ def _load(example: Example) -> None:
     ss["ml_example"] = example.key
 
 
-with st.container(key="gallery"):
-    columns = st.columns(len(EXAMPLES))
-    for column, example in zip(columns, EXAMPLES, strict=True):
-        column.button(example.title, key=f"example_{example.key}", icon=example.icon, help=example.note,
-                      on_click=_load, args=(example,), width="stretch")
+with st.container(key="gallery", horizontal=True, vertical_alignment="center"):
+    st.markdown("**Examples**")
+    for example in EXAMPLES:
+        st.button(example.title, key=f"example_{example.key}", icon=example.icon, help=example.note,
+                  on_click=_load, args=(example,))
 example_key = ss.get("ml_example")
 if example_key:
     shown = next((e for e in EXAMPLES if e.key == example_key), None)
@@ -70,7 +70,7 @@ with left:
     st.text_input("Question", key="rank_question", on_change=_question_changed,
                   placeholder="e.g. Who wrote Pride and Prejudice?", max_chars=20_000)
     st.text_area("Candidate answers, one per line", key="rank_candidates", on_change=_candidates_changed,
-                 height=190, placeholder="One candidate answer per line (up to 100)",
+                 height=150, placeholder="One candidate answer per line (up to 100)",
                  help="Blank lines are skipped. Press Ctrl+Enter (or click outside) to rank.")
 with right:
     st.multiselect("Models", list(state.models()), key="rank_models", on_change=_models_changed,
@@ -124,10 +124,9 @@ pick = state.pick_index(count)
 tops = " · ".join(f"{name} → #{int(np.argmin(result.ranks)) + 1}" for name, result in ranking.models.items())
 if tops:
     st.markdown(f"**Top answer by model:** {components.md(tops)}")
-    if len({int(np.argmin(result.ranks)) for result in ranking.models.values()}) > 1:
-        st.caption(":material/call_split: The models disagree on the top answer: compare them on the "
-                   "Attention, Interactions and Pooled cells pages.")
-st.caption(f":material/timer: Ranked {count} candidate(s) with {len(ranking.models)} model(s) in "
+disagree = len({int(np.argmin(result.ranks)) for result in ranking.models.values()}) > 1
+st.caption((":material/call_split: **The models disagree on the top answer.** " if disagree else "")
+           + f":material/timer: Ranked {count} candidate(s) with {len(ranking.models)} model(s) in "
            f"{current.seconds * 1000:.0f} ms · input {request.digest}", help="The model time for this input "
            "(cached afterwards). The input id changes with every edit.")
 
@@ -184,7 +183,6 @@ def _selected(key: str) -> None:
         ss[state.PICK] = int(rows[0])
 
 
-st.subheader("Side by side", divider="gray")
 table_head = st.columns([4, 1], vertical_alignment="center")
 with table_head[1]:
     show_scores = st.toggle("Show scores", key="rank_scores", help="Add each system's score next to its rank.")

@@ -28,7 +28,7 @@ class Example:
 
 EXAMPLES: tuple[Example, ...] = (
     Example(
-        key="factoid", title="Factoid: who wrote it?", kind="factoid", icon=":material/menu_book:",
+        key="factoid", title="Factoid", kind="factoid", icon=":material/menu_book:",
         note="The answer shares the key words with the question; all models and BM25 should find it.",
         question="Who wrote the novel Pride and Prejudice?",
         candidates=(
@@ -39,7 +39,7 @@ EXAMPLES: tuple[Example, ...] = (
         ),
         gold=(0,)),
     Example(
-        key="paraphrase", title="Paraphrase: few shared words", kind="paraphrase", icon=":material/sync_alt:",
+        key="paraphrase", title="Paraphrase", kind="paraphrase", icon=":material/sync_alt:",
         note="The correct answers use other words than the question; word overlap and BM25 struggle.",
         question="How do green plants make their food?",
         candidates=(
@@ -50,7 +50,7 @@ EXAMPLES: tuple[Example, ...] = (
         ),
         gold=(0, 2)),
     Example(
-        key="disagreement", title="Tricky: the models disagree", kind="disagreement", icon=":material/call_split:",
+        key="disagreement", title="Models disagree", kind="disagreement", icon=":material/call_split:",
         note="The models pick different top answers: compare their attention and pooled cells.",
         question="When did the first man walk on the moon?",
         candidates=(
@@ -62,7 +62,7 @@ EXAMPLES: tuple[Example, ...] = (
         ),
         gold=(0,)),
     Example(
-        key="robustness", title="Robustness: unknown words", kind="robustness", icon=":material/translate:",
+        key="robustness", title="Unknown words", kind="robustness", icon=":material/translate:",
         note="Words with no GloVe vector (names, other scripts, emoji) share one unknown vector.",
         question="What does the Zorblax protocol encrypt?",
         candidates=(

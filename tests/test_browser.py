@@ -211,7 +211,7 @@ def test_rank_edit_and_every_page(server: str, page: Page) -> None:
 
 def test_gallery_example_and_screenshots(server: str, page: Page) -> None:
     open_app(page, server)
-    page.get_by_role("button", name="Tricky: the models disagree").click()
+    page.get_by_role("button", name="Models disagree").click()
     page.wait_for_function("() => [...document.querySelectorAll('input')].some("
                            "i => i.value === 'When did the first man walk on the moon?')", timeout=WAIT_MS)
     settle(page)
