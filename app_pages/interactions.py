@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from matching.explanation import Explanation
+from matching.explanation import Explanation, PooledCell
 from views import charts, common, components
 
 st.title(":material/grid_on: Interactions")
@@ -16,30 +16,40 @@ st.caption("Every question position (rows) meets every answer position (columns)
 VIEW_HELP = {
     "combined": "The matrix that was pooled: interaction of the full Bi-LSTM states (for the tensor model, "
                 "the average of its slices, for orientation).",
-    "forward": "Cosine of the forward-LSTM states only (display only; not pooled).",
-    "backward": "Cosine of the backward-LSTM states only (display only; not pooled).",
+    "forward": "Cosine of the forward-LSTM states only.",
+    "backward": "Cosine of the backward-LSTM states only.",
 }
+DIRECTIONS = ("forward", "backward")
+
+
+def main_matrices(explanation: Explanation) -> list[str]:
+    """The pooled interaction matrices proper (cosine, bilinear or the tensor slices), not the directions."""
+    return [name for name in explanation.interaction_matrices if name not in DIRECTIONS]
 
 
 def views_for(explanation: Explanation) -> list[str]:
-    slices = [name for name in explanation.interaction_matrices if name.startswith("slice")]
-    return ["combined", *slices, "forward", "backward"]
+    slices = [name for name in main_matrices(explanation) if name.startswith("slice")]
+    return ["combined", *slices, *DIRECTIONS]
 
 
-def matrix_for(explanation: Explanation, view: str) -> tuple[np.ndarray, list, bool, str]:
-    """(matrix, cells to outline, label cells with their slice, caption) for one view."""
-    cells = [c for c in explanation.pooled_cells if not c.filler]
-    tensor = any(name.startswith("slice") for name in explanation.interaction_matrices)
+def matrix_for(explanation: Explanation, view: str) -> tuple[np.ndarray, list[PooledCell], bool, str]:
+    """(matrix, cells to outline, label cells with their matrix, caption) for one view."""
+    real = [c for c in explanation.pooled_cells if not c.filler]
+    main = main_matrices(explanation)
+    main_cells = [c for c in real if c.matrix in main]
     if view == "combined":
-        if tensor:
-            stacked = np.stack(list(explanation.interaction_matrices.values()))
-            return stacked.mean(axis=0), cells, True, "Average of the tensor slices; labels are slice·rank."
-        name = next(iter(explanation.interaction_matrices))
-        return explanation.interaction_matrices[name], cells, False, f"The pooled {name} matrix."
+        if len(main) > 1:
+            stacked = np.stack([explanation.interaction_matrices[name] for name in main])
+            return stacked.mean(axis=0), main_cells, True, "Average of the tensor slices; labels are slice·rank."
+        return explanation.interaction_matrices[main[0]], main_cells, False, f"The pooled {main[0]} matrix."
     if view.startswith("slice"):
-        return (explanation.interaction_matrices[view], [c for c in cells if c.matrix == view], False,
+        return (explanation.interaction_matrices[view], [c for c in real if c.matrix == view], False,
                 f"Tensor {view}: pooled on its own (k cells).")
-    return explanation.direction_matrices[view], cells, tensor, VIEW_HELP[view] + " Outlines: the pooled cells."
+    if view in explanation.interaction_matrices:  # this model pools the directions too
+        return (explanation.interaction_matrices[view], [c for c in real if c.matrix == view], False,
+                VIEW_HELP[view] + " This model pools it: outlines are its own k cells.")
+    return (explanation.direction_matrices[view], main_cells, len(main) > 1,
+            VIEW_HELP[view] + " Display only (not pooled); outlines: the cells pooled from the main matrix.")
 
 
 found = common.ranking_or_note()

@@ -21,10 +21,10 @@ COLUMNS = {
     "question": st.column_config.TextColumn("question", help="Question word (its position)"),
     "answer": st.column_config.TextColumn("answer", help="Answer word (its position)"),
     "value": st.column_config.NumberColumn("value", format="%.3f", width="small"),
-    "share": st.column_config.NumberColumn("share", format="percent", width="small",
-                                           help="Signed share of the score: contribution / sum of |contributions|"),
+    "share %": st.column_config.NumberColumn("share", format="%+.1f%%", width="small",
+                                             help="Signed share of the score: contribution / sum of |contributions|"),
 }
-SHOWN = ["pooling rank", "question", "answer", "value", "share"]
+SHOWN = ["pooling rank", "question", "answer", "value", "share %"]
 
 found = common.ranking_or_note()
 if found is not None:
@@ -55,7 +55,9 @@ if found is not None:
                     st.caption(f"rank {int(ranking.models[name].ranks[pick])} of {len(ranking.candidates)} · "
                                f"cells {total:+.4f} + bias {explanation.bias_contribution:+.4f}")
                     tensor = len({r["matrix"] for r in rows}) > 1
-                    st.dataframe(pd.DataFrame(rows), column_config=COLUMNS, hide_index=True, width="stretch",
+                    table = pd.DataFrame(rows)
+                    table["share %"] = table["share"] * 100
+                    st.dataframe(table, column_config=COLUMNS, hide_index=True, width="stretch",
                                  column_order=(["matrix"] if tensor else []) + SHOWN,
                                  key=f"pooled_table_{name}", height=min(38 + 35 * len(rows), 420))
                     components.altair(charts.share_chart(rows, f"{name}: share of the score per cell"),

@@ -14,10 +14,11 @@ import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from matching.examples import BY_KEY, EXAMPLES
+from matching.examples import BY_KEY, EXAMPLES, Example
 from matching.inputs import join_candidates
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -75,7 +76,7 @@ def set_input(at: AppTest, question: str | None = None, candidates: list[str] | 
     return at.run()
 
 
-def table(at: AppTest):  # type: ignore[no-untyped-def]
+def table(at: AppTest) -> pd.DataFrame:
     return next(df for df in at.dataframe if df.key and df.key.startswith("rank_table")).value
 
 
@@ -145,7 +146,7 @@ def test_editing_the_question_reranks_and_shows_the_change() -> None:
 
 
 @pytest.mark.parametrize("example", EXAMPLES, ids=[e.key for e in EXAMPLES])
-def test_gallery_loads_each_example(example) -> None:  # type: ignore[no-untyped-def]
+def test_gallery_loads_each_example(example: Example) -> None:
     at = new_app()
     at.button(key=f"example_{example.key}").click().run()
     assert_clean(at)

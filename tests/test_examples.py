@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from matching.checkpoint import load_all
-from matching.examples import BY_KEY, EXAMPLES
+from matching.examples import BY_KEY, EXAMPLES, Example
 from matching.inputs import split_candidates
 from matching.ranking import rank
 
@@ -17,7 +17,7 @@ MODELS = Path(os.environ.get("MATCHLENS_MODELS") or Path(__file__).resolve().par
 
 
 @pytest.mark.parametrize("example", EXAMPLES, ids=[e.key for e in EXAMPLES])
-def test_examples_are_well_formed(example) -> None:  # type: ignore[no-untyped-def]
+def test_examples_are_well_formed(example: Example) -> None:
     assert example.question.strip() and example.note and example.title
     assert 2 <= len(example.candidates) <= 10
     assert split_candidates("\n".join(example.candidates)).candidates == example.candidates

@@ -12,7 +12,6 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
 
 import altair as alt
 import numpy as np
@@ -90,9 +89,11 @@ def shaded_text(text: str, tokens: Sequence[Token], weights: np.ndarray | None, 
 
 def notes(messages: Sequence[str], key: str) -> None:
     """Input problems that did not stop the ranking (left-out lines, the cap)."""
-    for index, message in enumerate(messages):
-        st.warning(md(message), icon=":material/warning:")
-        del index
+    if not messages:
+        return
+    with st.container(key=key):
+        for message in messages:
+            st.warning(md(message), icon=":material/warning:")
 
 
 def unknown_words(tokens_by_text: Mapping[str, Sequence[Token]], key: str) -> None:
@@ -199,6 +200,3 @@ def download(label: str, data: str | bytes, file_name: str, mime: str, key: str,
     st.download_button(label, data=data, file_name=file_name, mime=mime, key=key, icon=icon,
                        on_click="ignore")
 
-
-def frame_or_empty(rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
-    return pd.DataFrame(list(rows)) if rows else pd.DataFrame()
