@@ -97,9 +97,10 @@ class Explanation:
 
 
 def matrix_names(params: MVLSTMParams) -> list[str]:
-    if params.interaction == "tensor":
-        return [f"slice {c + 1}" for c in range(params.tensor_slices)]
-    return [params.interaction]
+    """Names of the pooled matrices, in MLP-input order."""
+    names = ([f"slice {c + 1}" for c in range(params.tensor_slices)] if params.interaction == "tensor"
+             else [params.interaction])
+    return names + (["forward", "backward"] if params.pool_directions else [])
 
 
 def explanations_from_trace(trace: ForwardTrace, model: str, params: MVLSTMParams,

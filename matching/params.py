@@ -43,10 +43,13 @@ class MVLSTMParams:
     max_answer_len: int = 60
     filler_value: float = 0.0
     """Pooled value used when a matrix has fewer than k real cells (marked as filler)."""
+    pool_directions: bool = False
+    """Also k-max pool the forward-only and backward-only cosine matrices, as the
+    aMV-LSTM paper does ("over both the forward and backward interaction matrices")."""
 
     @property
     def matrix_count(self) -> int:
-        return self.tensor_slices if self.interaction == "tensor" else 1
+        return (self.tensor_slices if self.interaction == "tensor" else 1) + (2 if self.pool_directions else 0)
 
     @property
     def pooled_size(self) -> int:
@@ -64,6 +67,8 @@ class MVLSTMParams:
             value = getattr(self, name)
             if not isinstance(value, int | float) or isinstance(value, bool) or not math.isfinite(value):
                 raise ParamsError(f"{name} must be a finite number, not {value!r}")
+        if not isinstance(self.pool_directions, bool):
+            raise ParamsError(f"pool_directions must be true or false, not {self.pool_directions!r}")
         if not 0.0 <= self.dropout < 1.0:
             raise ParamsError(f"dropout must be in [0, 1), not {self.dropout!r}")
 

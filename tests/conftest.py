@@ -43,6 +43,8 @@ VARIANTS: dict[str, dict[str, object]] = {
     "bilinear": {"family": "mvlstm", "interaction": "bilinear"},
     "tensor": {"family": "mvlstm", "interaction": "tensor"},
     "amv-question": {"family": "amvlstm", "attention": "question", "attention_scaling": "length"},
+    "amv-question-directions": {"family": "amvlstm", "attention": "question", "attention_scaling": "length",
+                                "pool_directions": True},
     "amv-answer-none": {"family": "amvlstm", "attention": "answer", "attention_scaling": "none"},
     "amv-both-tensor": {"family": "amvlstm", "attention": "both", "attention_scaling": "none",
                         "interaction": "tensor"},

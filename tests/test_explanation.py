@@ -97,3 +97,16 @@ def test_to_dict_is_json_and_shares_are_signed_fractions(variant_matcher: Matche
     assert np.abs(shares).sum() == pytest.approx(1.0)
     contributions = np.array([c.contribution for c in explanation.pooled_cells])
     assert (np.sign(shares) == np.sign(contributions)).all()
+
+
+def test_pool_directions_pools_the_shown_direction_matrices(make_matcher: MatcherFactory) -> None:
+    """With pool_directions the forward/backward cosine matrices are pooled too, and they are
+    the very matrices shown as direction_matrices (one pass, no re-derivation)."""
+    matcher = make_matcher(seed=3, family="amvlstm", attention="question", pool_directions=True)
+    explanation = matcher.explain("who wrote the play hamlet", ["hamlet was written by shakespeare"])[0]
+    assert list(explanation.interaction_matrices) == ["cosine", "forward", "backward"]
+    assert len(explanation.pooled_cells) == 3 * matcher.params.k
+    for name in ("forward", "backward"):
+        np.testing.assert_array_equal(explanation.interaction_matrices[name], explanation.direction_matrices[name])
+        cells = [c for c in explanation.pooled_cells if c.matrix == name and not c.filler]
+        assert cells and all(explanation.direction_matrices[name][c.i, c.j] == c.value for c in cells)

@@ -86,6 +86,9 @@ class MVLSTM(nn.Module):
         q_positions = self.dropout(torch.cat([q_fwd, q_bwd], dim=-1))
         a_positions = self.dropout(torch.cat([a_fwd, a_bwd], dim=-1))
         matrices = self.interaction(q_positions, a_positions)
+        forward_cosine, backward_cosine = cosine_matrix(q_fwd, a_fwd), cosine_matrix(q_bwd, a_bwd)
+        if self.params.pool_directions:
+            matrices = torch.cat([matrices, forward_cosine[:, None], backward_cosine[:, None]], dim=1)
         cell_mask = (length_mask(batch.question_lengths, matrices.shape[2])[:, :, None]
                      & length_mask(batch.answer_lengths, matrices.shape[3])[:, None, :])
         pooled = kmax_pool(matrices, cell_mask, self.params.k, self.params.filler_value)
@@ -95,6 +98,6 @@ class MVLSTM(nn.Module):
         contributions, bias = self.head.contributions(pooled.flat())
         return ForwardTrace(
             score=score, question_attention=q_attention, answer_attention=a_attention,
-            matrices=matrices, forward_cosine=cosine_matrix(q_fwd, a_fwd),
-            backward_cosine=cosine_matrix(q_bwd, a_bwd), pooled=pooled,
+            matrices=matrices, forward_cosine=forward_cosine,
+            backward_cosine=backward_cosine, pooled=pooled,
             contributions=contributions, bias_contribution=bias)
