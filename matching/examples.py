@@ -1,9 +1,10 @@
 """The example gallery on the Rank page: ready questions with candidates and gold labels.
 
 All examples are written for MatchLens (not taken from a data set). Each has a
-`kind` that says what it demonstrates; the 'disagreement' example was checked
-against the shipped checkpoints (see tests/test_examples.py): the models do not
-agree on its top answer.
+`kind` that says what it demonstrates. The 'disagreement' example was chosen by
+ranking several hand-written questions with every combination of the trained seeds
+(100 model sets): on it, no combination agreed on the top answer; tests/test_examples.py
+checks it against the shipped checkpoints.
 """
 
 from __future__ import annotations
@@ -51,16 +52,17 @@ EXAMPLES: tuple[Example, ...] = (
         gold=(0, 2)),
     Example(
         key="disagreement", title="Models disagree", kind="disagreement", icon=":material/call_split:",
-        note="The models pick different top answers: compare their attention and pooled cells.",
-        question="When did the first man walk on the moon?",
+        note="The models pick different top answers (the right one names a person, a trap repeats "
+             "'discovered'): compare their attention and pooled cells.",
+        question="Who discovered penicillin?",
         candidates=(
-            "Neil Armstrong became the first person to walk on the Moon on July 20, 1969.",
-            "The Moon is Earth's only natural satellite.",
-            "The first man to walk on the moon said the walk was a small step.",
-            "Apollo 11 landed in the Sea of Tranquility in 1969.",
-            "Many people walk on the beach when the moon is full.",
+            "Penicillin is a group of antibiotics derived from Penicillium moulds.",
+            "Alexander Fleming noticed in 1928 that a mould killed the bacteria in his culture dish.",
+            "Penicillin was discovered by accident in a London laboratory.",
+            "Antibiotics are used to treat bacterial infections.",
+            "Who discovered it first is sometimes disputed by historians.",
         ),
-        gold=(0,)),
+        gold=(1,)),
     Example(
         key="robustness", title="Unknown words", kind="robustness", icon=":material/translate:",
         note="Words with no GloVe vector (names, other scripts, emoji) share one unknown vector.",
