@@ -150,6 +150,21 @@ def cmd_report(args: argparse.Namespace) -> None:
                   + " | ".join(f"{values[m]:.4f}" for m in METRICS) + " | - |")
 
 
+def cmd_runs(args: argparse.Namespace) -> None:
+    """Every configuration trained under --work: test MAP per seed, mean ± std (the README's study)."""
+    print("| configuration | seeds | test MAP per seed | test MAP mean ± std | dev MAP mean |")
+    print("|---|---:|---|---:|---:|")
+    for folder in sorted(p for p in Path(args.work).iterdir() if p.is_dir()):
+        cards = [json.loads(c.read_text(encoding="utf-8")) for c in sorted(folder.glob("seed-*/card.json"))]
+        if not cards:
+            continue
+        test = [c["metrics"]["test"]["MAP"] for c in cards]
+        dev = [c["metrics"]["dev"]["MAP"] for c in cards]
+        std = f"{np.std(test, ddof=1):.4f}" if len(test) > 1 else "-"
+        print(f"| {folder.name} | {' '.join(str(c['seed']) for c in cards)} | {' '.join(f'{x:.4f}' for x in test)} "
+              f"| {np.mean(test):.4f} ± {std} | {np.mean(dev):.4f} |")
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m matching", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -187,6 +202,10 @@ def main(argv: list[str] | None = None) -> None:
     report = sub.add_parser("report", help="print the README's table of shipped models")
     report.add_argument("--pretrained", type=Path, default=DEFAULT_MODELS)
     report.set_defaults(func=cmd_report)
+
+    runs = sub.add_parser("runs", help="summarise every seed run under --work (mean ± std test MAP)")
+    runs.add_argument("--work", default="runs")
+    runs.set_defaults(func=cmd_runs)
 
     args = parser.parse_args(argv)
     args.func(args)

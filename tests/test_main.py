@@ -91,6 +91,10 @@ def test_sweep_and_report(config_file: Path, toy_data: Path, tmp_path: Path,
     report = capsys.readouterr().out
     assert "| cli-tiny | " in report and "(n=2)" in report
     assert all(f"| baseline: {name} |" in report for name in BASELINES)
+    main(["runs", "--work", str(tmp_path / "runs")])
+    runs = capsys.readouterr().out
+    row = next(line for line in runs.splitlines() if line.startswith("| cli-tiny |"))
+    assert "| 1 2 |" in row and f"{sum(study['test_MAP']) / 2:.4f} ± " in row
 
 
 def test_python_dash_m_entry_point(pretrained: Path) -> None:
