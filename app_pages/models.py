@@ -40,9 +40,10 @@ def metrics_block(card: dict[str, Any], split: str, key: str) -> None:
     frame = pd.DataFrame(rows)
     numeric = [m for m in METRICS if m in frame.columns]
     frame[numeric] = frame[numeric].astype(float)
-    st.dataframe(frame.style.format({m: "{:.4f}" for m in numeric}, na_rep="-"), hide_index=True,
-                 width="stretch", key=f"{key}_table",
-                 column_config={"system": st.column_config.TextColumn("system", width="medium")})
+    config = {m: st.column_config.NumberColumn(m, format="%.4f") for m in numeric}
+    config["system"] = st.column_config.TextColumn("system", width="medium")
+    st.dataframe(frame, hide_index=True, width="stretch", key=f"{key}_table", column_config=config,
+                 placeholder="-")
     if "MAP" in frame.columns:
         components.altair(charts.metrics_chart(rows, "MAP", f"{split} MAP"), key=f"{key}_chart")
 
@@ -97,9 +98,9 @@ if not loaded and not errors:
 if loaded:
     cards = {name: matcher.card for name, matcher in loaded.items()}
     st.subheader("At a glance", divider="gray")
-    st.dataframe(overview(cards).style.format({c: "{:.4f}" for c in ("test MAP", "test MRR", "test P@1",
-                                                                     "dev MAP", "paper MAP")}, na_rep="-"),
-                 hide_index=True, width="stretch", key="models_overview")
+    st.dataframe(overview(cards), hide_index=True, width="stretch", key="models_overview", placeholder="-",
+                 column_config={c: st.column_config.NumberColumn(c, format="%.4f")
+                                for c in ("test MAP", "test MRR", "test P@1", "dev MAP", "paper MAP")})
 
 labels = ([f":material/check_circle: {components.md(name)}" for name in loaded]
           + [f":material/block: {components.md(name)}" for name in errors])

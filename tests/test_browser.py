@@ -23,6 +23,8 @@ from urllib.parse import urlencode
 
 import pytest
 
+from matching.examples import BY_KEY
+
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = Path("/usr/bin/chromium")
 SHOTS = ROOT / "artifacts" / "screenshots"
@@ -209,19 +211,39 @@ def test_rank_edit_and_every_page(server: str, page: Page) -> None:
     assert page.dialogs == []  # type: ignore[attr-defined]
 
 
+def go(page: Page, title: str, path: str, ready: str) -> None:
+    """Navigate with the sidebar (same session, as a person would) and wait until `ready` has drawn."""
+    page.locator("[data-testid=stSidebarNav]").get_by_role("link", name=title).click()
+    page.wait_for_function(f"() => location.pathname === '/{path}'", timeout=WAIT_MS)
+    settle(page)
+    page.locator(ready).first.wait_for(timeout=WAIT_MS)
+    page.mouse.move(1, 1)
+    page.wait_for_timeout(1500)
+
+
 def test_gallery_example_and_screenshots(server: str, page: Page) -> None:
     open_app(page, server)
-    page.get_by_role("button", name="Models disagree").click()
-    page.wait_for_function("() => [...document.querySelectorAll('input')].some("
-                           "i => i.value === 'When did the first man walk on the moon?')", timeout=WAIT_MS)
+    example = BY_KEY["disagreement"]
+    page.get_by_role("button", name=example.title).click()
+    page.wait_for_function("(q) => [...document.querySelectorAll('input')].some(i => i.value === q)",
+                           arg=example.question, timeout=WAIT_MS)
     settle(page)
+    grid = page.locator(RANK_TABLE).first.bounding_box()
+    assert grid is not None
+    page.mouse.click(grid["x"] + 18, grid["y"] + 35 + 35 * example.gold[0] + 17)  # explain the right answer
+    page.get_by_text(f"Explaining candidate #{example.gold[0] + 1}").wait_for(timeout=WAIT_MS)
     page.locator(".vega-embed").first.wait_for(timeout=WAIT_MS)
+    page.mouse.move(1, 1)
     page.wait_for_timeout(1500)
     shot(page, "10-rank-disagreement")
-    for path in ("attention", "interactions", "pooled", "models"):
-        open_app(page, server, path)
-        page.wait_for_timeout(1000)
-        shot(page, f"11-{path}")
+    go(page, "Attention", "attention", ".vega-embed")
+    shot(page, "11-attention")
+    go(page, "Interactions", "interactions", ".js-plotly-plot .heatmaplayer")
+    shot(page, "12-interactions")
+    go(page, "Pooled cells", "pooled", ".vega-embed")
+    shot(page, "13-pooled")
+    go(page, "Models", "models", ".vega-embed")
+    shot(page, "14-models")
 
 
 def test_shared_link_reopens_the_view(server: str, page: Page) -> None:
