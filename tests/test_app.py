@@ -430,3 +430,14 @@ def test_missing_models_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
     for name in PAGES[1:]:
         page(at, name)
         assert not at.exception
+
+
+def test_an_unexpected_error_gives_a_message_not_a_traceback() -> None:
+    at = new_app()
+    at.session_state["ml_pick"] = "not a number"  # corrupt state: the page code raises ValueError
+    page(at, "attention")
+    assert not at.exception  # no traceback element
+    assert any("unexpected problem" in e for e in texts(at, "error"))
+    at.session_state["ml_pick"] = 0
+    page(at, "rank")
+    assert_clean(at)  # the app recovers
