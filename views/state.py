@@ -72,7 +72,9 @@ def load_errors() -> dict[str, str]:
     return _load_models(models_root())[1]
 
 
-@st.cache_resource(max_entries=128, show_spinner=False)
+# A ranking keeps every explanation (matrices included): up to ~15 MB for 100 candidates and five
+# models, so the cache is kept small; it serves re-draws, page switches and the "before" comparison.
+@st.cache_resource(max_entries=32, ttl=3600, show_spinner=False)
 def _rank_cached(root: str, question: str, candidates: tuple[str, ...], labels: tuple[int, ...] | None,
                  names: tuple[str, ...]) -> tuple[Ranking, float]:
     loaded = _load_models(root)[0]
