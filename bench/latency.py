@@ -17,6 +17,7 @@ from matching.ranking import rank
 
 
 def main(runs: int = 100) -> None:
+    torch.set_num_threads(1)  # as the app does (views/state.py): faster for these tiny batches
     models, errors = load_all(ROOT / "pretrained")
     if errors:
         print("load errors:", errors)

@@ -39,7 +39,8 @@ class WordVectors:
     def __init__(self, matrix: np.ndarray, words: list[str], source: str, fingerprint: str) -> None:
         if matrix.ndim != 2 or matrix.shape[0] != len(words):
             raise VectorsError(f"{source}: {matrix.shape[0]} vectors for {len(words)} words")
-        self.matrix = matrix
+        # A plain ndarray view of the memory map: same pages, without np.memmap's slow __getitem__.
+        self.matrix = np.asarray(matrix)
         self.row_of = {word: row for row, word in enumerate(words)}
         self.source = source
         self.fingerprint = fingerprint

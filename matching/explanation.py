@@ -108,14 +108,14 @@ def explanations_from_trace(trace: ForwardTrace, model: str, params: MVLSTMParam
                             ) -> list[Explanation]:
     """Split a batched trace into one Explanation per pair, trimming the padding."""
     names = matrix_names(params)
-    score = trace.score.detach().numpy()
+    score = trace.score.tolist()
     matrices = trace.matrices.detach().numpy()
     forward, backward = trace.forward_cosine.detach().numpy(), trace.backward_cosine.detach().numpy()
-    values, rows, cols = (t.detach().numpy() for t in (trace.pooled.values, trace.pooled.rows,
-                                                      trace.pooled.cols))
-    filler = trace.pooled.filler.numpy()
-    contributions = trace.contributions.detach().numpy()
-    bias = trace.bias_contribution.detach().numpy()
+    # Python lists: per-cell reads below would be ~10x slower as numpy scalars.
+    values, rows, cols = (t.tolist() for t in (trace.pooled.values, trace.pooled.rows, trace.pooled.cols))
+    filler = trace.pooled.filler.tolist()
+    contributions = trace.contributions.tolist()
+    bias = trace.bias_contribution.tolist()
     q_attention = None if trace.question_attention is None else trace.question_attention.detach().numpy()
     a_attention = None if trace.answer_attention is None else trace.answer_attention.detach().numpy()
     explanations = []
@@ -125,19 +125,18 @@ def explanations_from_trace(trace: ForwardTrace, model: str, params: MVLSTMParam
         cells = []
         for c, name in enumerate(names):
             for r in range(params.k):
-                is_filler = bool(filler[b, c, r])
+                is_filler = filler[b][c][r]
                 slot = c * params.k + r
                 cells.append(PooledCell(
-                    slot=slot, matrix=name, rank=r + 1, value=float(values[b, c, r]),
-                    i=None if is_filler else int(rows[b, c, r]),
-                    j=None if is_filler else int(cols[b, c, r]),
-                    filler=is_filler, contribution=float(contributions[b, slot])))
+                    slot=slot, matrix=name, rank=r + 1, value=values[b][c][r],
+                    i=None if is_filler else rows[b][c][r], j=None if is_filler else cols[b][c][r],
+                    filler=is_filler, contribution=contributions[b][slot]))
         explanations.append(Explanation(
-            model=model, score=float(score[b]),
+            model=model, score=score[b],
             question_tokens=tuple(q_tokens), answer_tokens=tuple(a_tokens),
             question_attention=None if q_attention is None else q_attention[b, :m].copy(),
             answer_attention=None if a_attention is None else a_attention[b, :n].copy(),
             interaction_matrices={name: matrices[b, c, :m, :n].copy() for c, name in enumerate(names)},
             direction_matrices={"forward": forward[b, :m, :n].copy(), "backward": backward[b, :m, :n].copy()},
-            pooled_cells=tuple(cells), bias_contribution=float(bias[b])))
+            pooled_cells=tuple(cells), bias_contribution=bias[b]))
     return explanations
