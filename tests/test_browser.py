@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import socket
 import statistics
 import subprocess
@@ -38,7 +39,7 @@ pytestmark = pytest.mark.skipif(not CHROMIUM.exists() and not os.environ.get("CI
                                 reason="/usr/bin/chromium is not installed (required in CI)")
 
 if CHROMIUM.exists() or os.environ.get("CI"):
-    from playwright.sync_api import Browser, Page, sync_playwright
+    from playwright.sync_api import Browser, Page, expect, sync_playwright
 else:  # pragma: no cover
     Browser = Page = object  # type: ignore[assignment,misc]
 
@@ -202,7 +203,8 @@ def test_rank_edit_and_every_page(server: str, page: Page) -> None:
         page.locator(check).first.wait_for(timeout=WAIT_MS)
         assert page.locator("[data-testid=stException]").count() == 0
         if path in ("attention", "interactions", "pooled"):
-            assert page.get_by_role("combobox", name="Candidate to explain").input_value().startswith("#3 ")
+            expect(page.get_by_role("combobox", name="Candidate to explain")).to_have_value(
+                re.compile(r"^#3 "), timeout=WAIT_MS)
         shot(page, f"03-{path}")
         assert page.evaluate("() => window.__xss") is None
 
@@ -250,6 +252,8 @@ def test_shared_link_reopens_the_view(server: str, page: Page) -> None:
     query = urlencode({"q": "Who painted the Mona Lisa?", "c": json.dumps(
         ["Leonardo da Vinci painted it.", "It hangs in the Louvre."]), "pick": "2"})
     open_app(page, server, f"?{query}")
+    page.wait_for_function("(q) => [...document.querySelectorAll('input')].some(i => i.value === q)",
+                           arg="Who painted the Mona Lisa?", timeout=WAIT_MS)
     assert page.get_by_label("Question", exact=True).input_value() == "Who painted the Mona Lisa?"
     assert cell(page, "candidate", 0) == "Leonardo da Vinci painted it."
     page.get_by_text("Explaining candidate #2").wait_for(timeout=WAIT_MS)
