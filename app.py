@@ -12,19 +12,19 @@ import logging
 
 import streamlit as st
 
-from views import components, state
+from pages.views import components, state
 
 st.set_page_config(page_title="MatchLens", page_icon=":material/join_inner:", layout="wide",
                    initial_sidebar_state="expanded")
 log = logging.getLogger("matchlens")
 
 PAGES = [
-    st.Page("app_pages/rank.py", title="Rank", icon=":material/format_list_numbered:", default=True),
-    st.Page("app_pages/attention.py", title="Attention", icon=":material/visibility:", url_path="attention"),
-    st.Page("app_pages/interactions.py", title="Interactions", icon=":material/grid_on:", url_path="interactions"),
-    st.Page("app_pages/pooled.py", title="Pooled cells", icon=":material/filter_list:", url_path="pooled"),
-    st.Page("app_pages/evaluate.py", title="Evaluate", icon=":material/fact_check:", url_path="evaluate"),
-    st.Page("app_pages/models.py", title="Models", icon=":material/model_training:", url_path="models"),
+    st.Page("pages/screens/rank.py", title="Rank", icon=":material/format_list_numbered:", default=True),
+    st.Page("pages/screens/attention.py", title="Attention", icon=":material/visibility:", url_path="attention"),
+    st.Page("pages/screens/interactions.py", title="Interactions", icon=":material/grid_on:", url_path="interactions"),
+    st.Page("pages/screens/pooled.py", title="Pooled cells", icon=":material/filter_list:", url_path="pooled"),
+    st.Page("pages/screens/evaluate.py", title="Evaluate", icon=":material/fact_check:", url_path="evaluate"),
+    st.Page("pages/screens/models.py", title="Models", icon=":material/model_training:", url_path="models"),
 ]
 
 page = st.navigation(PAGES, position="sidebar")

@@ -44,7 +44,7 @@ def new_app(**query: str) -> AppTest:
 
 
 def page(at: AppTest, name: str) -> AppTest:
-    return at.switch_page(f"app_pages/{name}.py").run()
+    return at.switch_page(f"pages/screens/{name}.py").run()
 
 
 def plain(text: str) -> str:

@@ -21,7 +21,7 @@ import streamlit as st
 
 from matching.counterfactual import Comparison
 from matching.text import Token
-from views.charts import short
+from pages.views.charts import short
 
 _MD_SPECIAL = re.compile(r"([!-/:-@\[-`{-~])")
 MAX_TAIL_CHARS = 300

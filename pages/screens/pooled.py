@@ -7,7 +7,7 @@ import json
 import pandas as pd
 import streamlit as st
 
-from views import charts, common, components
+from pages.views import charts, common, components
 
 st.title(":material/filter_list: Pooled cells")
 st.caption("k-max pooling keeps the k largest cells of each interaction matrix; the MLP turns them into the score. "

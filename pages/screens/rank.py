@@ -11,7 +11,7 @@ import streamlit as st
 
 from matching.examples import EXAMPLES, Example
 from matching.ranking import Ranking
-from views import charts, components, state
+from pages.views import charts, components, state
 
 ss = st.session_state
 
@@ -208,9 +208,9 @@ if ranking.models:  # the models' own tokens carry the unknown-word flags
 with st.container(border=True, key="rank_selected"):
     st.markdown(f"**Explaining candidate #{pick + 1}:** {components.md(charts.short(ranking.candidates[pick], 160))}")
     links = st.columns(3)
-    links[0].page_link("app_pages/attention.py", label="Attention", icon=":material/visibility:")
-    links[1].page_link("app_pages/interactions.py", label="Interactions", icon=":material/grid_on:")
-    links[2].page_link("app_pages/pooled.py", label="Pooled cells", icon=":material/filter_list:")
+    links[0].page_link("pages/screens/attention.py", label="Attention", icon=":material/visibility:")
+    links[1].page_link("pages/screens/interactions.py", label="Interactions", icon=":material/grid_on:")
+    links[2].page_link("pages/screens/pooled.py", label="Pooled cells", icon=":material/filter_list:")
 
 if count > 1:
     ranks = {**{n: r.ranks for n, r in ranking.models.items()}, **ranking.baseline_ranks}

@@ -13,7 +13,7 @@ from matching.evaluation import Evaluation, evaluate
 from matching.inputs import join_candidates
 from matching.metrics import METRICS
 from matching.text import TextError
-from views import components, state
+from pages.views import components, state
 
 ss = st.session_state
 SAMPLE = state.APP_DIR / "samples" / "sample-ranking.csv"
@@ -58,7 +58,7 @@ def _open_in_rank(item: RankingList) -> None:
     state.set_inputs(question=item.question, candidates=join_candidates(item.candidates),
                      gold=[i for i, label in enumerate(item.labels) if label], pick=0, remember=False)
     ss.pop("ml_example", None)
-    st.switch_page("app_pages/rank.py")
+    st.switch_page("pages/screens/rank.py")
 
 
 upload_column, sample_column = st.columns([3, 1], vertical_alignment="bottom")

@@ -10,7 +10,7 @@ import streamlit as st
 
 from matching.cards import KNOWN_LIMITS, metrics_rows
 from matching.metrics import METRICS
-from views import charts, components, state
+from pages.views import charts, components, state
 
 st.title(":material/model_training: Models")
 st.caption("One card per checkpoint in the models folder, read from its card.json. Metrics are on WikiQA "

@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from matching.explanation import Explanation
-from views import charts, common, components
+from pages.views import charts, common, components
 
 st.title(":material/visibility: Attention")
 st.caption("aMV-LSTM reweights every word vector by an attention coefficient before the Bi-LSTM reads it. "

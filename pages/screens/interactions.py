@@ -6,7 +6,7 @@ import numpy as np
 import streamlit as st
 
 from matching.explanation import Explanation, PooledCell
-from views import charts, common, components
+from pages.views import charts, common, components
 
 st.title(":material/grid_on: Interactions")
 st.caption("Every question position (rows) meets every answer position (columns). The model pools the k "

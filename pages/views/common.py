@@ -11,7 +11,7 @@ import streamlit as st
 
 from matching.inputs import join_candidates
 from matching.ranking import Ranking
-from views import components, state
+from pages.views import components, state
 
 ss = st.session_state
 
@@ -22,7 +22,7 @@ def ranking_or_note() -> tuple[Ranking, int] | None:
     components.notes(current.request.parsed.notes, key="page_notes")
     if current.problem or current.ranking is None:
         st.info(components.md(current.problem or "Nothing to explain yet."), icon=":material/edit_note:")
-        st.page_link("app_pages/rank.py", label="Enter a question and candidates on the Rank page",
+        st.page_link("pages/screens/rank.py", label="Enter a question and candidates on the Rank page",
                      icon=":material/format_list_numbered:")
         return None
     ranking = current.ranking

@@ -38,7 +38,7 @@ from matching.text import TextError
 
 log = logging.getLogger("matchlens")
 
-APP_DIR = Path(__file__).resolve().parent.parent
+APP_DIR = Path(__file__).resolve().parents[2]  # pages/views/state.py -> the folder of app.py
 DEFAULT_MODELS = APP_DIR / "pretrained"
 
 QUESTION, CANDIDATES, GOLD, PICK, MODELS = "ml_question", "ml_candidates", "ml_gold", "ml_pick", "ml_models"
