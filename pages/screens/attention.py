@@ -12,16 +12,10 @@ st.caption("aMV-LSTM reweights every word vector by an attention coefficient bef
            "Bars show each word's weight; the dashed line is the uniform weight 1/n (a word above it counts "
            "more than average). The same weights shade the original text. Hover for exact values.")
 
-found = common.ranking_or_note()
+found = common.explained_candidate("attention")
 if found is not None:
     ranking, pick = found
-    common.edit_sidebar(ranking, pick, key="attention_edit")
-    pick = common.candidate_picker(ranking, key="attention_pick")
-    common.changes_for_pick(ranking, pick, key="attention_changes")
-
-    attending = {name: result.explanations[pick] for name, result in ranking.models.items()
-                 if result.explanations[pick].question_attention is not None
-                 or result.explanations[pick].answer_attention is not None}
+    attending = {name: ranking.models[name].explanations[pick] for name in common.attending_models(ranking, pick)}
     plain = [name for name in ranking.models if name not in attending]
     if not attending:
         st.info("None of the chosen models has attention. Choose an aMV-LSTM model (amvlstm-q, amvlstm-a, "

@@ -52,19 +52,15 @@ def matrix_for(explanation: Explanation, view: str) -> tuple[np.ndarray, list[Po
             VIEW_HELP[view] + " Display only (not pooled); outlines: the cells pooled from the main matrix.")
 
 
-found = common.ranking_or_note()
+found = common.explained_candidate("interactions")
 if found is not None:
     ranking, pick = found
-    common.edit_sidebar(ranking, pick, key="interactions_edit")
-    pick = common.candidate_picker(ranking, key="interactions_pick")
-    common.changes_for_pick(ranking, pick, key="interactions_changes")
     names = list(ranking.models)
     if not names:
         st.info("No model chosen: choose models on the Rank page.", icon=":material/info:")
     else:
         show_cells = st.toggle("Outline the pooled cells", value=True, key="interactions_outline")
-        attention = [n for n, r in ranking.models.items() if r.explanations[pick].question_attention is not None
-                     or r.explanations[pick].answer_attention is not None]
+        attention = common.attending_models(ranking, pick)
         pair = charts.default_pair(names, attention)
         first = ranking.models[names[0]].explanations[pick]
         shown_columns = len(first.seen_answer_tokens) + min(

@@ -26,18 +26,14 @@ COLUMNS = {
 }
 SHOWN = ["pooling rank", "question", "answer", "value", "share %"]
 
-found = common.ranking_or_note()
+found = common.explained_candidate("pooled")
 if found is not None:
     ranking, pick = found
-    common.edit_sidebar(ranking, pick, key="pooled_edit")
-    pick = common.candidate_picker(ranking, key="pooled_pick")
-    common.changes_for_pick(ranking, pick, key="pooled_changes")
     names = list(ranking.models)
     if not names:
         st.info("No model chosen: choose models on the Rank page.", icon=":material/info:")
     else:
-        attention = [n for n, r in ranking.models.items() if r.explanations[pick].question_attention is not None
-                     or r.explanations[pick].answer_attention is not None]
+        attention = common.attending_models(ranking, pick)
         shown = st.multiselect("Models side by side", names, default=charts.default_pair(names, attention),
                                key="pooled_models", help="Up to three per row.")
         explanations = {name: ranking.models[name].explanations[pick] for name in shown}

@@ -66,3 +66,26 @@ def edit_sidebar(ranking: Ranking, pick: int, key: str) -> None:
 def changes_for_pick(ranking: Ranking, pick: int, key: str) -> None:
     """Rank/score change of the explained candidate since the last edit (nothing when there was none)."""
     components.comparison_view(state.before_comparison(ranking), key=key, selected=pick)
+
+
+def explained_candidate(page: str) -> tuple[Ranking, int] | None:
+    """The storyboard head of every explanation page: ranking, edit box, picker, changes.
+
+    Returns (ranking, picked candidate), or None when there is nothing to explain (the
+    reader has been told why). Widget keys are prefixed with `page`.
+    """
+    found = ranking_or_note()
+    if found is None:
+        return None
+    ranking, pick = found
+    edit_sidebar(ranking, pick, key=f"{page}_edit")
+    pick = candidate_picker(ranking, key=f"{page}_pick")
+    changes_for_pick(ranking, pick, key=f"{page}_changes")
+    return ranking, pick
+
+
+def attending_models(ranking: Ranking, pick: int) -> list[str]:
+    """The models with an attention gate (their explanation carries attention weights)."""
+    return [name for name, result in ranking.models.items()
+            if result.explanations[pick].question_attention is not None
+            or result.explanations[pick].answer_attention is not None]
