@@ -73,7 +73,7 @@ def cmd_train(args: argparse.Namespace) -> None:
 def cmd_sweep(args: argparse.Namespace) -> None:
     """Train one config with several seeds; ship the seed with the best dev MAP."""
     from .checkpoint import load_checkpoint
-    from .training import load_config, save_trained, train_and_card
+    from .training import architecture_text, load_config, save_trained, train_and_card
 
     config = load_config(args.config)
     work = Path(args.work) / config.name
@@ -96,6 +96,7 @@ def cmd_sweep(args: argparse.Namespace) -> None:
     study = {"seeds": list(args.seeds), "dev_MAP": dev, "test_MAP": test,
              "mean": float(np.mean(test)), "std": float(np.std(test, ddof=1)) if len(test) > 1 else 0.0}
     best["seed_study"] = study
+    best["architecture"] = architecture_text(config.params)  # from this code, not the run's copy
     best["command"] = (f"python -m matching sweep --config {args.config} --data {args.data} "
                        f"--seeds {' '.join(map(str, args.seeds))} --out {args.out}")
     out = Path(args.out)

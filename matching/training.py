@@ -189,8 +189,10 @@ def architecture_text(params: MVLSTMParams) -> str:
                      f"alpha_t = softmax(V^T w_t) over real tokens, words scaled by {scaling}")
     interaction = {"cosine": "cosine similarity (1 matrix)", "bilinear": "bilinear p_i^T M p_j + b (1 matrix)",
                    "tensor": f"tensor layer with {params.tensor_slices} slices, ReLU ({params.tensor_slices} matrices)"}
+    directions = (", plus the cosine of the forward-only and of the backward-only states (2 more matrices)"
+                  if params.pool_directions else "")
     parts += [f"shared Bi-LSTM, {params.hidden_size} hidden units per direction",
-              f"positional interaction: {interaction[params.interaction]}",
+              f"positional interaction: {interaction[params.interaction]}{directions}",
               f"k-max pooling, k = {params.k} per matrix ({params.pooled_size} values)",
               f"MLP: ReLU layer of {params.mlp_hidden} units, then a linear score"]
     return " -> ".join(parts)
