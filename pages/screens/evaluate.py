@@ -10,6 +10,7 @@ import streamlit as st
 
 from matching.data import DataError, RankingList, parse_ranking_file
 from matching.evaluation import Evaluation, evaluate
+from matching.export import rows_to_csv
 from matching.inputs import join_candidates
 from matching.metrics import METRICS
 from matching.text import TextError
@@ -130,7 +131,7 @@ else:
     selection = st.dataframe(frame[columns].reset_index(drop=True), column_config=config, hide_index=True,
                              width="stretch", key="evaluate_questions", on_select="rerun",
                              selection_mode="single-row", height=min(38 + 35 * len(frame), 520))
-    components.download("Per-question results (CSV)", frame.to_csv(index=False).encode("utf-8"),
+    components.download("Per-question results (CSV)", rows_to_csv(frame.to_dict("records")),
                         "matchlens-per-question.csv", "text/csv", key="evaluate_export", icon=":material/download:")
     rows = selection.selection.rows if selection is not None else []
     if rows:

@@ -10,6 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from matching.examples import EXAMPLES, Example
+from matching.export import rows_to_csv
 from matching.ranking import Ranking
 from pages.views import charts, components, state
 
@@ -220,7 +221,7 @@ if count > 1:
 st.subheader("Export", divider="gray")
 exports = st.columns(2)
 with exports[0]:
-    components.download("Ranking (CSV)", frame.to_csv(index=False).encode("utf-8"), "matchlens-ranking.csv",
+    components.download("Ranking (CSV)", rows_to_csv(frame.to_dict("records")), "matchlens-ranking.csv",
                         "text/csv", key="export_csv", icon=":material/download:")
 with exports[1]:
     explanation = {"question": ranking.question, "candidate": ranking.candidates[pick], "candidate_number": pick + 1,
