@@ -56,42 +56,39 @@ found = common.explained_candidate("interactions")
 if found is not None:
     ranking, pick = found
     names = list(ranking.models)
-    if not names:
-        st.info("No model chosen: choose models on the Rank page.", icon=":material/info:")
-    else:
-        show_cells = st.toggle("Outline the pooled cells", value=True, key="interactions_outline")
-        attention = common.attending_models(ranking, pick)
-        pair = charts.default_pair(names, attention)
-        first = ranking.models[names[0]].explanations[pick]
-        shown_columns = len(first.seen_answer_tokens) + min(
-            len(first.answer_tokens) - len(first.seen_answer_tokens), charts.MAX_TRUNCATED_SHOWN)
-        wide = shown_columns > 24
-        if wide:
-            st.caption(f":material/view_agenda: The answer has {shown_columns} columns to draw, so the two models are "
-                       "stacked (full width) instead of side by side.")
-        areas = [st.container(), st.container()] if wide else st.columns(2, gap="large")
-        for side, column in enumerate(areas):
-            with column:
-                default = names.index(pair[min(side, len(pair) - 1)])
-                name = st.selectbox("Model", names, index=default, key=f"interactions_model_{side}")
-                explanation = ranking.models[name].explanations[pick]
-                view = st.radio("View", views_for(explanation), horizontal=True, key=f"interactions_view_{side}_{name}",
-                                help="combined: the pooled matrix; forward/backward: one LSTM direction; "
-                                     "slice n: one matrix of the tensor interaction.")
-                matrix, cells, label_slices, caption = matrix_for(explanation, view)
-                figure = charts.interaction_heatmap(
-                    matrix, explanation.question_tokens, explanation.answer_tokens, cells,
-                    title=f"{name} · {view} · candidate #{pick + 1}", show_cells=show_cells,
-                    label_slices=label_slices)
-                components.plotly(figure, key=f"interactions_heatmap_{side}")
-                st.caption(caption)
-                fillers = sum(c.filler for c in explanation.pooled_cells)
-                if fillers:
-                    st.caption(f":material/info: {fillers} pooled slot(s) hold the filler value: the matrix has "
-                               "fewer real cells than k.")
-                hidden_q = len(explanation.question_tokens) - len(explanation.seen_question_tokens)
-                hidden_a = len(explanation.answer_tokens) - len(explanation.seen_answer_tokens)
-                if hidden_q > charts.MAX_TRUNCATED_SHOWN or hidden_a > charts.MAX_TRUNCATED_SHOWN:
-                    st.caption(f":material/content_cut: Not seen by the model: {hidden_q:,} question and "
-                               f"{hidden_a:,} answer word(s); the first {charts.MAX_TRUNCATED_SHOWN} of each are "
-                               "drawn in grey.")
+    show_cells = st.toggle("Outline the pooled cells", value=True, key="interactions_outline")
+    attention = common.attending_models(ranking, pick)
+    pair = charts.default_pair(names, attention)
+    first = ranking.models[names[0]].explanations[pick]
+    shown_columns = len(first.seen_answer_tokens) + min(
+        len(first.answer_tokens) - len(first.seen_answer_tokens), charts.MAX_TRUNCATED_SHOWN)
+    wide = shown_columns > 24
+    if wide:
+        st.caption(f":material/view_agenda: The answer has {shown_columns} columns to draw, so the two models are "
+                   "stacked (full width) instead of side by side.")
+    areas = [st.container(), st.container()] if wide else st.columns(2, gap="large")
+    for side, column in enumerate(areas):
+        with column:
+            default = names.index(pair[min(side, len(pair) - 1)])
+            name = st.selectbox("Model", names, index=default, key=f"interactions_model_{side}")
+            explanation = ranking.models[name].explanations[pick]
+            view = st.radio("View", views_for(explanation), horizontal=True, key=f"interactions_view_{side}_{name}",
+                            help="combined: the pooled matrix; forward/backward: one LSTM direction; "
+                                 "slice n: one matrix of the tensor interaction.")
+            matrix, cells, label_slices, caption = matrix_for(explanation, view)
+            figure = charts.interaction_heatmap(
+                matrix, explanation.question_tokens, explanation.answer_tokens, cells,
+                title=f"{name} · {view} · candidate #{pick + 1}", show_cells=show_cells,
+                label_slices=label_slices)
+            components.plotly(figure, key=f"interactions_heatmap_{side}")
+            st.caption(caption)
+            fillers = sum(c.filler for c in explanation.pooled_cells)
+            if fillers:
+                st.caption(f":material/info: {fillers} pooled slot(s) hold the filler value: the matrix has "
+                           "fewer real cells than k.")
+            hidden_q = len(explanation.question_tokens) - len(explanation.seen_question_tokens)
+            hidden_a = len(explanation.answer_tokens) - len(explanation.seen_answer_tokens)
+            if hidden_q > charts.MAX_TRUNCATED_SHOWN or hidden_a > charts.MAX_TRUNCATED_SHOWN:
+                st.caption(f":material/content_cut: Not seen by the model: {hidden_q:,} question and "
+                           f"{hidden_a:,} answer word(s); the first {charts.MAX_TRUNCATED_SHOWN} of each are "
+                           "drawn in grey.")

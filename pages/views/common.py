@@ -71,8 +71,8 @@ def changes_for_pick(ranking: Ranking, pick: int, key: str) -> None:
 def explained_candidate(page: str) -> tuple[Ranking, int] | None:
     """The storyboard head of every explanation page: ranking, edit box, picker, changes.
 
-    Returns (ranking, picked candidate), or None when there is nothing to explain (the
-    reader has been told why). Widget keys are prefixed with `page`.
+    Returns (ranking, picked candidate), or None when there is nothing to explain or no
+    model is chosen (the reader has been told why). Widget keys are prefixed with `page`.
     """
     found = ranking_or_note()
     if found is None:
@@ -81,6 +81,9 @@ def explained_candidate(page: str) -> tuple[Ranking, int] | None:
     edit_sidebar(ranking, pick, key=f"{page}_edit")
     pick = candidate_picker(ranking, key=f"{page}_pick")
     changes_for_pick(ranking, pick, key=f"{page}_changes")
+    if not ranking.models:
+        st.info("No model chosen: choose models on the Rank page.", icon=":material/info:")
+        return None
     return ranking, pick
 
 
