@@ -36,7 +36,8 @@ class AttentionGate(nn.Module):
     """aMV-LSTM word attention: alpha_t = softmax_t(V^T w_t) over real tokens only.
 
     Returns the reweighted vectors w'_t = alpha_t * w_t (scaling `none`, the paper)
-    or alpha_t * m * w_t (scaling `length`, so the mean weight is 1), and alpha.
+    or alpha_t * m * w_t (scaling `length`, so the mean weight is 1), alpha, and the
+    logits V^T w_t (-inf on padding) that the softmax read.
     """
 
     def __init__(self, dim: int, scaling: str) -> None:
@@ -44,14 +45,15 @@ class AttentionGate(nn.Module):
         self.v = nn.Linear(dim, 1, bias=False)  # a bias would cancel in the softmax
         self.scaling = scaling
 
-    def forward(self, vectors: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    def forward(self, vectors: torch.Tensor, mask: torch.Tensor
+                ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         logits = self.v(vectors).squeeze(-1).masked_fill(~mask, float("-inf"))
         alpha = torch.softmax(logits, dim=-1)
         # A row with no real token would be all NaN; such rows are refused upstream,
         # this keeps padding exactly zero regardless.
         alpha = torch.nan_to_num(alpha, nan=0.0) * mask
         weights = alpha * mask.sum(-1, keepdim=True) if self.scaling == "length" else alpha
-        return vectors * weights[..., None], alpha
+        return vectors * weights[..., None], alpha, logits
 
 
 class BiLSTMEncoder(nn.Module):
@@ -121,7 +123,9 @@ def make_interaction(kind: str, size: int, slices: int) -> nn.Module:
         return CosineInteraction()
     if kind == "bilinear":
         return BilinearInteraction(size)
-    return TensorInteraction(size, slices)
+    if kind == "tensor":
+        return TensorInteraction(size, slices)
+    raise ValueError(f"unknown interaction {kind!r}; known: cosine, bilinear, tensor")
 
 
 @dataclass(frozen=True)
@@ -186,3 +190,44 @@ class MLPHead(nn.Module):
         gradient = (active * out_weight) @ self.hidden.weight  # (B, P)
         bias = (active * out_weight) @ self.hidden.bias + self.out.bias[0]  # (B,)
         return gradient * pooled, bias
+
+
+@dataclass(frozen=True)
+class DynamicPooled:
+    """Dynamic max pooling output: one value per window of a fixed grid, and where it came from."""
+
+    pooled: Pooled  # (B, F, K) with K = grid rows x grid cols, never filler
+    windows: torch.Tensor  # (B, K, 4) each window's [row0, row1, col0, col1) over the real cells
+
+
+def dynamic_max_pool(features: torch.Tensor, row_lengths: torch.Tensor, col_lengths: torch.Tensor,
+                     stretch: tuple[int, int], grid: tuple[int, int]) -> DynamicPooled:
+    """MatchPyramid's dynamic pooling: split the *real* rows and columns of each feature map into a
+    fixed grid of windows and keep each window's maximum, whatever the text lengths.
+
+    As in MatchZoo, each map's real part is first stretched to a fixed `stretch` size by repeating
+    rows and columns (index r -> floor(r * length / size)), then max-pooled adaptively to `grid`.
+    Only real cells are ever read, so padding cannot be pooled and the result does not depend on
+    how much padding the batch added. A text shorter than the grid repeats cells across windows.
+    """
+    batch, count = features.shape[:2]
+    (rows, cols), (grid_rows, grid_cols) = stretch, grid
+    row_index = (torch.arange(rows)[None, :] * row_lengths[:, None]) // rows  # (B, rows)
+    col_index = (torch.arange(cols)[None, :] * col_lengths[:, None]) // cols  # (B, cols)
+    stretched = torch.gather(features, 2, row_index[:, None, :, None].expand(batch, count, rows, features.shape[3]))
+    stretched = torch.gather(stretched, 3, col_index[:, None, None, :].expand(batch, count, rows, cols))
+    values, flat_index = torch.nn.functional.adaptive_max_pool2d(stretched, grid, return_indices=True)
+    flat_index = flat_index.flatten(2)  # (B, F, K) into the stretched rows x cols
+    i = torch.gather(row_index, 1, (flat_index // cols).flatten(1)).view_as(flat_index)
+    j = torch.gather(col_index, 1, (flat_index % cols).flatten(1)).view_as(flat_index)
+    # Window bounds of adaptive pooling, mapped back through the stretch to real rows and columns.
+    row_starts = [(g * rows) // grid_rows for g in range(grid_rows)]
+    row_ends = [-((-(g + 1) * rows) // grid_rows) for g in range(grid_rows)]
+    col_starts = [(g * cols) // grid_cols for g in range(grid_cols)]
+    col_ends = [-((-(g + 1) * cols) // grid_cols) for g in range(grid_cols)]
+    windows = torch.stack([
+        torch.stack([row_index[:, row_starts[r]], row_index[:, row_ends[r] - 1] + 1,
+                     col_index[:, col_starts[c]], col_index[:, col_ends[c] - 1] + 1], dim=-1)
+        for r in range(grid_rows) for c in range(grid_cols)], dim=1)
+    pooled = Pooled(values.flatten(2), i, j, torch.zeros_like(i, dtype=torch.bool))
+    return DynamicPooled(pooled, windows)

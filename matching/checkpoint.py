@@ -20,8 +20,8 @@ import torch
 
 from .embeddings import WordVectors, load_glove
 from .matcher import Matcher
-from .models import build_model
-from .params import ParamsError, params_from_dict, params_to_dict
+from .models import build_model, params_from_dict
+from .params import ParamsError, params_to_dict
 
 FORMAT = "matchlens-checkpoint"
 FORMAT_VERSION = 1

@@ -13,8 +13,8 @@ import torch
 from .batching import make_batch
 from .embeddings import EncodedText, WordVectors
 from .explanation import Explanation, explanations_from_trace
-from .models import MVLSTM, ForwardTrace
-from .params import MVLSTMParams
+from .models import ForwardTrace, MatchingModel
+from .params import ModelParams
 from .text import TextError, Token, tokenize
 
 
@@ -36,7 +36,7 @@ class Matcher:
     """Scores and explains (question, candidate) pairs with one model."""
 
     name: str
-    model: MVLSTM
+    model: MatchingModel
     vectors: WordVectors
     card: dict[str, Any] = field(default_factory=dict)
     path: Path | None = None
@@ -45,7 +45,7 @@ class Matcher:
         self.model.eval()
 
     @property
-    def params(self) -> MVLSTMParams:
+    def params(self) -> ModelParams:
         return self.model.params
 
     def encode(self, tokens: Sequence[Token], max_len: int) -> EncodedText:
@@ -62,7 +62,7 @@ class Matcher:
         questions = [by_identity[id(q)] for q in question_tokens]
         batch = make_batch(questions, [self.encode(a, params.max_answer_len) for a in answer_tokens],
                            params.max_question_len, params.max_answer_len)
-        with torch.inference_mode():
+        with torch.no_grad():  # not inference_mode: a family may read a gradient inside its trace
             return self.model(batch, trace=trace)
 
     def explain_tokens(self, question: Sequence[Token], candidates: Sequence[Sequence[Token]]

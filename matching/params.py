@@ -1,34 +1,97 @@
 """Typed hyperparameter sets, one per model family.
 
 A checkpoint's `config.json` is exactly `asdict(params)` plus the vocabulary it was
-trained with, so a model can always be rebuilt from its file alone.
+trained with, so a model can always be rebuilt from its file alone. Which class
+reads which `family` is decided by the model registry (`matching.models.base`).
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 Interaction = Literal["cosine", "bilinear", "tensor"]
-AttentionSide = Literal["question", "answer", "both"]
+AttentionSide = Literal["none", "question", "answer", "both"]
 AttentionScaling = Literal["none", "length"]
+WordMatching = Literal["dot", "cosine"]
 
 INTERACTIONS = ("cosine", "bilinear", "tensor")
 ATTENTION_SIDES = ("question", "answer", "both")
 ATTENTION_SCALINGS = ("none", "length")
+WORD_MATCHINGS = ("dot", "cosine")
 
 
 class ParamsError(ValueError):
     """A hyperparameter set that cannot describe a model."""
 
 
+def _require_positive_ints(params: object, *names: str) -> None:
+    for name in names:
+        value = getattr(params, name)
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            raise ParamsError(f"{name} must be a positive integer, not {value!r}")
+
+
+def _require_finite(params: object, *names: str) -> None:
+    for name in names:
+        value = getattr(params, name)
+        if not isinstance(value, int | float) or isinstance(value, bool) or not math.isfinite(value):
+            raise ParamsError(f"{name} must be a finite number, not {value!r}")
+
+
+def _require_choice(params: object, name: str, choices: tuple[str, ...]) -> None:
+    value = getattr(params, name)
+    if value not in choices:
+        raise ParamsError(f"{name} must be one of {choices}, not {value!r}")
+
+
 @dataclass(frozen=True)
-class MVLSTMParams:
+class ModelParams:
+    """What every family shares: the word vectors it reads and the longest texts it sees."""
+
+    family: str = ""
+    embedding_dim: int = 50
+    max_question_len: int = 40
+    max_answer_len: int = 60
+    dropout: float = 0.0
+    """Applied during training only (where each family says)."""
+
+    @property
+    def attended_sides(self) -> tuple[str, ...]:
+        """The sides behind an attention gate ("question", "answer"); none by default."""
+        return ()
+
+    def validate(self) -> None:
+        _require_positive_ints(self, "embedding_dim", "max_question_len", "max_answer_len")
+        _require_finite(self, "dropout")
+        if not 0.0 <= self.dropout < 1.0:
+            raise ParamsError(f"dropout must be in [0, 1), not {self.dropout!r}")
+
+
+@dataclass(frozen=True)
+class AttentionParams:
+    """The omega layer of the ECIR paper: a word attention gate on one side, the other or both."""
+
+    attention: AttentionSide = "question"
+    attention_scaling: AttentionScaling = "length"
+    """`none`: w' = alpha * w as in the paper; `length`: w' = alpha * m * w (mean weight 1)."""
+
+    @property
+    def attended_sides(self) -> tuple[str, ...]:
+        return {"none": (), "question": ("question",), "answer": ("answer",),
+                "both": ("question", "answer")}[self.attention]
+
+    def validate_attention(self, sides: tuple[str, ...] = ATTENTION_SIDES) -> None:
+        _require_choice(self, "attention", sides)
+        _require_choice(self, "attention_scaling", ATTENTION_SCALINGS)
+
+
+@dataclass(frozen=True)
+class MVLSTMParams(ModelParams):
     """MV-LSTM (Wan et al. 2016): Bi-LSTM, positional interactions, k-max pooling, MLP."""
 
     family: str = "mvlstm"
-    embedding_dim: int = 50
     hidden_size: int = 50
     """Per LSTM direction; positional vectors have 2 * hidden_size values."""
     interaction: Interaction = "cosine"
@@ -37,10 +100,6 @@ class MVLSTMParams:
     k: int = 10
     """Values kept per interaction matrix by k-max pooling."""
     mlp_hidden: int = 32
-    dropout: float = 0.0
-    """Applied to the positional vectors during training only."""
-    max_question_len: int = 40
-    max_answer_len: int = 60
     filler_value: float = 0.0
     """Pooled value used when a matrix has fewer than k real cells (marked as filler)."""
     pool_directions: bool = False
@@ -56,63 +115,60 @@ class MVLSTMParams:
         return self.k * self.matrix_count
 
     def validate(self) -> None:
-        if self.interaction not in INTERACTIONS:
-            raise ParamsError(f"interaction must be one of {INTERACTIONS}, not {self.interaction!r}")
-        for name in ("embedding_dim", "hidden_size", "tensor_slices", "k", "mlp_hidden",
-                     "max_question_len", "max_answer_len"):
-            value = getattr(self, name)
-            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                raise ParamsError(f"{name} must be a positive integer, not {value!r}")
-        for name in ("dropout", "filler_value"):
-            value = getattr(self, name)
-            if not isinstance(value, int | float) or isinstance(value, bool) or not math.isfinite(value):
-                raise ParamsError(f"{name} must be a finite number, not {value!r}")
+        super().validate()
+        _require_choice(self, "interaction", INTERACTIONS)
+        _require_positive_ints(self, "hidden_size", "tensor_slices", "k", "mlp_hidden")
+        _require_finite(self, "filler_value")
         if not isinstance(self.pool_directions, bool):
             raise ParamsError(f"pool_directions must be true or false, not {self.pool_directions!r}")
-        if not 0.0 <= self.dropout < 1.0:
-            raise ParamsError(f"dropout must be in [0, 1), not {self.dropout!r}")
 
 
 @dataclass(frozen=True)
-class AMVLSTMParams(MVLSTMParams):
+class AMVLSTMParams(AttentionParams, MVLSTMParams):
     """aMV-LSTM (Belkacem et al. 2019): MV-LSTM with a word attention gate."""
 
     family: str = "amvlstm"
-    attention: AttentionSide = "question"
-    attention_scaling: AttentionScaling = "length"
-    """`none`: w' = alpha * w as in the paper; `length`: w' = alpha * m * w (mean weight 1)."""
 
     def validate(self) -> None:
         super().validate()
-        if self.attention not in ATTENTION_SIDES:
-            raise ParamsError(f"attention must be one of {ATTENTION_SIDES}, not {self.attention!r}")
-        if self.attention_scaling not in ATTENTION_SCALINGS:
-            raise ParamsError(f"attention_scaling must be one of {ATTENTION_SCALINGS}, "
-                              f"not {self.attention_scaling!r}")
+        self.validate_attention()
 
 
-PARAMS_BY_FAMILY: dict[str, type[MVLSTMParams]] = {"mvlstm": MVLSTMParams, "amvlstm": AMVLSTMParams}
+@dataclass(frozen=True)
+class MatchPyramidParams(AttentionParams, ModelParams):
+    """MatchPyramid (Pang et al. 2016), and MatchPyramid.omega (ECIR 2019) with `attention` set.
+
+    Word matching matrix -> 2D convolution + ReLU -> dynamic max pooling to a
+    `pool_rows` x `pool_cols` grid -> MLP -> score.
+    """
+
+    family: str = "matchpyramid"
+    attention: AttentionSide = "none"
+    matching: WordMatching = "dot"
+    """How two word vectors meet: `dot` (MatchZoo's choice) or `cosine`."""
+    kernel_count: int = 16
+    kernel_rows: int = 3
+    kernel_cols: int = 3
+    pool_rows: int = 3
+    pool_cols: int = 10
+    mlp_hidden: int = 32
+
+    @property
+    def pooled_size(self) -> int:
+        return self.kernel_count * self.pool_rows * self.pool_cols
+
+    def validate(self) -> None:
+        super().validate()
+        self.validate_attention(("none", *ATTENTION_SIDES))
+        _require_choice(self, "matching", WORD_MATCHINGS)
+        _require_positive_ints(self, "kernel_count", "kernel_rows", "kernel_cols", "pool_rows", "pool_cols",
+                               "mlp_hidden")
+        if self.kernel_rows % 2 == 0 or self.kernel_cols % 2 == 0:
+            raise ParamsError("kernel_rows and kernel_cols must be odd, so each feature sits on one matrix cell")
+        if self.attention != "none" and self.matching == "cosine":
+            raise ParamsError("an attention gate rescales word vectors, which a cosine ignores: "
+                              "use matching 'dot' with attention")
 
 
-def params_from_dict(raw: dict[str, Any]) -> MVLSTMParams:
-    """Rebuild a parameter set, refusing unknown families and unknown or mistyped keys."""
-    if not isinstance(raw, dict):
-        raise ParamsError("model parameters must be a JSON object")
-    family = raw.get("family")
-    if family not in PARAMS_BY_FAMILY:
-        raise ParamsError(f"unknown model family {family!r}; known: {sorted(PARAMS_BY_FAMILY)}")
-    cls = PARAMS_BY_FAMILY[family]
-    known = {f.name for f in fields(cls)}
-    unknown = sorted(set(raw) - known)
-    if unknown:
-        raise ParamsError(f"unknown parameters for {family}: {unknown}")
-    try:
-        params = cls(**raw)
-    except TypeError as error:
-        raise ParamsError(str(error)) from error
-    params.validate()
-    return params
-
-
-def params_to_dict(params: MVLSTMParams) -> dict[str, Any]:
+def params_to_dict(params: ModelParams) -> dict[str, Any]:
     return asdict(params)

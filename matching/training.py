@@ -29,8 +29,8 @@ from .embeddings import EncodedText, WordVectors, load_glove
 from .evaluation import TokenizedList, evaluate, model_scores, tokenize_lists
 from .matcher import Matcher
 from .metrics import mean_metrics, question_metrics
-from .models import build_model
-from .params import MVLSTMParams, params_from_dict, params_to_dict
+from .models import build_model, family_of, params_from_dict
+from .params import ModelParams, params_to_dict
 
 
 @dataclass(frozen=True)
@@ -52,7 +52,7 @@ class TrainingSettings:
 @dataclass(frozen=True)
 class TrainingConfig:
     name: str
-    params: MVLSTMParams
+    params: ModelParams
     settings: TrainingSettings
     description: str = ""
     paper: dict[str, Any] = field(default_factory=dict)
@@ -179,23 +179,8 @@ def train(config: TrainingConfig, train_lists: list[RankingList], dev_lists: lis
     return matcher, log
 
 
-def architecture_text(params: MVLSTMParams) -> str:
-    attention = getattr(params, "attention", None)
-    parts = ["GloVe 6B 50d word vectors (frozen; one learned vector for unknown words)"]
-    if attention:
-        scaling = ("alpha_t x sentence length (mean weight 1)" if params.attention_scaling == "length"  # type: ignore[attr-defined]
-                   else "alpha_t as in the paper")
-        parts.append(f"word attention gate on the {attention} side{'s' if attention == 'both' else ''}: "
-                     f"alpha_t = softmax(V^T w_t) over real tokens, words scaled by {scaling}")
-    interaction = {"cosine": "cosine similarity (1 matrix)", "bilinear": "bilinear p_i^T M p_j + b (1 matrix)",
-                   "tensor": f"tensor layer with {params.tensor_slices} slices, ReLU ({params.tensor_slices} matrices)"}
-    directions = (", plus the cosine of the forward-only and of the backward-only states (2 more matrices)"
-                  if params.pool_directions else "")
-    parts += [f"shared Bi-LSTM, {params.hidden_size} hidden units per direction",
-              f"positional interaction: {interaction[params.interaction]}{directions}",
-              f"k-max pooling, k = {params.k} per matrix ({params.pooled_size} values)",
-              f"MLP: ReLU layer of {params.mlp_hidden} units, then a linear score"]
-    return " -> ".join(parts)
+def architecture_text(params: ModelParams) -> str:
+    return family_of(params).architecture_text(params)
 
 
 def train_and_card(config: TrainingConfig, data: Path, vectors: WordVectors | None = None,

@@ -19,8 +19,8 @@ from matching.data import RankingList
 from matching.embeddings import WordVectors, load_glove
 from matching.explanation import Explanation, matrix_names
 from matching.matcher import Matcher
-from matching.models import build_model
-from matching.params import AMVLSTMParams, MVLSTMParams
+from matching.models import build_model, family_of
+from matching.params import ModelParams
 from matching.training import TrainingConfig, TrainingSettings, train_and_card
 
 # Deterministic, fast property tests: no example database, no wall-clock deadline
@@ -36,6 +36,9 @@ torch.set_num_threads(1)
 TINY = {"hidden_size": 4, "k": 5, "mlp_hidden": 8, "tensor_slices": 2,
         "max_question_len": 12, "max_answer_len": 16}
 """Small enough to build and run in milliseconds, big enough to exercise every path."""
+TINY_PYRAMID = {"kernel_count": 3, "pool_rows": 2, "pool_cols": 3, "mlp_hidden": 8,
+                "max_question_len": 12, "max_answer_len": 16}
+TINY_BY_FAMILY = {"mvlstm": TINY, "amvlstm": TINY, "matchpyramid": TINY_PYRAMID}
 
 # Every model variant the core can build, named for test ids.
 VARIANTS: dict[str, dict[str, object]] = {
@@ -48,13 +51,16 @@ VARIANTS: dict[str, dict[str, object]] = {
     "amv-answer-none": {"family": "amvlstm", "attention": "answer", "attention_scaling": "none"},
     "amv-both-tensor": {"family": "amvlstm", "attention": "both", "attention_scaling": "none",
                         "interaction": "tensor"},
+    "pyramid-dot": {"family": "matchpyramid"},
+    "pyramid-cosine": {"family": "matchpyramid", "matching": "cosine"},
+    "pyramid-question": {"family": "matchpyramid", "attention": "question"},
+    "pyramid-both-none": {"family": "matchpyramid", "attention": "both", "attention_scaling": "none"},
 }
 
 
-def tiny_params(family: str = "mvlstm", **overrides: object) -> MVLSTMParams:
-    """A tiny parameter set of the given family (overrides win over TINY)."""
-    cls = AMVLSTMParams if family == "amvlstm" else MVLSTMParams
-    return cls(**{**TINY, **overrides})  # type: ignore[arg-type]
+def tiny_params(family: str = "mvlstm", **overrides: object) -> ModelParams:
+    """A tiny parameter set of the given family (overrides win over the family's tiny sizes)."""
+    return family_of(family).params_type(**{**TINY_BY_FAMILY[family], **overrides})  # type: ignore[arg-type]
 
 
 def build_matcher(vectors: WordVectors, seed: int = 0, name: str = "tiny", **overrides: object) -> Matcher:
@@ -164,29 +170,53 @@ def assert_explanation_invariants(explanation: Explanation, matcher: Matcher) ->
     assert m == min(len(explanation.question_tokens), params.max_question_len)
     assert n == min(len(explanation.answer_tokens), params.max_answer_len)
     assert np.isfinite(explanation.score)
-    side = getattr(params, "attention", None)
-    for attention, attended, length in ((explanation.question_attention, side in ("question", "both"), m),
-                                        (explanation.answer_attention, side in ("answer", "both"), n)):
-        if not attended:
+    assert explanation.family == params.family
+    for side, attention, length in (("question", explanation.question_attention, m),
+                                    ("answer", explanation.answer_attention, n)):
+        if side not in params.attended_sides:
             assert attention is None
             continue
         assert attention is not None and attention.shape == (length,)
         assert (attention >= 0).all()
         assert abs(float(attention.sum()) - 1.0) < 1e-5
     names = matrix_names(params)
-    assert list(explanation.interaction_matrices) == names
-    for matrix in (*explanation.interaction_matrices.values(), *explanation.direction_matrices.values()):
+    assert list(explanation.interaction_matrices) == names == list(explanation.cell_contributions)
+    for matrix in (*explanation.interaction_matrices.values(), *explanation.display_matrices.values(),
+                   *explanation.cell_contributions.values()):
         assert matrix.shape == (m, n) and np.isfinite(matrix).all()
-    assert set(explanation.direction_matrices) == {"forward", "backward"}
     cells = explanation.pooled_cells
-    assert [c.slot for c in cells] == list(range(params.pooled_size))
+    assert [c.slot for c in cells] == list(range(len(cells)))
+    if hasattr(params, "k"):
+        assert_kmax_cells(explanation, params)
+    else:
+        assert_dynamic_pooling_cells(explanation)
+    steps = explanation.steps
+    assert steps.question.words.shape == (m, params.embedding_dim)
+    assert steps.answer.gated_words.shape == (n, params.embedding_dim)
+    # The pooled values through the model's own MLP give the score back ...
+    with torch.no_grad():
+        hidden = matcher.model.head.hidden(torch.from_numpy(explanation.mlp_input)[None])
+        replay = float(matcher.model.head(torch.from_numpy(explanation.mlp_input)[None])[0])
+    assert abs(replay - explanation.score) < 1e-5
+    np.testing.assert_allclose(steps.hidden, hidden[0].numpy(), atol=1e-5)
+    # ... and both decompositions split it exactly: over the pooled slots and over the matrix cells.
+    total = sum(cell.contribution for cell in cells) + explanation.bias_contribution
+    assert abs(total - explanation.score) < 1e-5
+    cell_total = sum(float(v.sum(dtype=np.float64)) for v in explanation.cell_contributions.values())
+    assert abs(cell_total + explanation.cell_bias - explanation.score) < 1e-5
+
+
+def assert_kmax_cells(explanation: Explanation, params: Any) -> None:
+    """k-max pooling: the k largest real cells of each matrix, ties in reading order, fillers last."""
+    m, n = len(explanation.seen_question_tokens), len(explanation.seen_answer_tokens)
+    cells = explanation.pooled_cells
+    assert len(cells) == params.pooled_size
     real_count = min(params.k, m * n)
-    for c, name in enumerate(names):
+    for c, name in enumerate(matrix_names(params)):
         matrix = explanation.interaction_matrices[name]
         own = cells[c * params.k:(c + 1) * params.k]
-        assert [cell.matrix for cell in own] == [name] * params.k
+        assert [cell.matrix for cell in own] == [name] * params.k == [cell.group for cell in own]
         assert [cell.rank for cell in own] == list(range(1, params.k + 1))
-        # The k largest real cells, ties in reading order, each at its own (i, j).
         expected = sorted(((float(matrix[i, j]), i, j) for i in range(m) for j in range(n)),
                           key=lambda cell: (-cell[0], cell[1], cell[2]))[:params.k]
         real, fillers = own[:real_count], own[real_count:]
@@ -199,13 +229,34 @@ def assert_explanation_invariants(explanation: Explanation, matcher: Matcher) ->
         for cell in fillers:
             assert cell.filler and cell.i is None and cell.j is None
             assert cell.value == params.filler_value
-    # The pooled values through the model's own MLP give the score back ...
-    with torch.no_grad():
-        replay = float(matcher.model.head(torch.from_numpy(explanation.mlp_input)[None])[0])
-    assert abs(replay - explanation.score) < 1e-5
-    # ... and the contributions split it exactly.
-    total = sum(cell.contribution for cell in cells) + explanation.bias_contribution
-    assert abs(total - explanation.score) < 1e-5
+    # A cell's contribution is the sum of the slots that read it.
+    expected_cells = {name: np.zeros((m, n)) for name in explanation.cell_contributions}
+    for cell in cells:
+        if not cell.filler:
+            expected_cells[cell.matrix][cell.i, cell.j] += cell.contribution
+    for name, values in explanation.cell_contributions.items():
+        np.testing.assert_allclose(values, expected_cells[name], atol=1e-6)
+
+
+def assert_dynamic_pooling_cells(explanation: Explanation) -> None:
+    """Dynamic pooling: each value is the maximum of its filter's feature map over a window of real cells."""
+    m, n = len(explanation.seen_question_tokens), len(explanation.seen_answer_tokens)
+    features = explanation.steps.features
+    assert features is not None and features.shape[1:] == (m, n)
+    windows = set()
+    for cell in explanation.pooled_cells:
+        assert not cell.filler and cell.window is not None and cell.i is not None and cell.j is not None
+        row0, row1, col0, col1 = cell.window
+        assert 0 <= row0 < row1 <= m and 0 <= col0 < col1 <= n
+        assert row0 <= cell.i < row1 and col0 <= cell.j < col1
+        feature = features[int(cell.group.split()[-1]) - 1]
+        assert feature[cell.i, cell.j] == np.float32(cell.value) == feature[row0:row1, col0:col1].max()
+        windows.add(cell.window)
+    # The windows cover every real cell.
+    covered = np.zeros((m, n), dtype=bool)
+    for row0, row1, col0, col1 in windows:
+        covered[row0:row1, col0:col1] = True
+    assert covered.all()
 
 
 # --- one tiny trained model, shared by the training, card and CLI tests -------------------

@@ -59,7 +59,7 @@ def test_attention_is_a_distribution_over_real_tokens(scaling: str, lengths: lis
     vectors, lengths_t = padded(lengths, 6, seed, extra)
     mask = length_mask(lengths_t, vectors.shape[1])
     with torch.no_grad():
-        weighted, alpha = gate(vectors, mask)
+        weighted, alpha, _ = gate(vectors, mask)
     assert torch.isfinite(alpha).all() and torch.isfinite(weighted).all()
     assert (alpha >= 0).all()
     assert (alpha[~mask] == 0).all(), "padding takes a share of the attention"
@@ -68,7 +68,7 @@ def test_attention_is_a_distribution_over_real_tokens(scaling: str, lengths: lis
     for row, length in enumerate(lengths):
         # The same sentence alone, unpadded, gets the same attention.
         with torch.no_grad():
-            alone_weighted, alone = gate(vectors[row:row + 1, :length], torch.ones(1, length, dtype=torch.bool))
+            alone_weighted, alone, _ = gate(vectors[row:row + 1, :length], torch.ones(1, length, dtype=torch.bool))
         torch.testing.assert_close(alpha[row, :length], alone[0], atol=1e-6, rtol=1e-5)
         torch.testing.assert_close(weighted[row, :length], alone_weighted[0], atol=1e-5, rtol=1e-5)
         scale = length if scaling == "length" else 1
@@ -83,7 +83,7 @@ def test_length_scaling_has_mean_weight_one() -> None:
     mask = length_mask(lengths, vectors.shape[1])
     with torch.no_grad():
         ones = torch.ones_like(vectors)
-        weighted, alpha = gate(ones, mask)
+        weighted, alpha, _ = gate(ones, mask)
     # With all-ones input every output value is alpha_t * m, whose mean over real tokens is 1.
     means = weighted[..., 0].sum(-1) / lengths
     torch.testing.assert_close(means, torch.ones(2))

@@ -46,11 +46,15 @@ def test_without_card(make_matcher: MatcherFactory, vectors: WordVectors, tmp_pa
     assert load_checkpoint(tmp_path / "plain", vectors).card == {}
 
 
-@pytest.fixture()
-def saved(make_matcher: MatcherFactory, tmp_path: Path) -> Path:
-    """A good checkpoint (hidden size 4) with a card, ready to be damaged."""
+SAVED_FAMILIES = {"mvlstm": {"family": "mvlstm"},
+                  "matchpyramid-q": {"family": "matchpyramid", "attention": "question"}}
+
+
+@pytest.fixture(params=list(SAVED_FAMILIES))
+def saved(request: pytest.FixtureRequest, make_matcher: MatcherFactory, tmp_path: Path) -> Path:
+    """A good tiny checkpoint of each family, with a card, ready to be damaged."""
     folder = tmp_path / "tiny"
-    save_checkpoint(make_matcher(name="tiny"), folder, {"name": "tiny"})
+    save_checkpoint(make_matcher(name="tiny", **SAVED_FAMILIES[request.param]), folder, {"name": "tiny"})
     return folder
 
 
@@ -71,8 +75,17 @@ def cut_in_half(folder: Path) -> None:
 
 
 def wrong_weights_family(folder: Path) -> None:
-    """amvlstm weights have gates that an mvlstm config does not know."""
-    edit_config(folder, lambda c: c["params"].update(family="amvlstm", attention="question"))
+    """A config that gains (mvlstm -> amvlstm) or loses (attention -> none) the gate's weights."""
+    def change(config: dict[str, Any]) -> None:
+        params = config["params"]
+        params.update(family="amvlstm", attention="question") if params["family"] == "mvlstm" else params.update(
+            attention="none")
+    edit_config(folder, change)
+
+
+def wrong_shape(folder: Path) -> None:
+    edit_config(folder, lambda c: c["params"].update(
+        hidden_size=8) if c["params"]["family"] == "mvlstm" else c["params"].update(kernel_count=5))
 
 
 def non_finite_weights(folder: Path) -> None:
@@ -90,8 +103,7 @@ DAMAGES: dict[str, tuple[Callable[[Path], None], str, str]] = {
     "empty weights": (lambda f: (f / WEIGHTS).write_bytes(b""), WEIGHTS, "corrupt or truncated"),
     "missing weights": (lambda f: (f / WEIGHTS).unlink(), WEIGHTS, "missing"),
     "missing config": (lambda f: (f / CONFIG).unlink(), CONFIG, "missing"),
-    "wrong shape": (lambda f: edit_config(f, lambda c: c["params"].update(hidden_size=8)), WEIGHTS,
-                    "wrong shapes"),
+    "wrong shape": (wrong_shape, WEIGHTS, "wrong shapes"),
     "missing weights keys": (wrong_weights_family, WEIGHTS, "do not match the config"),
     "non-finite weights": (non_finite_weights, WEIGHTS, "non-finite"),
     "unknown format version": (lambda f: edit_config(f, lambda c: c.update(format_version=2)), CONFIG,

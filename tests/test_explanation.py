@@ -12,7 +12,6 @@ from hypothesis import strategies as st
 
 from matching.explanation import matrix_names
 from matching.matcher import Matcher
-from matching.params import MVLSTMParams
 
 QUESTION = "Who wrote Hamlet , the zzqxv play ?"
 CANDIDATES = [
@@ -87,9 +86,10 @@ def test_explanation_scores_equal_plain_scores(variant_matcher: Matcher) -> None
 def test_to_dict_is_json_and_shares_are_signed_fractions(variant_matcher: Matcher) -> None:
     explanation = variant_matcher.explain(QUESTION, CANDIDATES[:2])[1]
     data = json.loads(json.dumps(explanation.to_dict()))
-    params: MVLSTMParams = variant_matcher.params
+    params = variant_matcher.params
     assert data["score"] == explanation.score
-    assert len(data["pooled_cells"]) == params.pooled_size
+    assert len(data["pooled_cells"]) == params.pooled_size  # type: ignore[attr-defined]
+    assert data["cell_bias"] == explanation.cell_bias and data["family"] == params.family
     assert data["answer_tokens"][0]["text"] == "Hamlet"
     assert np.asarray(data["interaction_matrices"][matrix_names(params)[0]]).shape == (
         len(explanation.seen_question_tokens), len(explanation.seen_answer_tokens))
@@ -101,12 +101,15 @@ def test_to_dict_is_json_and_shares_are_signed_fractions(variant_matcher: Matche
 
 def test_pool_directions_pools_the_shown_direction_matrices(make_matcher: MatcherFactory) -> None:
     """With pool_directions the forward/backward cosine matrices are pooled too, and they are
-    the very matrices shown as direction_matrices (one pass, no re-derivation)."""
+    the very matrices otherwise shown for display (one pass, no re-derivation)."""
     matcher = make_matcher(seed=3, family="amvlstm", attention="question", pool_directions=True)
     explanation = matcher.explain("who wrote the play hamlet", ["hamlet was written by shakespeare"])[0]
     assert list(explanation.interaction_matrices) == ["cosine", "forward", "backward"]
     assert len(explanation.pooled_cells) == 3 * matcher.params.k
+    assert explanation.display_matrices == {}
+    unpooled = make_matcher(seed=3, family="amvlstm", attention="question")
+    shown = unpooled.explain("who wrote the play hamlet", ["hamlet was written by shakespeare"])[0]
+    assert list(shown.display_matrices) == ["forward", "backward"]
     for name in ("forward", "backward"):
-        np.testing.assert_array_equal(explanation.interaction_matrices[name], explanation.direction_matrices[name])
         cells = [c for c in explanation.pooled_cells if c.matrix == name and not c.filler]
-        assert cells and all(explanation.direction_matrices[name][c.i, c.j] == c.value for c in cells)
+        assert cells and all(explanation.interaction_matrices[name][c.i, c.j] == c.value for c in cells)

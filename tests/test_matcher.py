@@ -29,12 +29,13 @@ def assert_same_explanation(alone: Explanation, batched: Explanation, strict_pos
     assert alone.answer_tokens == batched.answer_tokens
     assert alone.score == pytest.approx(batched.score, abs=ATOL)
     assert alone.bias_contribution == pytest.approx(batched.bias_contribution, abs=ATOL)
+    assert alone.cell_bias == pytest.approx(batched.cell_bias, abs=ATOL)
     for a, b in ((alone.question_attention, batched.question_attention),
                  (alone.answer_attention, batched.answer_attention)):
         assert (a is None) == (b is None)
         if a is not None:
             np.testing.assert_allclose(a, b, atol=ATOL, rtol=0)
-    for kind in ("interaction_matrices", "direction_matrices"):
+    for kind in ("interaction_matrices", "display_matrices", "cell_contributions"):
         one, many = getattr(alone, kind), getattr(batched, kind)
         assert list(one) == list(many)
         for name in one:
@@ -42,8 +43,8 @@ def assert_same_explanation(alone: Explanation, batched: Explanation, strict_pos
             np.testing.assert_allclose(one[name], many[name], atol=ATOL, rtol=0)
     assert len(alone.pooled_cells) == len(batched.pooled_cells)
     for a_cell, b_cell in zip(alone.pooled_cells, batched.pooled_cells, strict=True):
-        assert (a_cell.slot, a_cell.matrix, a_cell.rank, a_cell.filler) == (
-            b_cell.slot, b_cell.matrix, b_cell.rank, b_cell.filler)
+        assert (a_cell.slot, a_cell.group, a_cell.matrix, a_cell.rank, a_cell.filler, a_cell.window) == (
+            b_cell.slot, b_cell.group, b_cell.matrix, b_cell.rank, b_cell.filler, b_cell.window)
         assert a_cell.value == pytest.approx(b_cell.value, abs=ATOL)
         assert a_cell.contribution == pytest.approx(b_cell.contribution, abs=ATOL)
         if (a_cell.i, a_cell.j) != (b_cell.i, b_cell.j):

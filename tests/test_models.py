@@ -8,8 +8,7 @@ from conftest import VARIANTS, MatcherFactory, tiny_params
 
 from matching.batching import make_batch
 from matching.matcher import Matcher
-from matching.models import AMVLSTM, MVLSTM, build_model
-from matching.models.mvlstm import ForwardTrace
+from matching.models import AMVLSTM, MVLSTM, ForwardTrace, MatchPyramid, build_model
 from matching.params import ParamsError
 from matching.text import tokenize
 
@@ -20,6 +19,9 @@ def test_build_model_families(attention: str, sides: set[str]) -> None:
     assert type(build_model(tiny_params())) is MVLSTM
     model = build_model(tiny_params("amvlstm", attention=attention))
     assert isinstance(model, AMVLSTM) and set(model.gates) == sides
+    pyramid = build_model(tiny_params("matchpyramid", attention=attention))
+    assert isinstance(pyramid, MatchPyramid) and set(pyramid.gates) == sides
+    assert set(build_model(tiny_params("matchpyramid")).gates) == set()
 
 
 def test_invalid_params_are_refused_at_build() -> None:
@@ -39,14 +41,14 @@ def test_trace_matches_the_plain_pass(variant_matcher: Matcher) -> None:
         trace = matcher.model(batch, trace=True)
     assert isinstance(trace, ForwardTrace)
     torch.testing.assert_close(trace.score, scores, atol=0, rtol=0)
-    count = params.matrix_count
-    assert trace.matrices.shape == (3, count, 3, 6)
-    assert trace.forward_cosine.shape == trace.backward_cosine.shape == (3, 3, 6)
-    assert trace.pooled.values.shape == (3, count, params.k)
-    assert trace.contributions.shape == (3, count * params.k)
-    sides = getattr(params, "attention", None)
-    assert (trace.question_attention is not None) == (sides in ("question", "both"))
-    assert (trace.answer_attention is not None) == (sides in ("answer", "both"))
+    count = len(trace.matrix_names)
+    assert trace.matrices.shape == trace.cell_contributions.shape == (3, count, 3, 6)
+    assert all(shown.shape == (3, 3, 6) for shown in trace.display_matrices.values())
+    groups, slots = trace.pooled.values.shape[1:]
+    assert groups == len(trace.pooled_groups) == len(trace.pooled_matrix)
+    assert trace.contributions.shape == (3, groups * slots) and groups * slots == params.pooled_size
+    assert (trace.question_attention is not None) == ("question" in params.attended_sides)
+    assert (trace.answer_attention is not None) == ("answer" in params.attended_sides)
 
 
 def test_dropout_is_off_in_eval_and_on_in_train(make_matcher: MatcherFactory) -> None:

@@ -6,14 +6,23 @@ from typing import Any
 
 import pytest
 
-from matching.params import AMVLSTMParams, MVLSTMParams, ParamsError, params_from_dict, params_to_dict
+from matching.models import params_from_dict
+from matching.params import (
+    AMVLSTMParams,
+    MatchPyramidParams,
+    ModelParams,
+    MVLSTMParams,
+    ParamsError,
+    params_to_dict,
+)
 
 
 @pytest.mark.parametrize("params", [
     MVLSTMParams(), MVLSTMParams(interaction="tensor", tensor_slices=2, k=3),
     AMVLSTMParams(attention="both", attention_scaling="none"),
+    MatchPyramidParams(), MatchPyramidParams(attention="answer", kernel_count=4, pool_rows=2),
 ])
-def test_dict_round_trip(params: MVLSTMParams) -> None:
+def test_dict_round_trip(params: ModelParams) -> None:
     assert params_from_dict(params_to_dict(params)) == params
 
 
@@ -38,6 +47,12 @@ def test_sizes() -> None:
     ({"family": "mvlstm", "filler_value": float("-inf")}, "filler_value"),
     ({"family": "amvlstm", "attention": "left"}, "attention must be"),
     ({"family": "amvlstm", "attention_scaling": "sqrt"}, "attention_scaling"),
+    ({"family": "amvlstm", "attention": "none"}, "attention must be"),
+    ({"family": "matchpyramid", "matching": "tensor"}, "matching must be"),
+    ({"family": "matchpyramid", "kernel_rows": 2}, "must be odd"),
+    ({"family": "matchpyramid", "pool_cols": 0}, "pool_cols must be"),
+    ({"family": "matchpyramid", "attention": "question", "matching": "cosine"}, "cosine ignores"),
+    ({"family": "matchpyramid", "k": 10}, "unknown parameters"),
 ])
 def test_bad_parameters_are_refused(raw: dict[str, Any], message: str) -> None:
     with pytest.raises(ParamsError, match=message):

@@ -98,7 +98,8 @@ def test_load_config(tmp_path: Path) -> None:
 
 def test_architecture_text_names_the_parts() -> None:
     text = architecture_text(tiny_config(family="amvlstm", attention="both", interaction="tensor").params)
-    for part in ("attention gate on the both sides", "tensor layer with 2 slices", "k = 5", "4 hidden units"):
+    for part in ("attention gate on the question and answer sides", "tensor layer with 2 slices", "k = 5",
+                 "4 hidden units"):
         assert part in text
     assert "attention" not in architecture_text(tiny_config().params)
 

@@ -1,16 +1,24 @@
-"""One file per model family; `build_model` turns a parameter set into a model."""
+"""One file per model family; each registers itself with the contract in `base`.
+
+Adding a family: a model file with a `MatchingModel` subclass and its params class,
+decorated with `@register`, and one import line here.
+"""
 
 from __future__ import annotations
 
-from ..params import AMVLSTMParams, MVLSTMParams
-from .amvlstm import AMVLSTM
-from .mvlstm import MVLSTM, ForwardTrace, PairBatch
+from .base import (
+    FAMILIES,
+    ForwardTrace,
+    MatchingModel,
+    PairBatch,
+    SideSteps,
+    build_model,
+    family_of,
+    params_from_dict,
+    register,
+)
+from .matchpyramid import MatchPyramid
+from .mvlstm import AMVLSTM, MVLSTM
 
-
-def build_model(params: MVLSTMParams) -> MVLSTM:
-    if isinstance(params, AMVLSTMParams):
-        return AMVLSTM(params)
-    return MVLSTM(params)
-
-
-__all__ = ["AMVLSTM", "MVLSTM", "ForwardTrace", "PairBatch", "build_model"]
+__all__ = ["AMVLSTM", "FAMILIES", "MVLSTM", "ForwardTrace", "MatchPyramid", "MatchingModel", "PairBatch",
+           "SideSteps", "build_model", "family_of", "params_from_dict", "register"]

@@ -1,103 +1,112 @@
-"""MV-LSTM (Wan et al., AAAI 2016).
+"""MV-LSTM (Wan et al., AAAI 2016), and aMV-LSTM (Belkacem et al., SAC 2019) through the same file.
 
 Words -> shared Bi-LSTM -> positional interaction matrices between every question
 position i and answer position j -> k-max pooling of each matrix -> MLP -> score.
+aMV-LSTM puts the word attention gate alpha_t = softmax(V^T w_t) in front of the
+Bi-LSTM on the question (Q), the answer (A) or both; the rest is MV-LSTM.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import torch
-from torch import nn
 
-from ..blocks import (
-    BiLSTMEncoder,
-    MLPHead,
-    Pooled,
-    UnknownWordVector,
-    cosine_matrix,
-    kmax_pool,
-    length_mask,
-    make_interaction,
-)
-from ..params import MVLSTMParams
+from ..blocks import BiLSTMEncoder, MLPHead, cosine_matrix, kmax_pool, make_interaction
+from ..params import AMVLSTMParams, ModelParams, MVLSTMParams
+from .base import ForwardTrace, MatchingModel, PairBatch, SideSteps, gate_text, register
+
+DIRECTIONS = ("forward", "backward")
 
 
-@dataclass(frozen=True)
-class PairBatch:
-    """Question/answer pairs, padded to the batch maximum, with real lengths."""
-
-    question_vectors: torch.Tensor  # (B, m, d)
-    question_unknown: torch.Tensor  # (B, m) bool
-    question_lengths: torch.Tensor  # (B,) int64, each >= 1
-    answer_vectors: torch.Tensor  # (B, n, d)
-    answer_unknown: torch.Tensor  # (B, n) bool
-    answer_lengths: torch.Tensor  # (B,)
-
-
-@dataclass(frozen=True)
-class ForwardTrace:
-    """Everything one forward pass computed on the way to the score (batched tensors)."""
-
-    score: torch.Tensor  # (B,)
-    question_attention: torch.Tensor | None  # (B, m), zero on padding
-    answer_attention: torch.Tensor | None  # (B, n)
-    matrices: torch.Tensor  # (B, C, m, n) the interaction matrices that were pooled
-    forward_cosine: torch.Tensor  # (B, m, n) cos(fwd_i, fwd_j), for display
-    backward_cosine: torch.Tensor  # (B, m, n) cos(bwd_i, bwd_j), for display
-    pooled: Pooled
-    contributions: torch.Tensor  # (B, C * k) each pooled slot's share of the score
-    bias_contribution: torch.Tensor  # (B,) the part of the score no slot accounts for
-
-
-class MVLSTM(nn.Module):
+@register
+class MVLSTM(MatchingModel):
+    family = "mvlstm"
+    params_type = MVLSTMParams
     params: MVLSTMParams
 
     def __init__(self, params: MVLSTMParams) -> None:
-        super().__init__()
-        params.validate()
-        self.params = params
+        super().__init__(params)
         size = 2 * params.hidden_size
-        self.unknown_word = UnknownWordVector(params.embedding_dim)
         self.encoder = BiLSTMEncoder(params.embedding_dim, params.hidden_size)
         self.interaction = make_interaction(params.interaction, size, params.tensor_slices)
         self.head = MLPHead(params.pooled_size, params.mlp_hidden)
-        self.dropout = nn.Dropout(params.dropout)
-
-    def attend(self, side: str, vectors: torch.Tensor, mask: torch.Tensor
-               ) -> tuple[torch.Tensor, torch.Tensor | None]:
-        """MV-LSTM reads every word at full weight; aMV-LSTM overrides this."""
-        return vectors, None
 
     def encode(self, side: str, vectors: torch.Tensor, unknown: torch.Tensor, lengths: torch.Tensor
-               ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
-        mask = length_mask(lengths, vectors.shape[1])
-        words, attention = self.attend(side, self.unknown_word(vectors, unknown), mask)
-        forward_states, backward_states = self.encoder(words, lengths)
-        return forward_states, backward_states, attention
+               ) -> tuple[SideSteps, torch.Tensor, torch.Tensor]:
+        """(the side's steps, forward states, backward states), each (B, L, h), zero on padding."""
+        read = self.read(side, vectors, unknown, lengths)
+        forward_states, backward_states = self.encoder(read.gated_words, lengths)
+        return read, forward_states, backward_states
 
     def forward(self, batch: PairBatch, trace: bool = False) -> torch.Tensor | ForwardTrace:
-        """Scores (B,), or with `trace` the full ForwardTrace of this same pass."""
-        q_fwd, q_bwd, q_attention = self.encode(
+        q_read, q_fwd, q_bwd = self.encode(
             "question", batch.question_vectors, batch.question_unknown, batch.question_lengths)
-        a_fwd, a_bwd, a_attention = self.encode(
+        a_read, a_fwd, a_bwd = self.encode(
             "answer", batch.answer_vectors, batch.answer_unknown, batch.answer_lengths)
         q_positions = self.dropout(torch.cat([q_fwd, q_bwd], dim=-1))
         a_positions = self.dropout(torch.cat([a_fwd, a_bwd], dim=-1))
         matrices = self.interaction(q_positions, a_positions)
-        forward_cosine, backward_cosine = cosine_matrix(q_fwd, a_fwd), cosine_matrix(q_bwd, a_bwd)
+        # The direction matrices are only read when pooled; otherwise they are drawn, so only traced.
+        directions = ({"forward": cosine_matrix(q_fwd, a_fwd), "backward": cosine_matrix(q_bwd, a_bwd)}
+                      if trace or self.params.pool_directions else {})
         if self.params.pool_directions:
-            matrices = torch.cat([matrices, forward_cosine[:, None], backward_cosine[:, None]], dim=1)
-        cell_mask = (length_mask(batch.question_lengths, matrices.shape[2])[:, :, None]
-                     & length_mask(batch.answer_lengths, matrices.shape[3])[:, None, :])
-        pooled = kmax_pool(matrices, cell_mask, self.params.k, self.params.filler_value)
+            matrices = torch.cat([matrices, *(directions[d][:, None] for d in DIRECTIONS)], dim=1)
+        pooled = kmax_pool(matrices, batch.cell_mask(), self.params.k, self.params.filler_value)
         score = self.head(pooled.flat())
         if not trace:
             return score
         contributions, bias = self.head.contributions(pooled.flat())
+        # Each pooled value is one matrix cell read straight into the MLP, so a cell's
+        # contribution is the sum of its slots'; filler slots are constants and join the bias.
+        real = ~pooled.filler.flatten(1)
+        count, (rows, cols) = matrices.shape[1], matrices.shape[2:]
+        cell_index = ((torch.arange(count)[None, :, None] * rows + pooled.rows) * cols + pooled.cols).flatten(1)
+        cells = torch.zeros(matrices.shape[0], count * rows * cols, dtype=matrices.dtype)
+        cells.scatter_add_(1, torch.where(real, cell_index, 0), torch.where(real, contributions, 0.0))
+        names = tuple(self.matrix_names(self.params))
+        shown = {} if self.params.pool_directions else directions
         return ForwardTrace(
-            score=score, question_attention=q_attention, answer_attention=a_attention,
-            matrices=matrices, forward_cosine=forward_cosine,
-            backward_cosine=backward_cosine, pooled=pooled,
-            contributions=contributions, bias_contribution=bias)
+            score=score, matrix_names=names, matrices=matrices, display_matrices=shown, pooled=pooled,
+            pooled_groups=names, pooled_matrix=tuple(range(count)), windows=None,
+            contributions=contributions, bias_contribution=bias,
+            cell_contributions=cells.view_as(matrices),
+            cell_bias=bias + torch.where(real, 0.0, contributions).sum(-1),
+            question=_with_states(q_read, q_fwd, q_bwd), answer=_with_states(a_read, a_fwd, a_bwd),
+            hidden=self.head.hidden(pooled.flat()))
+
+    @classmethod
+    def matrix_names(cls, params: ModelParams) -> list[str]:
+        assert isinstance(params, MVLSTMParams)
+        names = ([f"slice {c + 1}" for c in range(params.tensor_slices)] if params.interaction == "tensor"
+                 else [params.interaction])
+        return names + (list(DIRECTIONS) if params.pool_directions else [])
+
+    @classmethod
+    def architecture_text(cls, params: ModelParams) -> str:
+        assert isinstance(params, MVLSTMParams)
+        parts = ["GloVe 6B 50d word vectors (frozen; one learned vector for unknown words)"]
+        parts += [gate_text(params)] if params.attended_sides else []
+        interaction = {"cosine": "cosine similarity (1 matrix)", "bilinear": "bilinear p_i^T M p_j + b (1 matrix)",
+                       "tensor": f"tensor layer with {params.tensor_slices} slices, ReLU "
+                                 f"({params.tensor_slices} matrices)"}
+        directions = (", plus the cosine of the forward-only and of the backward-only states (2 more matrices)"
+                      if params.pool_directions else "")
+        parts += [f"shared Bi-LSTM, {params.hidden_size} hidden units per direction",
+                  f"positional interaction: {interaction[params.interaction]}{directions}",
+                  f"k-max pooling, k = {params.k} per matrix ({params.pooled_size} values)",
+                  f"MLP: ReLU layer of {params.mlp_hidden} units, then a linear score"]
+        return " -> ".join(parts)
+
+
+@register
+class AMVLSTM(MVLSTM):
+    family = "amvlstm"
+    params_type = AMVLSTMParams
+    params: AMVLSTMParams
+
+
+def _with_states(read: SideSteps, forward_states: torch.Tensor, backward_states: torch.Tensor) -> SideSteps:
+    return SideSteps(read.words, read.gate_logits, read.attention, read.gated_words,
+                     torch.cat([forward_states, backward_states], dim=-1))
+
+
+__all__ = ["AMVLSTM", "MVLSTM"]

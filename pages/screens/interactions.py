@@ -48,7 +48,7 @@ def matrix_for(explanation: Explanation, view: str) -> tuple[np.ndarray, list[Po
     if view in explanation.interaction_matrices:  # this model pools the directions too
         return (explanation.interaction_matrices[view], [c for c in real if c.matrix == view], False,
                 VIEW_HELP[view] + " This model pools it: outlines are its own k cells.")
-    return (explanation.direction_matrices[view], main_cells, len(main) > 1,
+    return (explanation.display_matrices[view], main_cells, len(main) > 1,
             VIEW_HELP[view] + " Display only (not pooled); outlines: the cells pooled from the main matrix.")
 
 

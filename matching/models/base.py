@@ -1,0 +1,184 @@
+"""The model-family contract: what every matching model provides, and the registry by family name.
+
+A family is one model file: a `MatchingModel` subclass that names its `family` and its typed
+`params_type`, builds itself from those parameters, and returns, on request, the `ForwardTrace`
+of the very pass that produced its scores. Registering it (`@register`) is all the rest of
+MatchLens needs: checkpoints, training, the explanation object and every page work from the
+trace, the matrix names and the architecture text, never from the family's internals.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Any, ClassVar
+
+import torch
+from torch import nn
+
+from ..blocks import AttentionGate, Pooled, UnknownWordVector, length_mask
+from ..params import ModelParams, ParamsError
+
+
+@dataclass(frozen=True)
+class PairBatch:
+    """Question/answer pairs, padded to the batch maximum, with real lengths."""
+
+    question_vectors: torch.Tensor  # (B, m, d)
+    question_unknown: torch.Tensor  # (B, m) bool
+    question_lengths: torch.Tensor  # (B,) int64, each >= 1
+    answer_vectors: torch.Tensor  # (B, n, d)
+    answer_unknown: torch.Tensor  # (B, n) bool
+    answer_lengths: torch.Tensor  # (B,)
+
+    def cell_mask(self) -> torch.Tensor:
+        """(B, m, n): True where both the question position and the answer position are real."""
+        return (length_mask(self.question_lengths, self.question_vectors.shape[1])[:, :, None]
+                & length_mask(self.answer_lengths, self.answer_vectors.shape[1])[:, None, :])
+
+
+@dataclass(frozen=True)
+class SideSteps:
+    """One side's intermediate values on the way to the score (for the walkthrough)."""
+
+    words: torch.Tensor  # (B, L, d) the word vectors read, the unknown-word vector in place
+    gate_logits: torch.Tensor | None  # (B, L) V^T w_t, -inf on padding; None without a gate
+    attention: torch.Tensor | None  # (B, L) alpha, zero on padding
+    gated_words: torch.Tensor  # (B, L, d) the words after the gate (== words without one)
+    states: torch.Tensor | None  # (B, L, 2h) [forward ; backward] LSTM states; None without an LSTM
+
+
+@dataclass(frozen=True)
+class ForwardTrace:
+    """Everything one forward pass computed on the way to the score (batched tensors).
+
+    Matrices are (B, C, m, n) in `matrix_names` order. The network's pooled features are
+    `pooled` (B, G, K): group g's K values, each read at cell (rows, cols) of matrix
+    `pooled_matrix[g]`. Two exact decompositions of the score are carried:
+    - over the pooled features: contributions (B, G*K) + bias_contribution (B,) = score;
+    - over the matrix cells: cell_contributions (B, C, m, n) + cell_bias (B,) = score.
+    """
+
+    score: torch.Tensor  # (B,)
+    matrix_names: tuple[str, ...]
+    matrices: torch.Tensor  # (B, C, m, n) the matrices the network read
+    display_matrices: dict[str, torch.Tensor]  # name -> (B, m, n), shown only, never read
+    pooled: Pooled
+    pooled_groups: tuple[str, ...]  # G names, in MLP-input order
+    pooled_matrix: tuple[int, ...]  # for each group, the index of the matrix its (i, j) refer to
+    windows: torch.Tensor | None  # (B, K, 4) pooling window [row0, row1, col0, col1) of each slot, or None
+    contributions: torch.Tensor  # (B, G * K) each pooled slot's share of the score
+    bias_contribution: torch.Tensor  # (B,) the part of the score no slot accounts for
+    cell_contributions: torch.Tensor  # (B, C, m, n) gradient x value of every matrix cell
+    cell_bias: torch.Tensor  # (B,) the part of the score no cell accounts for
+    question: SideSteps
+    answer: SideSteps
+    hidden: torch.Tensor  # (B, H) the MLP's hidden pre-activations
+    features: torch.Tensor | None = None  # (B, F, m, n) feature maps before pooling, where a family has them
+
+    @property
+    def question_attention(self) -> torch.Tensor | None:
+        return self.question.attention
+
+    @property
+    def answer_attention(self) -> torch.Tensor | None:
+        return self.answer.attention
+
+
+class MatchingModel(nn.Module):
+    """The base of every family: word vectors in (with the shared unknown-word vector and the
+    optional attention gate omega), a score per pair out, and the trace of the same pass."""
+
+    family: ClassVar[str]
+    params_type: ClassVar[type[ModelParams]]
+    params: ModelParams
+
+    def __init__(self, params: ModelParams) -> None:
+        super().__init__()
+        if not isinstance(params, self.params_type):
+            raise ParamsError(f"{type(self).__name__} needs {self.params_type.__name__}, "
+                              f"not {type(params).__name__}")
+        params.validate()
+        self.params = params
+        self.unknown_word = UnknownWordVector(params.embedding_dim)
+        scaling = getattr(params, "attention_scaling", "none")
+        self.gates = nn.ModuleDict({side: AttentionGate(params.embedding_dim, scaling)
+                                    for side in params.attended_sides})
+        self.dropout = nn.Dropout(params.dropout)
+
+    def read(self, side: str, vectors: torch.Tensor, unknown: torch.Tensor, lengths: torch.Tensor
+             ) -> SideSteps:
+        """The word vectors of one side as the network reads them: unknown words replaced, then
+        reweighted by the side's attention gate when it has one (omega in the ECIR paper)."""
+        words = self.unknown_word(vectors, unknown)
+        if side not in self.gates:
+            return SideSteps(words, None, None, words, None)
+        gated, attention, logits = self.gates[side](words, length_mask(lengths, vectors.shape[1]))
+        return SideSteps(words, logits, attention, gated, None)
+
+    def forward(self, batch: PairBatch, trace: bool = False) -> torch.Tensor | ForwardTrace:
+        """Scores (B,), or with `trace` the full ForwardTrace of this same pass."""
+        raise NotImplementedError
+
+    @classmethod
+    def matrix_names(cls, params: ModelParams) -> list[str]:
+        """Names of the matrices the network reads, in trace order."""
+        raise NotImplementedError
+
+    @classmethod
+    def architecture_text(cls, params: ModelParams) -> str:
+        """One line for the model card: the layers from words to score."""
+        raise NotImplementedError
+
+
+def gate_text(params: ModelParams) -> str:
+    """The attention gate's line of an architecture text (shared by every family that has one)."""
+    sides = params.attended_sides
+    scaling = ("alpha_t x sentence length (mean weight 1)" if getattr(params, "attention_scaling", "") == "length"
+               else "alpha_t as in the paper")
+    where = "question and answer sides" if len(sides) == 2 else f"{sides[0]} side"
+    return (f"word attention gate on the {where}: alpha_t = softmax(V^T w_t) over real tokens, "
+            f"words scaled by {scaling}")
+
+
+FAMILIES: dict[str, type[MatchingModel]] = {}
+
+
+def register(model_type: type[MatchingModel]) -> type[MatchingModel]:
+    """Class decorator: make a family buildable from its parameters and loadable from checkpoints."""
+    name = model_type.family
+    if name in FAMILIES and FAMILIES[name] is not model_type:
+        raise ValueError(f"model family {name!r} is already registered ({FAMILIES[name].__name__})")
+    if model_type.params_type.family != name:
+        raise ValueError(f"{model_type.params_type.__name__}.family is {model_type.params_type.family!r}, "
+                         f"not {name!r}")
+    FAMILIES[name] = model_type
+    return model_type
+
+
+def family_of(params: ModelParams | str) -> type[MatchingModel]:
+    name = params if isinstance(params, str) else params.family
+    try:
+        return FAMILIES[name]
+    except KeyError:
+        raise ParamsError(f"unknown model family {name!r}; known: {sorted(FAMILIES)}") from None
+
+
+def build_model(params: ModelParams) -> MatchingModel:
+    return family_of(params)(params)
+
+
+def params_from_dict(raw: dict[str, Any]) -> ModelParams:
+    """Rebuild a parameter set, refusing unknown families and unknown or mistyped keys."""
+    if not isinstance(raw, dict):
+        raise ParamsError("model parameters must be a JSON object")
+    cls = family_of(str(raw.get("family"))).params_type
+    known = {f.name for f in fields(cls)}
+    unknown = sorted(set(raw) - known)
+    if unknown:
+        raise ParamsError(f"unknown parameters for {raw['family']}: {unknown}")
+    try:
+        params = cls(**raw)
+    except TypeError as error:
+        raise ParamsError(str(error)) from error
+    params.validate()
+    return params

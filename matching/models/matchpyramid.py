@@ -1,0 +1,96 @@
+"""MatchPyramid (Pang et al., AAAI 2016), and MatchPyramid.omega (Belkacem et al., ECIR 2019).
+
+Text matching as image recognition: the word-level matching matrix M_ij = w_i . w_j
+(or their cosine) is read by a 2D convolution with ReLU, dynamic max pooling keeps the
+maximum of each window of a fixed grid over the real cells, and an MLP gives the score.
+MatchPyramid.omega reweights the words of the question, the answer or both by the
+attention gate alpha_t = softmax(V^T w_t) before the matrix is built (the ECIR paper's
+best WikiQA model puts it on the question).
+
+The network after M is piecewise linear in M (convolution, ReLU, max pooling, linear
+layers), so the gradient of the score with respect to M, times M, splits the score
+exactly over the matrix cells, with one bias term for everything no cell accounts for.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from ..blocks import DynamicPooled, MLPHead, Pooled, cosine_matrix, dynamic_max_pool
+from ..params import MatchPyramidParams, ModelParams
+from .base import ForwardTrace, MatchingModel, PairBatch, gate_text, register
+
+
+@register
+class MatchPyramid(MatchingModel):
+    family = "matchpyramid"
+    params_type = MatchPyramidParams
+    params: MatchPyramidParams
+
+    def __init__(self, params: MatchPyramidParams) -> None:
+        super().__init__(params)
+        kernel = (params.kernel_rows, params.kernel_cols)
+        # 'same' padding: the feature at (i, j) is centred on matrix cell (i, j). Padding cells
+        # of M are exactly zero, so a border cell sees the same zeros whatever the batch padding.
+        self.conv = nn.Conv2d(1, params.kernel_count, kernel, padding=(kernel[0] // 2, kernel[1] // 2))
+        self.head = MLPHead(params.pooled_size, params.mlp_hidden)
+
+    def word_matrix(self, question: torch.Tensor, answer: torch.Tensor) -> torch.Tensor:
+        if self.params.matching == "cosine":
+            return cosine_matrix(question, answer)
+        return question @ answer.transpose(1, 2)
+
+    def score_matrix(self, matrix: torch.Tensor, batch: PairBatch
+                     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, DynamicPooled]:
+        """(score, pooled input of the MLP, feature maps, dynamic pooling) from the masked matrix (B, m, n)."""
+        params = self.params
+        features = torch.relu(self.conv(matrix[:, None]))
+        dynamic = dynamic_max_pool(features, batch.question_lengths, batch.answer_lengths,
+                                   (params.max_question_len, params.max_answer_len),
+                                   (params.pool_rows, params.pool_cols))
+        flat = dynamic.pooled.flat()
+        return self.head(self.dropout(flat)), flat, features, dynamic
+
+    def forward(self, batch: PairBatch, trace: bool = False) -> torch.Tensor | ForwardTrace:
+        question = self.read("question", batch.question_vectors, batch.question_unknown, batch.question_lengths)
+        answer = self.read("answer", batch.answer_vectors, batch.answer_unknown, batch.answer_lengths)
+        matrix = self.word_matrix(question.gated_words, answer.gated_words) * batch.cell_mask()
+        if not trace:
+            return self.score_matrix(matrix, batch)[0]
+        # The same pass, from a leaf copy of M, so that its gradient can be read (also under no_grad).
+        with torch.inference_mode(False), torch.enable_grad():
+            leaf = matrix.detach().clone().requires_grad_(True)
+            score, flat, features, dynamic = self.score_matrix(leaf, batch)
+            (gradient,) = torch.autograd.grad(score.sum(), leaf)
+        score, flat, features = score.detach(), flat.detach(), features.detach()
+        contributions, bias = self.head.contributions(flat)
+        cells = (gradient * matrix)[:, None]
+        pooled = dynamic.pooled
+        names = tuple(self.matrix_names(self.params))
+        return ForwardTrace(
+            score=score, matrix_names=names, matrices=matrix[:, None], display_matrices={},
+            pooled=Pooled(pooled.values.detach(), pooled.rows, pooled.cols, pooled.filler),
+            pooled_groups=tuple(f"filter {f + 1}" for f in range(self.params.kernel_count)),
+            pooled_matrix=(0,) * self.params.kernel_count, windows=dynamic.windows,
+            contributions=contributions, bias_contribution=bias,
+            cell_contributions=cells, cell_bias=score - cells.flatten(1).sum(-1),
+            question=question, answer=answer, hidden=self.head.hidden(flat), features=features)
+
+    @classmethod
+    def matrix_names(cls, params: ModelParams) -> list[str]:
+        assert isinstance(params, MatchPyramidParams)
+        return [f"word {params.matching}"]
+
+    @classmethod
+    def architecture_text(cls, params: ModelParams) -> str:
+        assert isinstance(params, MatchPyramidParams)
+        parts = ["GloVe 6B 50d word vectors (frozen; one learned vector for unknown words)"]
+        parts += [gate_text(params)] if params.attended_sides else []
+        matching = "dot product w_i . w_j" if params.matching == "dot" else "cosine cos(w_i, w_j)"
+        parts += [f"word matching matrix: {matching} (1 matrix)",
+                  f"2D convolution: {params.kernel_count} kernels of {params.kernel_rows}x{params.kernel_cols}, ReLU",
+                  f"dynamic max pooling of the real cells to a {params.pool_rows}x{params.pool_cols} grid "
+                  f"({params.pooled_size} values)",
+                  f"MLP: ReLU layer of {params.mlp_hidden} units, then a linear score"]
+        return " -> ".join(parts)
