@@ -52,8 +52,11 @@ class AttentionGate(nn.Module):
         # A row with no real token would be all NaN; such rows are refused upstream,
         # this keeps padding exactly zero regardless.
         alpha = torch.nan_to_num(alpha, nan=0.0) * mask
-        weights = alpha * mask.sum(-1, keepdim=True) if self.scaling == "length" else alpha
-        return vectors * weights[..., None], alpha, logits
+        return vectors * self.weights(alpha, mask)[..., None], alpha, logits
+
+    def weights(self, alpha: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """The factor each word vector is multiplied by: alpha, or alpha x length."""
+        return alpha * mask.sum(-1, keepdim=True) if self.scaling == "length" else alpha
 
 
 class BiLSTMEncoder(nn.Module):

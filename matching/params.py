@@ -145,7 +145,8 @@ class MatchPyramidParams(AttentionParams, ModelParams):
     family: str = "matchpyramid"
     attention: AttentionSide = "none"
     matching: WordMatching = "dot"
-    """How two word vectors meet: `dot` (MatchZoo's choice) or `cosine`."""
+    """How two word vectors meet: `dot` (MatchZoo's choice) or `cosine` (the dot product of unit
+    vectors; with a gate, the unit vectors are reweighted, so the gate still matters)."""
     kernel_count: int = 16
     kernel_rows: int = 3
     kernel_cols: int = 3
@@ -165,9 +166,6 @@ class MatchPyramidParams(AttentionParams, ModelParams):
                                "mlp_hidden")
         if self.kernel_rows % 2 == 0 or self.kernel_cols % 2 == 0:
             raise ParamsError("kernel_rows and kernel_cols must be odd, so each feature sits on one matrix cell")
-        if self.attention != "none" and self.matching == "cosine":
-            raise ParamsError("an attention gate rescales word vectors, which a cosine ignores: "
-                              "use matching 'dot' with attention")
 
 
 def params_to_dict(params: ModelParams) -> dict[str, Any]:

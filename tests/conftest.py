@@ -55,6 +55,7 @@ VARIANTS: dict[str, dict[str, object]] = {
     "pyramid-cosine": {"family": "matchpyramid", "matching": "cosine"},
     "pyramid-question": {"family": "matchpyramid", "attention": "question"},
     "pyramid-both-none": {"family": "matchpyramid", "attention": "both", "attention_scaling": "none"},
+    "pyramid-cosine-answer": {"family": "matchpyramid", "attention": "answer", "matching": "cosine"},
 }
 
 

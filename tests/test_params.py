@@ -51,7 +51,6 @@ def test_sizes() -> None:
     ({"family": "matchpyramid", "matching": "tensor"}, "matching must be"),
     ({"family": "matchpyramid", "kernel_rows": 2}, "must be odd"),
     ({"family": "matchpyramid", "pool_cols": 0}, "pool_cols must be"),
-    ({"family": "matchpyramid", "attention": "question", "matching": "cosine"}, "cosine ignores"),
     ({"family": "matchpyramid", "k": 10}, "unknown parameters"),
 ])
 def test_bad_parameters_are_refused(raw: dict[str, Any], message: str) -> None:

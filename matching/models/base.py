@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 import torch
 from torch import nn
 
-from ..blocks import AttentionGate, Pooled, UnknownWordVector, length_mask
+from ..blocks import COSINE_EPS, AttentionGate, Pooled, UnknownWordVector, length_mask
 from ..params import ModelParams, ParamsError
 
 
@@ -105,14 +105,18 @@ class MatchingModel(nn.Module):
                                     for side in params.attended_sides})
         self.dropout = nn.Dropout(params.dropout)
 
-    def read(self, side: str, vectors: torch.Tensor, unknown: torch.Tensor, lengths: torch.Tensor
-             ) -> SideSteps:
-        """The word vectors of one side as the network reads them: unknown words replaced, then
-        reweighted by the side's attention gate when it has one (omega in the ECIR paper)."""
+    def read(self, side: str, vectors: torch.Tensor, unknown: torch.Tensor, lengths: torch.Tensor,
+             unit: bool = False) -> SideSteps:
+        """The word vectors of one side as the network reads them: unknown words replaced, made unit
+        length if `unit`, then reweighted by the side's attention gate when it has one (omega in the
+        ECIR paper; its logits V^T w_t always read the words as they are)."""
         words = self.unknown_word(vectors, unknown)
+        read = words / words.norm(dim=-1, keepdim=True).clamp_min(COSINE_EPS) if unit else words
         if side not in self.gates:
-            return SideSteps(words, None, None, words, None)
-        gated, attention, logits = self.gates[side](words, length_mask(lengths, vectors.shape[1]))
+            return SideSteps(words, None, None, read, None)
+        mask = length_mask(lengths, vectors.shape[1])
+        _, attention, logits = self.gates[side](words, mask)
+        gated = read * self.gates[side].weights(attention, mask)[..., None]
         return SideSteps(words, logits, attention, gated, None)
 
     def forward(self, batch: PairBatch, trace: bool = False) -> torch.Tensor | ForwardTrace:

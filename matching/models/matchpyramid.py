@@ -17,7 +17,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from ..blocks import DynamicPooled, MLPHead, Pooled, cosine_matrix, dynamic_max_pool
+from ..blocks import DynamicPooled, MLPHead, Pooled, dynamic_max_pool
 from ..params import MatchPyramidParams, ModelParams
 from .base import ForwardTrace, MatchingModel, PairBatch, gate_text, register
 
@@ -36,10 +36,6 @@ class MatchPyramid(MatchingModel):
         self.conv = nn.Conv2d(1, params.kernel_count, kernel, padding=(kernel[0] // 2, kernel[1] // 2))
         self.head = MLPHead(params.pooled_size, params.mlp_hidden)
 
-    def word_matrix(self, question: torch.Tensor, answer: torch.Tensor) -> torch.Tensor:
-        if self.params.matching == "cosine":
-            return cosine_matrix(question, answer)
-        return question @ answer.transpose(1, 2)
 
     def score_matrix(self, matrix: torch.Tensor, batch: PairBatch
                      ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, DynamicPooled]:
@@ -53,9 +49,11 @@ class MatchPyramid(MatchingModel):
         return self.head(self.dropout(flat)), flat, features, dynamic
 
     def forward(self, batch: PairBatch, trace: bool = False) -> torch.Tensor | ForwardTrace:
-        question = self.read("question", batch.question_vectors, batch.question_unknown, batch.question_lengths)
-        answer = self.read("answer", batch.answer_vectors, batch.answer_unknown, batch.answer_lengths)
-        matrix = self.word_matrix(question.gated_words, answer.gated_words) * batch.cell_mask()
+        # Cosine matching = the dot product of unit word vectors; a gate then reweights the unit vectors.
+        unit = self.params.matching == "cosine"
+        question = self.read("question", batch.question_vectors, batch.question_unknown, batch.question_lengths, unit)
+        answer = self.read("answer", batch.answer_vectors, batch.answer_unknown, batch.answer_lengths, unit)
+        matrix = (question.gated_words @ answer.gated_words.transpose(1, 2)) * batch.cell_mask()
         if not trace:
             return self.score_matrix(matrix, batch)[0]
         # The same pass, from a leaf copy of M, so that its gradient can be read (also under no_grad).
@@ -87,7 +85,8 @@ class MatchPyramid(MatchingModel):
         assert isinstance(params, MatchPyramidParams)
         parts = ["GloVe 6B 50d word vectors (frozen; one learned vector for unknown words)"]
         parts += [gate_text(params)] if params.attended_sides else []
-        matching = "dot product w_i . w_j" if params.matching == "dot" else "cosine cos(w_i, w_j)"
+        matching = ("dot product w_i . w_j" if params.matching == "dot"
+                    else "cosine: dot product of the unit word vectors (after the gate, if any)")
         parts += [f"word matching matrix: {matching} (1 matrix)",
                   f"2D convolution: {params.kernel_count} kernels of {params.kernel_rows}x{params.kernel_cols}, ReLU",
                   f"dynamic max pooling of the real cells to a {params.pool_rows}x{params.pool_cols} grid "

@@ -7,15 +7,19 @@ import json
 import pandas as pd
 import streamlit as st
 
+from matching.tables import cell_rows, shared_cells, strongest
 from pages.views import charts, common, components
 
 st.title(":material/filter_list: Pooled cells")
-st.caption("k-max pooling keeps the k largest cells of each interaction matrix; the MLP turns them into the score. "
-           "Each cell's contribution is gradient × value, so score = sum of contributions + bias exactly. "
-           "Share = contribution / sum of |contributions| (green raises the score, red lowers it).")
+st.caption("Pooling keeps a few values of each matrix (MV-LSTM: the k largest cells of each interaction matrix; "
+           "MatchPyramid: the maximum of each convolution filter in each window of a fixed grid); the MLP turns "
+           "them into the score. Each pooled value's contribution is gradient × value, so score = sum of "
+           "contributions + bias exactly. Share = contribution / sum of |contributions| (green raises the score, "
+           "red lowers it).")
 
 COLUMNS = {
-    "matrix": st.column_config.TextColumn("matrix", width="small"),
+    "matrix": st.column_config.TextColumn("matrix", width="small", help="The matrix or convolution filter"),
+    "window": st.column_config.TextColumn("window", help="The words the dynamic pooling window covers"),
     "pooling rank": st.column_config.NumberColumn("rank", help="Pooling rank: 1 = the largest cell of its matrix",
                                                   width="small"),
     "question": st.column_config.TextColumn("question", help="Question word (its position)"),
@@ -39,25 +43,30 @@ if found is not None:
         for column, name in zip(st.columns(len(row), gap="medium"), row, strict=True):
             with column:
                 explanation = explanations[name]
-                rows = charts.cell_rows(explanation)
-                total = sum(r["contribution"] for r in rows)
+                every_row = cell_rows(explanation)
+                total = sum(r["contribution"] for r in every_row)
+                rows = strongest(every_row)
                 st.subheader(name, divider="blue")
                 bias = explanation.bias_contribution
                 st.metric("score", f"{explanation.score:+.4f}",
                           help=f"sum of cell contributions {total:+.4f} + bias {bias:+.4f}")
                 st.caption(f"rank {int(ranking.models[name].ranks[pick])} of {len(ranking.candidates)} · "
                            f"cells {total:+.4f} + bias {explanation.bias_contribution:+.4f}")
+                if len(rows) < len(every_row):
+                    st.caption(f"{len(every_row)} pooled values; the {len(rows)} with the largest |contribution| "
+                               "are listed (the sums above include them all).")
                 tensor = len({r["matrix"] for r in rows}) > 1
+                windows = rows[0]["window"] is not None
                 table = pd.DataFrame(rows)
                 table["share %"] = table["share"] * 100
                 st.dataframe(table, column_config=COLUMNS, hide_index=True, width="stretch",
-                             column_order=(["matrix"] if tensor else []) + SHOWN,
+                             column_order=(["matrix"] if tensor else []) + (["window"] if windows else []) + SHOWN,
                              key=f"pooled_table_{name}", height=min(38 + 35 * len(rows), 420))
                 components.altair(charts.share_chart(rows, f"{name}: share of the score per cell"),
                                   key=f"pooled_chart_{name}")
     if len(explanations) > 1:
         st.subheader("Cells pooled by more than one model", divider="gray")
-        overlap = charts.shared_cells(explanations)
+        overlap = shared_cells(explanations)
         if overlap:
             st.caption("Same (question position, answer position) pair, with each model's pooling rank "
                        "(blank: that model did not pool it).")

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from matching.explanation import Explanation, PooledCell
+from matching.matrix_views import Outline
 from matching.text import Token
 
 ACCENT = "#1f6feb"
@@ -109,9 +109,9 @@ def _axis_labels(tokens: Sequence[Token], seen: int, shown: int) -> list[str]:
 
 
 def interaction_heatmap(matrix: np.ndarray, question_tokens: Sequence[Token], answer_tokens: Sequence[Token],
-                        cells: Sequence[PooledCell], title: str, show_cells: bool = True,
-                        zero_centered: bool = True, label_slices: bool = False) -> go.Figure:
-    """Question tokens down, answer tokens across; pooled cells outlined and numbered by rank.
+                        outlines: Sequence[Outline], title: str, show_cells: bool = True,
+                        zero_centered: bool = True) -> go.Figure:
+    """Question tokens down, answer tokens across; the given cells outlined and labelled.
 
     Unseen (truncated) tokens are appended as grey, empty rows/columns (up to
     MAX_TRUNCATED_SHOWN of each) so the reader sees where the model stopped reading.
@@ -146,13 +146,10 @@ def interaction_heatmap(matrix: np.ndarray, question_tokens: Sequence[Token], an
         figure.add_shape(type="rect", x0=j - 0.5, x1=j + 0.5, y0=-0.5, y1=rows - 0.5, fillcolor=GREY,
                          opacity=0.35, line_width=0, layer="below")
     if show_cells:
-        for cell in cells:
-            if cell.filler or cell.i is None or cell.j is None:
-                continue
+        for cell in outlines:
             figure.add_shape(type="rect", x0=cell.j - 0.5, x1=cell.j + 0.5, y0=cell.i - 0.5, y1=cell.i + 0.5,
                              line={"color": "#111827", "width": 2.5}, fillcolor="rgba(0,0,0,0)")
-            label = f"{cell.matrix.replace('slice ', 's')}·{cell.rank}" if label_slices else str(cell.rank)
-            figure.add_annotation(x=cell.j, y=cell.i, text=f"<b>{label}</b>", showarrow=False,
+            figure.add_annotation(x=cell.j, y=cell.i, text=f"<b>{cell.label}</b>", showarrow=False,
                                   font={"color": "#111827", "size": 12}, bgcolor="rgba(255,255,255,0.75)")
     cell_px = 34 if rows <= 12 else 26 if rows <= 30 else 18
     tick_font = {"size": 12 if cols <= 30 else 10}
@@ -172,28 +169,6 @@ def interaction_heatmap(matrix: np.ndarray, question_tokens: Sequence[Token], an
 
 
 # ---------------------------------------------------------------- Pooled cells page
-
-def cell_rows(explanation: Explanation) -> list[dict[str, Any]]:
-    """The pooled cells as table rows, in MLP slot order, with each cell's share of the score.
-
-    'question' and 'answer' read 'word (position)' with 1-based positions, for compact tables.
-    """
-    shares = explanation.shares()
-    rows = []
-    for cell, share in zip(explanation.pooled_cells, shares, strict=True):
-        question = "" if cell.i is None else explanation.question_tokens[cell.i].text
-        answer = "" if cell.j is None else explanation.answer_tokens[cell.j].text
-        rows.append({
-            "matrix": cell.matrix, "pooling rank": cell.rank, "value": cell.value,
-            "question word": "(filler)" if cell.filler else question,
-            "question position": None if cell.i is None else cell.i + 1,
-            "answer word": "(filler)" if cell.filler else answer,
-            "answer position": None if cell.j is None else cell.j + 1,
-            "question": "(filler)" if cell.filler else f"{question} ({cell.i + 1})",  # type: ignore[operator]
-            "answer": "(filler)" if cell.filler else f"{answer} ({cell.j + 1})",  # type: ignore[operator]
-            "contribution": cell.contribution, "share": float(share)})
-    return rows
-
 
 def default_pair(names: Sequence[str], attention: Sequence[str]) -> list[str]:
     """Two models worth comparing first: one without attention and one with (else the first two)."""
@@ -259,30 +234,3 @@ def metrics_chart(rows: Sequence[Mapping[str, Any]], metric: str, title: str) ->
                                                   range=[ACCENT, GREY, UNKNOWN]), legend=None),
         tooltip=["system:N", alt.Tooltip(f"{metric}:Q", format=".4f")],
     ).properties(height=30 * len(data) + 10, title=title)
-
-
-def shared_cells(explanations: Mapping[str, Explanation]) -> list[dict[str, Any]]:
-    """Cells (question position, answer position) pooled by more than one model, with each model's rank.
-
-    Across models the matrices differ, so a cell is matched by its positions; the rank shown is
-    the best pooling rank of that position in any of the model's matrices.
-    """
-    best: dict[tuple[int, int], dict[str, int]] = {}
-    words: dict[tuple[int, int], tuple[str, str]] = {}
-    for name, explanation in explanations.items():
-        for cell in explanation.pooled_cells:
-            if cell.filler or cell.i is None or cell.j is None:
-                continue
-            position = (cell.i, cell.j)
-            ranks = best.setdefault(position, {})
-            ranks[name] = min(ranks.get(name, cell.rank), cell.rank)
-            words[position] = (explanation.question_tokens[cell.i].text, explanation.answer_tokens[cell.j].text)
-    rows = []
-    for (i, j), ranks in best.items():
-        if len(ranks) < 2:
-            continue
-        row: dict[str, Any] = {"question word": words[(i, j)][0], "question position": i + 1,
-                               "answer word": words[(i, j)][1], "answer position": j + 1, "models": len(ranks)}
-        row.update({f"{name} rank": ranks.get(name) for name in explanations})
-        rows.append(row)
-    return sorted(rows, key=lambda r: (-r["models"], r["question position"], r["answer position"]))
