@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .ranking import MAX_CANDIDATES
-from .text import MAX_TEXT_CHARS, TextError, tokenize
+from .text import MAX_TEXT_CHARS, TextError, Token, tokenize
 
 
 @dataclass(frozen=True)
@@ -26,24 +26,54 @@ class CandidateInput:
     """One plain sentence per left-out line or cap, for the page to show."""
     total_lines: int
     """Non-blank lines typed (kept or not)."""
+    tokens: tuple[tuple[Token, ...], ...] = ()
+    """The words of each kept candidate: the text is parsed once, here, and shared by ranking and views."""
+
+
+@dataclass(frozen=True)
+class ParsedInput:
+    """What a person typed, parsed once: the question and candidates with their words, or the problem."""
+
+    question: str
+    question_tokens: tuple[Token, ...]
+    candidates: CandidateInput
+    labels: tuple[int, ...] | None
+    problem: str | None
+    """Why nothing can be ranked (None when ranking is possible)."""
+
+
+def parse_question(question: str) -> tuple[tuple[Token, ...], str | None]:
+    """The question's words, and why it cannot be ranked (None when it can)."""
+    if not question.strip():
+        return (), "Type a question: it is empty."
+    try:
+        tokens = tuple(tokenize(question))
+    except TextError as error:
+        return (), f"The question cannot be used: {error}."
+    if not tokens:
+        return (), "The question has no words (only spaces or invisible characters)."
+    return tokens, None
 
 
 def question_problem(question: str) -> str | None:
     """Why this question cannot be ranked, or None when it can."""
-    if not question.strip():
-        return "Type a question: it is empty."
-    try:
-        tokens = tokenize(question)
-    except TextError as error:
-        return f"The question cannot be used: {error}."
-    if not tokens:
-        return "The question has no words (only spaces or invisible characters)."
-    return None
+    return parse_question(question)[1]
+
+
+def parse_input(question: str, candidates_text: str, gold: Sequence[int]) -> ParsedInput:
+    """Parse the whole input once: question words, candidate lines and their words, the gold labels."""
+    question_tokens, problem = parse_question(question)
+    candidates = split_candidates(candidates_text)
+    labels = labels_for(gold, len(candidates.candidates))
+    if problem is None and not candidates.candidates:
+        problem = "Type at least one candidate answer, one per line."
+    return ParsedInput(question, question_tokens, candidates, None if labels is None else tuple(labels), problem)
 
 
 def split_candidates(text: str, max_candidates: int = MAX_CANDIDATES) -> CandidateInput:
     """One candidate per non-blank line; too-long or wordless lines are left out with a note."""
     kept: list[str] = []
+    kept_tokens: list[tuple[Token, ...]] = []
     lines: list[int] = []
     notes: list[str] = []
     total = 0
@@ -56,16 +86,18 @@ def split_candidates(text: str, max_candidates: int = MAX_CANDIDATES) -> Candida
             notes.append(f"Line {number} has {len(line):,} characters; the limit is {MAX_TEXT_CHARS:,}, "
                          "so it was left out.")
             continue
-        if not tokenize(line):
+        tokens = tuple(tokenize(line))
+        if not tokens:
             notes.append(f"Line {number} has no words (only invisible characters), so it was left out.")
             continue
         kept.append(line)
+        kept_tokens.append(tokens)
         lines.append(number)
     if len(kept) > max_candidates:
         notes.append(f"{len(kept)} candidates were given; only the first {max_candidates} are ranked "
                      f"(the limit is {max_candidates}).")
-        kept, lines = kept[:max_candidates], lines[:max_candidates]
-    return CandidateInput(tuple(kept), tuple(lines), tuple(notes), total)
+        kept, lines, kept_tokens = kept[:max_candidates], lines[:max_candidates], kept_tokens[:max_candidates]
+    return CandidateInput(tuple(kept), tuple(lines), tuple(notes), total, tuple(kept_tokens))
 
 
 def join_candidates(candidates: Sequence[str]) -> str:

@@ -3,16 +3,21 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from .baselines import baseline_scores
+from .embeddings import WordVectors
 from .explanation import Explanation
 from .matcher import Matcher, require_words
 from .text import TextError, Token, tokenize
 
 MAX_CANDIDATES = 100
+
+
+def flag_unknown(tokens: Sequence[Token], vectors: WordVectors) -> list[Token]:
+    return [replace(t, unknown=not vectors.is_known(t.key)) for t in tokens]
 
 
 def competition_ranks(scores: np.ndarray) -> np.ndarray:
@@ -65,17 +70,27 @@ class Ranking:
 def rank(question: str, candidates: Sequence[str], models: Mapping[str, Matcher],
          labels: Sequence[int] | None = None, max_candidates: int = MAX_CANDIDATES) -> Ranking:
     """Score all candidates in one batch per model; raises TextError on unusable input."""
+    return rank_tokens(question, tokenize(question), candidates, [tokenize(c) for c in candidates], models,
+                       labels, max_candidates)
+
+
+def rank_tokens(question: str, question_tokens: Sequence[Token], candidates: Sequence[str],
+                candidate_tokens: Sequence[Sequence[Token]], models: Mapping[str, Matcher],
+                labels: Sequence[int] | None = None, max_candidates: int = MAX_CANDIDATES) -> Ranking:
+    """`rank` for text already parsed (see `inputs.parse_input`): the words are not read again."""
     if not candidates:
         raise TextError("give at least one candidate answer")
     if len(candidates) > max_candidates:
         raise TextError(f"{len(candidates)} candidates; the limit is {max_candidates}")
     if labels is not None and len(labels) != len(candidates):
         raise TextError(f"{len(labels)} labels for {len(candidates)} candidates")
-    question_tokens = tokenize(question)
     require_words(question_tokens, "the question")
-    candidate_tokens = [tokenize(c) for c in candidates]
     for index, tokens in enumerate(candidate_tokens):
         require_words(tokens, f"candidate {index + 1}")
+    if models:  # every model reads the same vectors: flag the unknown words once, for the views
+        vectors = next(iter(models.values())).vectors
+        question_tokens = flag_unknown(question_tokens, vectors)
+        candidate_tokens = [flag_unknown(tokens, vectors) for tokens in candidate_tokens]
     results = {}
     for name, matcher in models.items():
         explanations = matcher.explain_tokens(question_tokens, candidate_tokens)

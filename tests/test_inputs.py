@@ -59,3 +59,17 @@ def test_gold_marks_follow_edits_not_replacements() -> None:
     reordered = ["A new line.", "A dog barked.", "It is set in England.", "Jane Austen wrote Pride and Prejudice."]
     assert remap_gold(before, reordered, [0, 2]) == [1, 3]
     assert remap_gold(before, before[:2], [2]) == []
+
+
+def test_parse_input_reads_every_text_once_and_keeps_the_words() -> None:
+    from matching.inputs import parse_input
+    from matching.text import tokenize
+
+    parsed = parse_input("Who wrote Hamlet?", "Shakespeare wrote it.\n\n\u200b\nA play by him", [1])
+    assert parsed.problem is None
+    assert parsed.question_tokens == tuple(tokenize("Who wrote Hamlet?"))
+    assert parsed.candidates.candidates == ("Shakespeare wrote it.", "A play by him")
+    assert parsed.candidates.tokens == tuple(tuple(tokenize(c)) for c in parsed.candidates.candidates)
+    assert parsed.labels == (0, 1)
+    assert parse_input("", "x", []).problem == "Type a question: it is empty."
+    assert "at least one candidate" in (parse_input("why?", " \n ", []).problem or "")

@@ -126,3 +126,9 @@ def test_unusable_input_is_a_text_error(models: dict[str, Matcher], question: st
 def test_exactly_the_candidate_limit_is_accepted(models: dict[str, Matcher]) -> None:
     ranking = rank("which one ?", [f"answer {n}" for n in range(MAX_CANDIDATES)], {"plain": models["plain"]})
     assert len(ranking.models["plain"].scores) == MAX_CANDIDATES
+
+
+def test_ranking_tokens_carry_the_unknown_flags(models: dict[str, Matcher]) -> None:
+    ranking = rank("who wrote zzqxvv ?", ["shakespeare wrote qqvzzx"], models)
+    assert [t.unknown for t in ranking.question_tokens] == [False, False, True, False]
+    assert [t.unknown for t in ranking.candidate_tokens[0]] == [False, False, True]

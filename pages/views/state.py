@@ -27,14 +27,13 @@ from matching.inputs import (
     CandidateInput,
     clean_gold,
     join_candidates,
-    labels_for,
-    question_problem,
+    parse_input,
     remap_gold,
     split_candidates,
 )
 from matching.matcher import Matcher
-from matching.ranking import Ranking, rank
-from matching.text import TextError
+from matching.ranking import Ranking, rank_tokens
+from matching.text import TextError, Token
 
 log = logging.getLogger("matchlens")
 
@@ -76,11 +75,13 @@ def load_errors() -> dict[str, str]:
 # models, so the cache is kept small; it serves re-draws, page switches and the "before" comparison.
 @st.cache_resource(max_entries=32, ttl=3600, show_spinner=False)
 def _rank_cached(root: str, question: str, candidates: tuple[str, ...], labels: tuple[int, ...] | None,
-                 names: tuple[str, ...]) -> tuple[Ranking, float]:
+                 names: tuple[str, ...], _request: Request) -> tuple[Ranking, float]:
+    # Keyed by the texts; the request carries their words, parsed once (not hashed: underscore).
     loaded = _load_models(root)[0]
     start = time.perf_counter()
-    ranking = rank(question, list(candidates), {n: loaded[n] for n in names if n in loaded},
-                   labels=None if labels is None else list(labels))
+    ranking = rank_tokens(question, _request.question_tokens, list(candidates), list(_request.parsed.tokens),
+                          {n: loaded[n] for n in names if n in loaded},
+                          labels=None if labels is None else list(labels))
     return ranking, time.perf_counter() - start
 
 
@@ -194,6 +195,7 @@ def chosen_models() -> list[str]:
 @dataclass(frozen=True)
 class Request:
     question: str
+    question_tokens: tuple[Token, ...]
     parsed: CandidateInput
     labels: tuple[int, ...] | None
     models: tuple[str, ...]
@@ -207,12 +209,8 @@ class Request:
 
 
 def _request(question: str, candidates_text: str, gold: Sequence[int], names: Sequence[str]) -> Request:
-    parsed = split_candidates(candidates_text)
-    labels = labels_for(gold, len(parsed.candidates))
-    problem = question_problem(question)
-    if problem is None and not parsed.candidates:
-        problem = "Type at least one candidate answer, one per line."
-    return Request(question, parsed, None if labels is None else tuple(labels), tuple(names), problem)
+    parsed = parse_input(question, candidates_text, gold)
+    return Request(question, parsed.question_tokens, parsed.candidates, parsed.labels, tuple(names), parsed.problem)
 
 
 def current_request() -> Request:
@@ -234,7 +232,7 @@ def _rank_request(request: Request) -> tuple[Ranking | None, str | None, float]:
         return None, request.problem, 0.0
     try:
         ranking, seconds = _rank_cached(models_root(), request.question, request.parsed.candidates,
-                                        request.labels, request.models)
+                                        request.labels, request.models, request)
     except TextError as error:
         return None, f"This input cannot be ranked: {error}.", 0.0
     return ranking, None, seconds
