@@ -56,14 +56,22 @@ def tokenize_lists(lists: Sequence[RankingList]) -> tuple[list[TokenizedList], l
     return kept, skipped
 
 
+def bucketed_pairs(lists: Sequence[TokenizedList], max_answer_len: int) -> list[tuple[int, int]]:
+    """(list, candidate) of every candidate with words, by answer words read, then by question."""
+    return sorted(((n, j) for n, lst in enumerate(lists) for j, c in enumerate(lst.candidates) if c),
+                  key=lambda pair: (min(len(lists[pair[0]].candidates[pair[1]]), max_answer_len), pair[0]))
+
+
 def model_scores(matcher: Matcher, lists: Sequence[TokenizedList], batch_size: int = 256,
                  progress: Progress | None = None) -> list[np.ndarray]:
     """Score every candidate of every list in large batches.
 
+    Pairs are bucketed by how many answer words the model reads (then by question), so a
+    batch pads little and repeats few questions; each score goes back to its place.
     A candidate with no words cannot be read by a model; it gets -inf, i.e. it is
     ranked last (and tied with any other such candidate).
     """
-    pairs = [(n, j) for n, lst in enumerate(lists) for j, c in enumerate(lst.candidates) if c]
+    pairs = bucketed_pairs(lists, matcher.params.max_answer_len)
     scores = [np.full(len(lst.candidates), -np.inf) for lst in lists]
     for start in range(0, len(pairs), batch_size):
         chunk = pairs[start: start + batch_size]

@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 import torch
 
-from matching.batching import make_batch
-from matching.embeddings import EncodedText
+from matching.batching import make_batch, make_token_batch
+from matching.embeddings import EncodedText, WordVectors
+from matching.text import tokenize
 
 
 def encoded(length: int, dim: int = 3, unknown_at: tuple[int, ...] = ()) -> EncodedText:
@@ -32,3 +33,22 @@ def test_batch_is_padded_to_the_longest_and_cut_to_the_maximum() -> None:
 def test_a_text_without_words_is_refused() -> None:
     with pytest.raises(ValueError, match="at least one word"):
         make_batch([encoded(2), encoded(0)], [encoded(1), encoded(1)], 5, 5)
+
+
+def test_token_batch_equals_padding_the_looked_up_texts(vectors: WordVectors) -> None:
+    question = tokenize("who wrote zzqxjvtk hamlet ?")
+    answers = [tokenize("Hamlet is a tragedy by Shakespeare, blorptastic."), tokenize("Paris"),
+               tokenize("word " * 12), question]
+    questions = [question, question, tokenize("who wrote hamlet ?"), question]
+    fast = make_token_batch(vectors, questions, answers, max_question_len=4, max_answer_len=9)
+    slow = make_batch([vectors.encode(q[:4]) for q in questions], [vectors.encode(a[:9]) for a in answers],
+                      max_question_len=4, max_answer_len=9)
+    for name in ("question_vectors", "question_unknown", "question_lengths",
+                 "answer_vectors", "answer_unknown", "answer_lengths"):
+        assert torch.equal(getattr(fast, name), getattr(slow, name)), name
+    assert fast.answer_unknown[0].tolist()[-2:] == [True, False] and fast.answer_lengths.tolist() == [9, 1, 9, 5]
+
+
+def test_token_batch_refuses_a_text_without_words(vectors: WordVectors) -> None:
+    with pytest.raises(ValueError, match="at least one word"):
+        make_token_batch(vectors, [tokenize("who")] * 2, [tokenize("a"), []], 5, 5)
