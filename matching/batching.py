@@ -8,6 +8,7 @@ once, one gather for the whole batch); `make_batch` pads texts already looked up
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 
 import numpy as np
@@ -41,8 +42,9 @@ def make_batch(questions: Sequence[EncodedText], answers: Sequence[EncodedText],
 
 
 def _lookup(vectors: WordVectors, texts: Sequence[Sequence[Token]], max_len: int
-            ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """(B, L, d) vectors (zero on unknown words and padding), (B, L) unknown, (B,) lengths.
+            ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, tuple[torch.Tensor, torch.Tensor] | None]:
+    """(B, L, d) vectors (zero on unknown words and padding), (B, L) unknown, (B,) lengths, and
+    the groups of rows holding the same text object (see `PairBatch.question_groups`).
 
     The same text object repeated (a question with each of its candidates) is looked up
     once; the vectors of the whole batch come out of the table in one gather.
@@ -50,28 +52,37 @@ def _lookup(vectors: WordVectors, texts: Sequence[Sequence[Token]], max_len: int
     slot_of: dict[int, int] = {}
     distinct: list[list[int]] = []
     slots = []
-    row_of = vectors.row_of
+    row = vectors.row_of.get
     for text in texts:
         slot = slot_of.get(id(text))
         if slot is None:
             slot = slot_of[id(text)] = len(distinct)
-            distinct.append([row_of.get(t.key, _UNKNOWN) for t in text[:max_len]])
+            distinct.append([row(t.key, _UNKNOWN) for t in text[:max_len]])
         slots.append(slot)
-    lengths = np.array([len(rows) for rows in distinct], dtype=np.int64)
+    lengths = np.fromiter(map(len, distinct), dtype=np.int64, count=len(distinct))
     if lengths.min() < 1:
         raise ValueError("every text in a batch needs at least one word")
     table = np.full((len(distinct), int(lengths.max())), _PADDING, dtype=np.int64)
-    for slot, rows in enumerate(distinct):
-        table[slot, : len(rows)] = rows
-    rows = table[np.asarray(slots)]
+    # Row-major order of the real positions is the order of the rows in `distinct`, concatenated.
+    table[np.arange(table.shape[1])[None, :] < lengths[:, None]] = np.fromiter(
+        itertools.chain.from_iterable(distinct), dtype=np.int64, count=int(lengths.sum()))
+    inverse = np.asarray(slots)
+    rows = table[inverse]
     found = rows >= 0
     words = vectors.matrix[np.where(found, rows, 0)]
     words[~found] = 0.0
-    return (torch.from_numpy(words), torch.from_numpy(rows == _UNKNOWN),
-            torch.from_numpy(lengths[np.asarray(slots)]))
+    groups = None
+    if len(distinct) < len(texts):
+        first = np.zeros(len(distinct), dtype=np.int64)
+        first[inverse[::-1]] = np.arange(len(texts) - 1, -1, -1)  # the last write is the first occurrence
+        groups = (torch.from_numpy(first), torch.from_numpy(inverse))
+    return torch.from_numpy(words), torch.from_numpy(rows == _UNKNOWN), torch.from_numpy(lengths[inverse]), groups
 
 
 def make_token_batch(vectors: WordVectors, questions: Sequence[Sequence[Token]],
                      answers: Sequence[Sequence[Token]], max_question_len: int, max_answer_len: int) -> PairBatch:
-    """The same batch as `make_batch` over `vectors.encode` of each text, built faster."""
-    return PairBatch(*_lookup(vectors, questions, max_question_len), *_lookup(vectors, answers, max_answer_len))
+    """The same batch as `make_batch` over `vectors.encode` of each text, built faster, and with
+    the question groups set when a question object repeats."""
+    *question_side, groups = _lookup(vectors, questions, max_question_len)
+    *answer_side, _ = _lookup(vectors, answers, max_answer_len)
+    return PairBatch(*question_side, *answer_side, question_groups=groups)

@@ -65,17 +65,20 @@ class BiLSTMEncoder(nn.Module):
     never see the padding that follows them. The backward direction reads each row
     reversed *within its own length* (the real tokens reversed, padding still at the end),
     and its states are put back in place. Both are exactly the states of the sequence
-    alone, and cheaper than pack/unpack (the padded steps are few once pairs are
-    bucketed by length). The weights are those of one `nn.LSTM(bidirectional=True)`.
+    alone, and cheaper than pack/unpack (the padded steps are few once rows are grouped
+    by length). The weights are those of one `nn.LSTM(bidirectional=True)`.
 
     Returns the forward and backward positional states separately, (B, L, h) each,
     zero on padding; p_t = [fwd_t ; bwd_t].
     """
 
-    def __init__(self, dim: int, hidden: int) -> None:
+    def __init__(self, dim: int, hidden: int, rows_per_run: int = 64) -> None:
         super().__init__()
         self.lstm = nn.LSTM(dim, hidden, batch_first=True, bidirectional=True)
         self.hidden = hidden
+        self.rows_per_run = rows_per_run
+        """Larger batches run in groups of this many rows of similar length, each only as wide
+        as its longest row (fewer padded steps; the groups cost a little overhead each)."""
 
     def _direction(self, vectors: torch.Tensor, weights: list[torch.Tensor]) -> torch.Tensor:
         zeros = vectors.new_zeros(1, vectors.shape[0], self.hidden)
@@ -83,7 +86,7 @@ class BiLSTMEncoder(nn.Module):
         states, _, _ = torch.lstm(vectors, (zeros, zeros), weights, True, 1, 0.0, self.training, False, True)
         return states
 
-    def forward(self, vectors: torch.Tensor, lengths: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    def _run(self, vectors: torch.Tensor, lengths: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         batch, width = vectors.shape[:2]
         positions = torch.arange(width, device=vectors.device)[None, :]
         mask = positions < lengths[:, None]
@@ -100,6 +103,20 @@ class BiLSTMEncoder(nn.Module):
         backward = reversed_rows(self._direction(reversed_rows(vectors), weights[4:]))
         real = mask[..., None].to(forward.dtype)
         return forward * real, backward * real
+
+    def forward(self, vectors: torch.Tensor, lengths: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        batch, width = vectors.shape[:2]
+        if batch <= self.rows_per_run:
+            return self._run(vectors, lengths)
+        order = torch.argsort(lengths, stable=True)
+        forward_parts, backward_parts = [], []
+        for rows in order.split(self.rows_per_run):
+            run_width = int(lengths[rows].max())
+            forward, backward = self._run(vectors[rows, :run_width], lengths[rows])
+            forward_parts.append(nn.functional.pad(forward, (0, 0, 0, width - run_width)))
+            backward_parts.append(nn.functional.pad(backward, (0, 0, 0, width - run_width)))
+        inverse = torch.argsort(order)
+        return torch.cat(forward_parts).index_select(0, inverse), torch.cat(backward_parts).index_select(0, inverse)
 
 
 def cosine_matrix(q: torch.Tensor, a: torch.Tensor) -> torch.Tensor:

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from .batching import make_batch
+from .batching import make_token_batch
 from .embeddings import EncodedText, WordVectors
 from .explanation import Explanation, explanations_from_trace
 from .models import ForwardTrace, MatchingModel
@@ -54,14 +54,9 @@ class Matcher:
     def _batch_pass(self, question_tokens: Sequence[Sequence[Token]],
                     answer_tokens: Sequence[Sequence[Token]], trace: bool) -> torch.Tensor | ForwardTrace:
         params = self.params
-        # The same question object repeated for each candidate is looked up only once.
-        by_identity: dict[int, EncodedText] = {}
-        for q in question_tokens:
-            if id(q) not in by_identity:
-                by_identity[id(q)] = self.encode(q, params.max_question_len)
-        questions = [by_identity[id(q)] for q in question_tokens]
-        batch = make_batch(questions, [self.encode(a, params.max_answer_len) for a in answer_tokens],
-                           params.max_question_len, params.max_answer_len)
+        # The same question object repeated for each candidate is looked up (and encoded) once.
+        batch = make_token_batch(self.vectors, question_tokens, answer_tokens,
+                                 params.max_question_len, params.max_answer_len)
         with torch.no_grad():  # not inference_mode: a family may read a gradient inside its trace
             return self.model(batch, trace=trace)
 

@@ -89,10 +89,11 @@ def test_length_scaling_has_mean_weight_one() -> None:
     torch.testing.assert_close(means, torch.ones(2))
 
 
+@pytest.mark.parametrize("rows_per_run", [64, 2])  # 2: rows run in groups by length
 @given(lengths=lengths_strategy, seed=st.integers(0, 2**16), extra=st.integers(0, 3))
-def test_bilstm_states_ignore_padding(lengths: list[int], seed: int, extra: int) -> None:
+def test_bilstm_states_ignore_padding(rows_per_run: int, lengths: list[int], seed: int, extra: int) -> None:
     torch.manual_seed(seed)
-    encoder = BiLSTMEncoder(5, 3)
+    encoder = BiLSTMEncoder(5, 3, rows_per_run)
     vectors, lengths_t = padded(lengths, 5, seed, extra)
     with torch.no_grad():
         forward, backward = encoder(vectors, lengths_t)
@@ -104,6 +105,20 @@ def test_bilstm_states_ignore_padding(lengths: list[int], seed: int, extra: int)
             alone_f, alone_b = encoder(vectors[row:row + 1, :length], torch.tensor([length]))
         torch.testing.assert_close(forward[row, :length], alone_f[0], atol=1e-6, rtol=1e-5)
         torch.testing.assert_close(backward[row, :length], alone_b[0], atol=1e-6, rtol=1e-5)
+
+
+def test_bilstm_matches_torch_packed_sequences() -> None:
+    """The unpacked encoder gives the states nn.LSTM gives on packed sequences (the textbook way)."""
+    torch.manual_seed(0)
+    encoder = BiLSTMEncoder(4, 3, rows_per_run=3)
+    vectors, lengths = padded([5, 1, 3, 7, 2, 7, 4], 4, 0, extra=2)
+    packed = torch.nn.utils.rnn.pack_padded_sequence(vectors, lengths, batch_first=True, enforce_sorted=False)
+    with torch.no_grad():
+        forward, backward = encoder(vectors, lengths)
+        states, _ = encoder.lstm(packed)
+    states, _ = torch.nn.utils.rnn.pad_packed_sequence(states, batch_first=True, total_length=vectors.shape[1])
+    torch.testing.assert_close(forward, states[..., :3], atol=1e-6, rtol=1e-5)
+    torch.testing.assert_close(backward, states[..., 3:], atol=1e-6, rtol=1e-5)
 
 
 def test_cosine_matrix_values_and_zero_vectors() -> None:

@@ -29,6 +29,11 @@ class PairBatch:
     answer_vectors: torch.Tensor  # (B, n, d)
     answer_unknown: torch.Tensor  # (B, n) bool
     answer_lengths: torch.Tensor  # (B,)
+    question_groups: tuple[torch.Tensor, torch.Tensor] | None = None
+    """When rows repeat a question (one question, many candidates): (first, inverse), the row of
+    each distinct question's first occurrence (Q,) and each row's distinct question (B,), so
+    question_vectors[first][inverse] == question_vectors. A family may encode each distinct
+    question once; None means every row is read on its own."""
 
     def cell_mask(self) -> torch.Tensor:
         """(B, m, n): True where both the question position and the answer position are real."""
@@ -45,6 +50,13 @@ class SideSteps:
     attention: torch.Tensor | None  # (B, L) alpha, zero on padding
     gated_words: torch.Tensor  # (B, L, d) the words after the gate (== words without one)
     states: torch.Tensor | None  # (B, L, 2h) [forward ; backward] LSTM states; None without an LSTM
+
+    def rows(self, index: torch.Tensor) -> SideSteps:
+        """The steps of rows `index` (B,): distinct texts read once, spread back to every pair."""
+        def pick(tensor: torch.Tensor | None) -> torch.Tensor | None:
+            return None if tensor is None else tensor.index_select(0, index)
+        return SideSteps(self.words.index_select(0, index), pick(self.gate_logits), pick(self.attention),
+                         self.gated_words.index_select(0, index), pick(self.states))
 
 
 @dataclass(frozen=True)

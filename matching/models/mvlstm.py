@@ -37,9 +37,17 @@ class MVLSTM(MatchingModel):
         forward_states, backward_states = self.encoder(read.gated_words, lengths)
         return read, forward_states, backward_states
 
+    def encode_questions(self, batch: PairBatch) -> tuple[SideSteps, torch.Tensor, torch.Tensor]:
+        """The question side of `encode`, each distinct question read once when the batch says which."""
+        if batch.question_groups is None:
+            return self.encode("question", batch.question_vectors, batch.question_unknown, batch.question_lengths)
+        first, inverse = batch.question_groups
+        read, forward_states, backward_states = self.encode(
+            "question", batch.question_vectors[first], batch.question_unknown[first], batch.question_lengths[first])
+        return read.rows(inverse), forward_states[inverse], backward_states[inverse]
+
     def forward(self, batch: PairBatch, trace: bool = False) -> torch.Tensor | ForwardTrace:
-        q_read, q_fwd, q_bwd = self.encode(
-            "question", batch.question_vectors, batch.question_unknown, batch.question_lengths)
+        q_read, q_fwd, q_bwd = self.encode_questions(batch)
         a_read, a_fwd, a_bwd = self.encode(
             "answer", batch.answer_vectors, batch.answer_unknown, batch.answer_lengths)
         q_positions = self.dropout(torch.cat([q_fwd, q_bwd], dim=-1))
