@@ -16,6 +16,15 @@ from .text import TextError, Token, tokenize
 MAX_CANDIDATES = 100
 
 
+def rank_column(system: str) -> str:
+    """The table column holding a model's or baseline's ranks (the one place this name is made)."""
+    return f"{system} rank"
+
+
+def score_column(system: str) -> str:
+    return f"{system} score"
+
+
 def flag_unknown(tokens: Sequence[Token], vectors: WordVectors) -> list[Token]:
     return [replace(t, unknown=not vectors.is_known(t.key)) for t in tokens]
 
@@ -51,13 +60,45 @@ class Ranking:
             if self.labels is not None:
                 row["correct"] = bool(self.labels[index])
             for name, result in self.models.items():
-                row[f"{name} rank"] = int(result.ranks[index])
-                row[f"{name} score"] = float(result.scores[index])
+                row[rank_column(name)] = int(result.ranks[index])
+                row[score_column(name)] = float(result.scores[index])
             for name, scores in self.baselines.items():
-                row[f"{name} rank"] = int(self.baseline_ranks[name][index])
-                row[f"{name} score"] = float(scores[index])
+                row[rank_column(name)] = int(self.baseline_ranks[name][index])
+                row[score_column(name)] = float(scores[index])
             rows.append(row)
         return rows
+
+    def top_answers(self) -> dict[str, int]:
+        """Each model's top answer (0-based candidate index; the first of a tie)."""
+        return {name: int(np.argmin(result.ranks)) for name, result in self.models.items()}
+
+    def disagree_on_top(self) -> bool:
+        return len(set(self.top_answers().values())) > 1
+
+    def truncation_notes(self) -> list[str]:
+        """One sentence per text that is longer than the models read (the rest is greyed in the views)."""
+        if not self.models:
+            return []
+        # Every model reads the same maximum lengths unless told otherwise: report the first model's cut.
+        first = next(iter(self.models.values())).explanations
+        notes = []
+        question = first[0].question_tokens
+        if any(t.truncated for t in question):
+            seen = sum(not t.truncated for t in question)
+            notes.append(f"The question has {len(question):,} words; the models read only the first {seen}.")
+        for index, explanation in enumerate(first):
+            tokens = explanation.answer_tokens
+            if any(t.truncated for t in tokens):
+                seen = sum(not t.truncated for t in tokens)
+                notes.append(f"Candidate #{index + 1} has {len(tokens):,} words; the models read only the first "
+                             f"{seen} (the rest is greyed on the explanation pages).")
+        return notes
+
+    def explanation_export(self, pick: int, names: Sequence[str] | None = None) -> dict[str, object]:
+        """The JSON export of one candidate's explanations (all models, or `names`)."""
+        chosen = list(self.models) if names is None else [n for n in names if n in self.models]
+        return {"question": self.question, "candidate": self.candidates[pick], "candidate_number": pick + 1,
+                "models": {n: self.models[n].explanations[pick].to_dict() for n in chosen}}
 
     def disagreement(self) -> np.ndarray:
         """Per candidate: the spread (max - min) of its rank across the models."""

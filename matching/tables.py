@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .explanation import Explanation
+from .ranking import rank_column
 
 MAX_CELL_ROWS = 40
 """A family with many pooled slots (MatchPyramid: filters x windows) lists only the strongest."""
@@ -72,6 +73,6 @@ def shared_cells(explanations: Mapping[str, Explanation]) -> list[dict[str, Any]
             continue
         row: dict[str, Any] = {"question word": words[(i, j)][0], "question position": i + 1,
                                "answer word": words[(i, j)][1], "answer position": j + 1, "models": len(ranks)}
-        row.update({f"{name} rank": ranks.get(name) for name in explanations})
+        row.update({rank_column(name): ranks.get(name) for name in explanations})
         rows.append(row)
     return sorted(rows, key=lambda r: (-r["models"], r["question position"], r["answer position"]))

@@ -74,7 +74,6 @@ if found is not None:
         else:
             st.caption("No cell was pooled by more than one of these models.")
     if explanations:
-        export = {"question": ranking.question, "candidate": ranking.candidates[pick],
-                  "candidate_number": pick + 1, "models": {n: e.to_dict() for n, e in explanations.items()}}
+        export = ranking.explanation_export(pick, list(explanations))
         components.download("Explanation (JSON)", json.dumps(export, indent=1), "matchlens-explanation.json",
                             "application/json", key="pooled_export", icon=":material/data_object:")

@@ -5,13 +5,12 @@ from __future__ import annotations
 import json
 from functools import partial
 
-import numpy as np
 import pandas as pd
 import streamlit as st
 
 from matching.examples import EXAMPLES, Example
 from matching.export import rows_to_csv
-from matching.ranking import Ranking
+from matching.ranking import Ranking, rank_column, score_column
 from pages.views import charts, components, state
 
 ss = st.session_state
@@ -100,33 +99,14 @@ if not ranking.models:
     st.info("No model chosen: only the baselines are shown.", icon=":material/info:")
 
 
-def _truncation(ranking: Ranking) -> list[str]:
-    messages = []
-    if not ranking.models:
-        return messages
-    first = next(iter(ranking.models.values())).explanations
-    question = first[0].question_tokens
-    if any(t.truncated for t in question):
-        seen = sum(not t.truncated for t in question)
-        messages.append(f"The question has {len(question):,} words; the models read only the first {seen}.")
-    for index, explanation in enumerate(first):
-        tokens = explanation.answer_tokens
-        if any(t.truncated for t in tokens):
-            seen = sum(not t.truncated for t in tokens)
-            messages.append(f"Candidate #{index + 1} has {len(tokens):,} words; the models read only the first "
-                            f"{seen} (the rest is greyed on the explanation pages).")
-    return messages
-
-
-for message in _truncation(ranking):
+for message in ranking.truncation_notes():
     st.warning(message, icon=":material/content_cut:")
 
 pick = state.pick_index(count)
-tops = " · ".join(f"{name} → #{int(np.argmin(result.ranks)) + 1}" for name, result in ranking.models.items())
+tops = " · ".join(f"{name} → #{top + 1}" for name, top in ranking.top_answers().items())
 if tops:
     st.markdown(f"**Top answer by model:** {components.md(tops)}")
-disagree = len({int(np.argmin(result.ranks)) for result in ranking.models.values()}) > 1
-st.caption((":material/call_split: **The models disagree on the top answer.** " if disagree else "")
+st.caption((":material/call_split: **The models disagree on the top answer.** " if ranking.disagree_on_top() else "")
            + f":material/timer: Ranked {count} candidate(s) with {len(ranking.models)} model(s) in "
            f"{current.seconds * 1000:.0f} ms · input {request.digest}", help="The model time for this input "
            "(cached afterwards). The input id changes with every edit.")
@@ -148,18 +128,18 @@ def _table(ranking: Ranking, scores: bool) -> tuple[pd.DataFrame, dict[str, obje
     systems = [*ranking.models, *ranking.baselines]
     for name in systems:
         kind = "model" if name in ranking.models else "baseline"
-        order.append(f"{name} rank")
-        config[f"{name} rank"] = st.column_config.NumberColumn(
-            f"{name} rank" if scores else name, format="%d", help=f"Rank by the {kind} {name} (1 = best)")
+        order.append(rank_column(name))
+        config[rank_column(name)] = st.column_config.NumberColumn(
+            rank_column(name) if scores else name, format="%d", help=f"Rank by the {kind} {name} (1 = best)")
         if scores:
-            order.append(f"{name} score")
-            config[f"{name} score"] = st.column_config.NumberColumn(f"{name} score", format="%.3f")
+            order.append(score_column(name))
+            config[score_column(name)] = st.column_config.NumberColumn(score_column(name), format="%.3f")
     return frame, config, order
 
 
 def _style(frame: pd.DataFrame, models: list[str]) -> pd.io.formats.style.Styler:
     """Bold green rank 1; amber ranks where the models disagree by 2 or more; darker amber = larger spread."""
-    rank_columns = [f"{m} rank" for m in models]
+    rank_columns = [rank_column(m) for m in models]
 
     def highlight(row: pd.Series) -> list[str]:
         styles = []
@@ -224,9 +204,8 @@ with exports[0]:
     components.download("Ranking (CSV)", rows_to_csv(frame.to_dict("records")), "matchlens-ranking.csv",
                         "text/csv", key="export_csv", icon=":material/download:")
 with exports[1]:
-    explanation = {"question": ranking.question, "candidate": ranking.candidates[pick], "candidate_number": pick + 1,
-                   "models": {n: r.explanations[pick].to_dict() for n, r in ranking.models.items()}}
-    components.download("Explanation of the selected candidate (JSON)", json.dumps(explanation, indent=1),
+    components.download("Explanation of the selected candidate (JSON)",
+                        json.dumps(ranking.explanation_export(pick), indent=1),
                         "matchlens-explanation.json", "application/json", key="export_json",
                         icon=":material/data_object:")
 if ss.get("ml_link_too_long"):
