@@ -208,7 +208,7 @@ with exports[1]:
                         json.dumps(ranking.explanation_export(pick), indent=1),
                         "matchlens-explanation.json", "application/json", key="export_json",
                         icon=":material/data_object:")
-if ss.get("ml_link_too_long"):
+if ss.get(state.LINK_TOO_LONG):
     st.caption(":material/link_off: This input is too long to share as a link; use the exports instead.")
 else:
     st.caption(":material/link: The address bar holds this question and its candidates: copy it to share this view.")

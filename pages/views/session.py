@@ -1,0 +1,115 @@
+"""Session service: this visitor's canonical input in `st.session_state`, and what derives from it.
+
+Every page reads the same canonical input (question, candidate lines, gold marks, the
+candidate being explained, chosen models) and gets its ranking from `current()`, which the
+cached service computes once per input. Widgets are "controlled": each is seeded from the
+canonical value before it is drawn and writes back through a callback, so pages never
+disagree about the input.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import streamlit as st
+
+from matching.counterfactual import Comparison, compare
+from matching.examples import EXAMPLES, Example
+from matching.inputs import join_candidates, remap_gold, split_candidates
+from matching.ranking import Ranking
+from pages.views.cached import Request, models, rank_request, request_for
+
+QUESTION, CANDIDATES, GOLD, PICK, MODELS = "ml_question", "ml_candidates", "ml_gold", "ml_pick", "ml_models"
+BEFORE, URL_ERROR, URL_NOTE = "ml_before", "ml_url_error", "ml_url_note"
+
+
+def _default_example() -> Example:
+    return EXAMPLES[0]
+
+
+def seed_defaults() -> None:
+    """Seed the canonical input once per session with the first example."""
+    ss = st.session_state
+    if QUESTION not in ss:
+        example = _default_example()
+        ss[QUESTION] = example.question
+        ss[CANDIDATES] = join_candidates(example.candidates)
+        ss[GOLD] = list(example.gold)
+        ss[PICK] = 0
+        ss[MODELS] = None
+        ss[BEFORE] = None
+
+
+def inputs_snapshot() -> dict[str, object]:
+    ss = st.session_state
+    return {"question": ss[QUESTION], "candidates": ss[CANDIDATES], "gold": list(ss[GOLD])}
+
+
+def set_inputs(question: str | None = None, candidates: str | None = None, gold: Sequence[int] | None = None,
+               pick: int | None = None, remember: bool = True) -> None:
+    """Change the canonical input; the input before a text edit is kept for the comparison."""
+    ss = st.session_state
+    new_question = ss[QUESTION] if question is None else question
+    new_candidates = ss[CANDIDATES] if candidates is None else candidates
+    if (new_question, new_candidates) != (ss[QUESTION], ss[CANDIDATES]):
+        ss[BEFORE] = inputs_snapshot() if remember else None
+        ss.pop(URL_ERROR, None)
+    if gold is None and new_candidates != ss[CANDIDATES]:
+        gold = remap_gold(split_candidates(ss[CANDIDATES]).candidates, split_candidates(new_candidates).candidates,
+                          ss[GOLD])
+    ss[QUESTION], ss[CANDIDATES] = new_question, new_candidates
+    if gold is not None:
+        ss[GOLD] = sorted({int(i) for i in gold})
+    if pick is not None:
+        ss[PICK] = int(pick)
+
+
+def load_example(example: Example) -> None:
+    set_inputs(example.question, join_candidates(example.candidates), example.gold, pick=0, remember=False)
+
+
+def pick_index(count: int) -> int:
+    pick = int(st.session_state.get(PICK, 0) or 0)
+    return pick if 0 <= pick < count else 0
+
+
+def chosen_models() -> list[str]:
+    loaded = list(models())
+    chosen = st.session_state.get(MODELS)
+    if chosen is None:
+        return loaded
+    return [n for n in chosen if n in loaded]
+
+
+def current_request() -> Request:
+    ss = st.session_state
+    return request_for(ss[QUESTION], ss[CANDIDATES], ss[GOLD], chosen_models())
+
+
+@dataclass(frozen=True)
+class Current:
+    request: Request
+    ranking: Ranking | None
+    problem: str | None
+    seconds: float
+    """Time the models took for this input (when it was first ranked)."""
+
+
+def current() -> Current:
+    request = current_request()
+    ranking, problem, seconds = rank_request(request)
+    return Current(request, ranking, problem, seconds)
+
+
+def before_comparison(now: Ranking) -> Comparison | None:
+    """The ranking before the last edit compared with `now`, when there was an edit."""
+    before = st.session_state.get(BEFORE)
+    if not before:
+        return None
+    request = request_for(str(before["question"]), str(before["candidates"]), list(before["gold"]),  # type: ignore[call-overload]
+                          list(now.models))
+    ranking, _, _ = rank_request(request)
+    if ranking is None:
+        return None
+    return compare(ranking, now)
