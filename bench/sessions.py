@@ -104,10 +104,9 @@ def wait_healthy(url: str, timeout: float = 90.0) -> None:
 
 @contextmanager
 def started_app(port: int) -> Iterator[Server]:
-    """`streamlit run app.py` on 127.0.0.1:port, stopped afterwards."""
-    command = [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", str(port),
-               "--server.address", "127.0.0.1", "--server.headless", "true",
-               "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
+    """`streamlit run app.py` as the README runs it (its .streamlit/config.toml), on 127.0.0.1:port."""
+    command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+               "--server.address", "127.0.0.1", "--server.headless", "true"]
     process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         url = f"http://127.0.0.1:{port}"
