@@ -12,6 +12,7 @@ import logging
 
 import streamlit as st
 
+from matching.glossary import TERMS
 from pages.views import components, state
 
 st.set_page_config(page_title="MatchLens", page_icon=":material/join_inner:", layout="wide",
@@ -38,10 +39,26 @@ except Exception:  # noqa: BLE001 - the guard: the page says what failed, the lo
              icon=":material/error:")
     st.stop()
 
+st.session_state["sidebar_present"] = state.presenting()
+
+
+def _present_changed() -> None:
+    st.session_state[state.PRESENT] = bool(st.session_state["sidebar_present"])
+
+
 with st.sidebar:
     st.markdown("### :material/join_inner: MatchLens")
     st.caption("Positional neural text matching, explained.")
+    st.toggle("Presentation mode", key="sidebar_present", on_change=_present_changed,
+              help="For a projector: large type, high contrast, one view at a time, no editing controls, and "
+                   "the sidebar folded away (open it with the arrow at the top left). Kept in the link as "
+                   "present=1.")
+    components.glossary([term.name for term in TERMS], key="sidebar_glossary", label="Glossary")
     components.model_status(list(loaded), errors, key="sidebar_models")
+
+if state.presenting():
+    st.set_page_config(initial_sidebar_state="collapsed")
+    components.presentation_style()
 
 if st.session_state.get(state.URL_ERROR):
     st.error(st.session_state[state.URL_ERROR], icon=":material/link_off:")

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from . import glossary
 from .baselines import baseline_scores
 from .embeddings import WordVectors
 from .explanation import Explanation
@@ -143,3 +144,25 @@ def rank_tokens(question: str, question_tokens: Sequence[Token], candidates: Seq
         candidate_tokens=tuple(tuple(t) for t in candidate_tokens),
         labels=None if labels is None else tuple(int(x) for x in labels), models=results,
         baselines=baselines, baseline_ranks={k: competition_ranks(v) for k, v in baselines.items()})
+
+
+def compact_rows(ranking: Ranking, with_baselines: bool = False, text_chars: int = 44) -> list[dict[str, object]]:
+    """The Rank table for a projector: short texts, ranks only, models by short name, baselines on demand.
+
+    Columns: '#', 'candidate' (at most `text_chars` characters), 'correct' (when labels are
+    known), one rank column per model named by `glossary.short_name`, then the baselines'
+    ranks when asked for.
+    """
+    systems = {glossary.short_name(name): result.ranks for name, result in ranking.models.items()}
+    if with_baselines:
+        systems.update({glossary.short_name(name): ranks for name, ranks in ranking.baseline_ranks.items()})
+    rows = []
+    for index, candidate in enumerate(ranking.candidates):
+        text = " ".join(candidate.split())
+        row: dict[str, object] = {"#": index + 1,
+                                  "candidate": text if len(text) <= text_chars else text[:text_chars - 1] + "…"}
+        if ranking.labels is not None:
+            row["correct"] = "yes" if ranking.labels[index] else ""
+        row.update({name: int(ranks[index]) for name, ranks in systems.items()})
+        rows.append(row)
+    return rows

@@ -3,6 +3,9 @@
 A link carries the question (`q`), the candidates (`c`, a JSON list of strings),
 the correct candidates (`gold`, 1-based numbers such as "1,3"), the candidate being
 explained (`pick`, 1-based) and the chosen models (`models`, comma-separated names).
+How the view is shown travels apart (`ViewState`): presentation mode (`present=1`),
+the walkthrough's step (`step`, 1-based) and model (`model`); a link with only these
+carries no input.
 Decoding only parses strings and JSON (never evaluates anything), checks every
 field's type and size, and raises `UrlStateError` with a sentence a person can act
 on when a link was cut short or edited by hand.
@@ -22,6 +25,8 @@ MAX_CANDIDATE_CHARS = 4_000
 MAX_LINK_CANDIDATES = 100
 MAX_MODELS = 16
 KEYS = ("q", "c", "gold", "pick", "models")
+VIEW_KEYS = ("present", "step", "model")
+MAX_STEP = 99
 _MODEL_NAME = re.compile(r"^[A-Za-z0-9_.+-]{1,64}$")
 _NUMBERS = re.compile(r"^\d{1,4}(,\d{1,4})*$")
 
@@ -126,3 +131,38 @@ def decode(params: Mapping[str, str | Sequence[str]]) -> SharedState | None:
         models = tuple(dict.fromkeys(names))
     return SharedState(question=question, candidates=tuple(candidates), gold=tuple(sorted(set(gold))),
                        pick=pick, models=models)
+
+
+@dataclass(frozen=True)
+class ViewState:
+    """How the input is shown: presentation mode, and where the walkthrough stands."""
+
+    present: bool = False
+    step: int = 0
+    """0-based walkthrough step (the page clamps it to its own number of steps)."""
+    model: str | None = None
+    """The model the walkthrough explains, or None for the page's default."""
+
+
+def encode_view(view: ViewState) -> dict[str, str]:
+    """Query parameters for `view` (only what differs from the defaults)."""
+    params = {}
+    if view.present:
+        params["present"] = "1"
+    if view.step:
+        params["step"] = str(view.step + 1)
+    if view.model is not None:
+        params["model"] = view.model
+    return params
+
+
+def decode_view(params: Mapping[str, str | Sequence[str]]) -> ViewState:
+    """The view a link asks for; UrlStateError (with the defaults unusable) when it is malformed."""
+    present, step, model = (_single(params, key) for key in VIEW_KEYS)
+    if present not in (None, "0", "1"):
+        raise UrlStateError(f"the link's 'present' should be 1 or 0; got {present[:20]!r}")
+    if step is not None and not (step.isdigit() and 1 <= int(step) <= MAX_STEP):
+        raise UrlStateError(f"the link's 'step' should be a step number from 1 to {MAX_STEP}; got {step[:20]!r}")
+    if model is not None and not _MODEL_NAME.match(model):
+        raise UrlStateError("the link's 'model' should be one model name")
+    return ViewState(present=present == "1", step=int(step) - 1 if step else 0, model=model)

@@ -96,3 +96,28 @@ def test_arbitrary_params_never_crash(params: dict[str, str]) -> None:
         decode(params)
     except UrlStateError:
         pass
+
+
+# ---------------------------------------------------------------- the view: presentation mode and walkthrough step
+
+def test_view_round_trip_and_defaults() -> None:
+    view = urlstate.ViewState(present=True, step=4, model="amvlstm-q")
+    params = urlstate.encode_view(view)
+    assert params == {"present": "1", "step": "5", "model": "amvlstm-q"}
+    assert urlstate.decode_view(params) == view
+    assert urlstate.encode_view(urlstate.ViewState()) == {}
+    assert urlstate.decode_view({}) == urlstate.ViewState()
+    assert urlstate.decode_view({"present": "0"}) == urlstate.ViewState()
+
+
+def test_view_keys_alone_carry_no_input() -> None:
+    assert decode({"present": "1", "step": "3"}) is None
+
+
+@pytest.mark.parametrize(("params", "message"), [
+    ({"present": "yes"}, "present"), ({"step": "0"}, "step"), ({"step": "-1"}, "step"), ({"step": "1e3"}, "step"),
+    ({"step": "100"}, "step"), ({"model": "<script>"}, "model"), ({"present": ["1", "1"]}, "once"),
+])
+def test_tampered_view_is_refused_with_a_message(params: dict[str, str], message: str) -> None:
+    with pytest.raises(UrlStateError, match=message):
+        urlstate.decode_view(params)

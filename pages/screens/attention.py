@@ -5,12 +5,15 @@ from __future__ import annotations
 import streamlit as st
 
 from matching.explanation import Explanation
-from pages.views import charts, common, components
+from pages.views import charts, common, components, state
 
 st.title(":material/visibility: Attention")
 st.caption("aMV-LSTM reweights every word vector by an attention coefficient before the Bi-LSTM reads it. "
            "Bars show each word's weight; the dashed line is the uniform weight 1/n (a word above it counts "
            "more than average). The same weights shade the original text. Hover for exact values.")
+
+components.glossary(["attention gate", "gate logit", "softmax", "alpha", "uniform weight 1/n", "word vector",
+                     "unknown word", "truncated", "Bi-LSTM", "MV-LSTM", "score", "rank"], key="attention_glossary")
 
 found = common.explained_candidate("attention")
 if found is not None:
@@ -52,6 +55,8 @@ if found is not None:
                                "not seen (struck through above).")
 
         names = list(attending)
+        if state.presenting():
+            names = [common.one_model(names, key="attention_present_model", default=names[-1])]
         for start in range(0, len(names), 3):
             row = names[start:start + 3]
             for column, name in zip(st.columns(len(row), gap="medium"), row, strict=True):

@@ -26,6 +26,9 @@ st.caption("Upload a ranking file: WikiQA TSV (QuestionID, Question, ..., Senten
            "ties count as the mean over their orders.")
 
 
+components.glossary(["MAP", "MRR", "P@1", "nDCG", "tie rule", "baseline", "rank"], key="evaluate_glossary")
+
+
 def _run(raw: bytes, name: str) -> None:
     """Parse and evaluate one file; the result (or the reason it failed) is kept in the session."""
     digest = hashlib.sha256(raw).hexdigest()

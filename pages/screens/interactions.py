@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import streamlit as st
 
+from matching import glossary
 from matching.matrix_views import matrix_view, view_names
-from pages.views import charts, common, components
+from pages.views import charts, common, components, state
 
 st.title(":material/grid_on: Interactions")
 st.caption("Every question position (rows) meets every answer position (columns): MV-LSTM compares Bi-LSTM "
@@ -13,21 +14,29 @@ st.caption("Every question position (rows) meets every answer position (columns)
            "by pooling rank; MatchPyramid: by the window whose maximum they are). Grey rows and columns are words "
            "past the model's maximum length (not seen). Hover a cell for its words and value.")
 
+components.glossary(["interaction matrix", "positional vector", "cosine", "tensor interaction",
+                     "forward and backward matrices", "k-max pooling", "filler", "truncated", "Bi-LSTM", "rank"],
+                    key="interactions_glossary")
+
 found = common.explained_candidate("interactions")
 if found is not None:
     ranking, pick = found
     names = list(ranking.models)
-    show_cells = st.toggle("Outline the pooled cells", value=True, key="interactions_outline")
+    show_cells = st.toggle("Outline the pooled cells", value=True, key="interactions_outline",
+                           help=glossary.help_for("k-max pooling"))
     attention = common.attending_models(ranking, pick)
     pair = charts.default_pair(names, attention)
     first = ranking.models[names[0]].explanations[pick]
     shown_columns = len(first.seen_answer_tokens) + min(
         len(first.answer_tokens) - len(first.seen_answer_tokens), charts.MAX_TRUNCATED_SHOWN)
     wide = shown_columns > 24
-    if wide:
+    if wide and not state.presenting():
         st.caption(f":material/view_agenda: The answer has {shown_columns} columns to draw, so the two models are "
                    "stacked (full width) instead of side by side.")
-    areas = [st.container(), st.container()] if wide else st.columns(2, gap="large")
+    if state.presenting():  # one view at a time
+        areas = [st.container()]
+    else:
+        areas = [st.container(), st.container()] if wide else st.columns(2, gap="large")
     for side, column in enumerate(areas):
         with column:
             default = names.index(pair[min(side, len(pair) - 1)])

@@ -8,15 +8,22 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from matching import glossary
 from matching.cards import KNOWN_LIMITS, metrics_rows
 from matching.metrics import METRICS
-from pages.views import charts, components, state
+from pages.views import charts, common, components, state
 
 st.title(":material/model_training: Models")
 st.caption("One card per checkpoint in the models folder, read from its card.json. Metrics are on WikiQA "
            "(ties scored as the mean over tie orders); the test split was read once, after model selection.")
 
 loaded = state.models()
+# The cards' own architecture texts name terms too: the popover explains those as well.
+card_text = " ".join(f"{m.card.get('description', '')} {m.card.get('architecture', '')}" for m in loaded.values())
+components.glossary(["MAP", "MRR", "P@1", "nDCG", "tie rule", "baseline", "MV-LSTM", "attention gate",
+                     "Bi-LSTM", "k-max pooling", "MLP", "word vector", "truncated",
+                     *glossary.mentioned_in(card_text + " ".join(KNOWN_LIMITS))], key="models_glossary")
+
 errors = state.load_errors()
 
 
@@ -54,7 +61,7 @@ def card_view(name: str, card: dict[str, Any], key: str) -> None:
         return
     st.markdown(components.md(str(card.get("description", ""))))
     st.markdown("**Architecture.** " + components.md(str(card.get("architecture", ""))))
-    left, right = st.columns(2, gap="large")
+    left, right = common.panels(2)
     with left:
         st.markdown("**Test** (the paper's figure for comparison)")
         metrics_block(card, "test", f"{key}_test")
@@ -64,7 +71,7 @@ def card_view(name: str, card: dict[str, Any], key: str) -> None:
     if card.get("log"):
         st.markdown("**Training curves**")
         loss, dev = charts.training_curves(card["log"], name)
-        curves = st.columns(2, gap="large")
+        curves = common.panels(2)
         with curves[0]:
             components.altair(loss, key=f"{key}_loss", extra=70)
         with curves[1]:
@@ -73,7 +80,7 @@ def card_view(name: str, card: dict[str, Any], key: str) -> None:
     if study:
         st.markdown(f"**Seed study.** Test MAP over seeds {study.get('seeds')}: mean {study.get('mean', 0):.4f} "
                     f"± {study.get('std', 0):.4f} (std); shipped seed {card.get('seed')} (best dev MAP).")
-    params, training = st.columns(2, gap="large")
+    params, training = common.panels(2)
     with params:
         st.markdown("**Hyperparameters**")
         st.dataframe(pd.DataFrame([{"parameter": k, "value": str(v)} for k, v in card.get("params", {}).items()]),

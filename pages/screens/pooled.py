@@ -7,8 +7,9 @@ import json
 import pandas as pd
 import streamlit as st
 
+from matching import glossary
 from matching.tables import cell_rows, shared_cells, strongest
-from pages.views import charts, common, components
+from pages.views import charts, common, components, state
 
 st.title(":material/filter_list: Pooled cells")
 st.caption("Pooling keeps a few values of each matrix (MV-LSTM: the k largest cells of each interaction matrix; "
@@ -17,10 +18,15 @@ st.caption("Pooling keeps a few values of each matrix (MV-LSTM: the k largest ce
            "contributions + bias exactly. Share = contribution / sum of |contributions| (green raises the score, "
            "red lowers it).")
 
+components.glossary(["k-max pooling", "pooled cells", "interaction matrix", "MLP", "score", "contribution",
+                     "gradient x value", "bias", "filler", "tensor interaction", "rank", "MV-LSTM"],
+                    key="pooled_glossary")
+
 COLUMNS = {
     "matrix": st.column_config.TextColumn("matrix", width="small", help="The matrix or convolution filter"),
     "window": st.column_config.TextColumn("window", help="The words the dynamic pooling window covers"),
-    "pooling rank": st.column_config.NumberColumn("rank", help="Pooling rank: 1 = the largest cell of its matrix",
+    "pooling rank": st.column_config.NumberColumn("rank", help="Pooling rank: 1 = the largest cell of its matrix. "
+                                                  + glossary.help_for("k-max pooling"),
                                                   width="small"),
     "question": st.column_config.TextColumn("question", help="Question word (its position)"),
     "answer": st.column_config.TextColumn("answer", help="Answer word (its position)"),
@@ -35,8 +41,11 @@ if found is not None:
     ranking, pick = found
     names = list(ranking.models)
     attention = common.attending_models(ranking, pick)
-    shown = st.multiselect("Models side by side", names, default=charts.default_pair(names, attention),
-                           key="pooled_models", help="Up to three per row.")
+    if state.presenting():  # one view at a time
+        shown = [common.one_model(names, key="pooled_present_model")]
+    else:
+        shown = st.multiselect("Models side by side", names, default=charts.default_pair(names, attention),
+                               key="pooled_models", help="Up to three per row.")
     explanations = {name: ranking.models[name].explanations[pick] for name in shown}
     for start in range(0, len(shown), 3):
         row = shown[start:start + 3]
@@ -49,7 +58,8 @@ if found is not None:
                 st.subheader(name, divider="blue")
                 bias = explanation.bias_contribution
                 st.metric("score", f"{explanation.score:+.4f}",
-                          help=f"sum of cell contributions {total:+.4f} + bias {bias:+.4f}")
+                          help=f"sum of cell contributions {total:+.4f} + bias {bias:+.4f}\n\n"
+                               + glossary.help_for("contribution", "gradient x value", "bias"))
                 st.caption(f"rank {int(ranking.models[name].ranks[pick])} of {len(ranking.candidates)} · "
                            f"cells {total:+.4f} + bias {explanation.bias_contribution:+.4f}")
                 if len(rows) < len(every_row):
@@ -73,7 +83,7 @@ if found is not None:
             st.dataframe(pd.DataFrame(overlap), hide_index=True, width="stretch", key="pooled_overlap")
         else:
             st.caption("No cell was pooled by more than one of these models.")
-    if explanations:
+    if explanations and not state.presenting():
         export = ranking.explanation_export(pick, list(explanations))
         components.download("Explanation (JSON)", json.dumps(export, indent=1), "matchlens-explanation.json",
                             "application/json", key="pooled_export", icon=":material/data_object:")

@@ -8,16 +8,20 @@ from functools import partial
 import pandas as pd
 import streamlit as st
 
+from matching import glossary
 from matching.examples import EXAMPLES, Example
 from matching.export import rows_to_csv
-from matching.ranking import Ranking, rank_column, score_column
+from matching.ranking import Ranking, compact_rows, rank_column, score_column
 from pages.views import charts, components, state
 
 ss = st.session_state
+presenting = state.presenting()
 
 st.title(":material/format_list_numbered: Rank candidate answers")
 st.caption("Type a question and candidate answers, or start from an example: every model ranks them side by side, "
            "and the other pages show why.")
+components.glossary(["score", "rank", "rank spread", "baseline", "unknown word", "truncated", "MV-LSTM",
+                     "attention gate"], key="rank_glossary")
 
 
 # ---------------------------------------------------------------- gallery
@@ -27,11 +31,12 @@ def _load(example: Example) -> None:
     ss["ml_example"] = example.key
 
 
-with st.container(key="gallery", horizontal=True, vertical_alignment="center"):
-    st.markdown("**Examples**")
-    for example in EXAMPLES:
-        st.button(example.title, key=f"example_{example.key}", icon=example.icon, help=example.note,
-                  on_click=_load, args=(example,))
+if not presenting:
+    with st.container(key="gallery", horizontal=True, vertical_alignment="center"):
+        st.markdown("**Examples**")
+        for example in EXAMPLES:
+            st.button(example.title, key=f"example_{example.key}", icon=example.icon, help=example.note,
+                      on_click=_load, args=(example,))
 example_key = ss.get("ml_example")
 if example_key:
     shown = next((e for e in EXAMPLES if e.key == example_key), None)
@@ -65,21 +70,29 @@ count = len(request.parsed.candidates)
 ss["rank_gold"] = [i for i in ss[state.GOLD] if i < count]
 ss["rank_models"] = state.chosen_models()
 
-left, right = st.columns([3, 2], gap="large")
-with left:
-    st.text_input("Question", key="rank_question", on_change=_question_changed,
-                  placeholder="e.g. Who wrote Pride and Prejudice?", max_chars=20_000)
-    st.text_area("Candidate answers, one per line", key="rank_candidates", on_change=_candidates_changed,
-                 height=150, placeholder="One candidate answer per line (up to 100)",
-                 help="Blank lines are skipped. Press Ctrl+Enter (or click outside) to rank.")
-with right:
-    st.multiselect("Models", list(state.models()), key="rank_models", on_change=_models_changed,
-                   help="The models to rank with; the baselines are always shown.",
-                   placeholder="No model chosen: baselines only")
-    st.multiselect("Correct answers (optional)", list(range(count)), key="rank_gold", on_change=_gold_changed,
-                   format_func=lambda i: components.candidate_options(request.parsed.candidates)[i],
-                   help="Mark the right answers to see where each model puts them.",
-                   placeholder="None marked")
+
+def _inputs() -> None:
+    left, right = st.columns([3, 2], gap="large")
+    with left:
+        st.text_input("Question", key="rank_question", on_change=_question_changed,
+                      placeholder="e.g. Who wrote Pride and Prejudice?", max_chars=20_000)
+        st.text_area("Candidate answers, one per line", key="rank_candidates", on_change=_candidates_changed,
+                     height=150, placeholder="One candidate answer per line (up to 100)",
+                     help="Blank lines are skipped. Press Ctrl+Enter (or click outside) to rank.")
+    with right:
+        st.multiselect("Models", list(state.models()), key="rank_models", on_change=_models_changed,
+                       help="The models to rank with; the baselines are always shown.",
+                       placeholder="No model chosen: baselines only")
+        st.multiselect("Correct answers (optional)", list(range(count)), key="rank_gold", on_change=_gold_changed,
+                       format_func=lambda i: components.candidate_options(request.parsed.candidates)[i],
+                       help="Mark the right answers to see where each model puts them.",
+                       placeholder="None marked")
+
+
+if presenting:  # no editing controls: the input is shown, not edited
+    st.markdown(f"**Question:** {components.md(ss[state.QUESTION])}")
+else:
+    _inputs()
 
 
 # ---------------------------------------------------------------- results
@@ -164,19 +177,40 @@ def _selected(key: str) -> None:
         ss[state.PICK] = int(rows[0])
 
 
-table_head = st.columns([4, 1], vertical_alignment="center")
-with table_head[1]:
-    show_scores = st.toggle("Show scores", key="rank_scores", help="Add each system's score next to its rank.")
-with table_head[0]:
-    st.caption("Ranks per system (rank 1 is best, bold green); amber where the models' ranks for a candidate "
-               "differ by 2 or more (spread). Click a row to explain it on the other pages.")
-frame, config, order = _table(ranking, show_scores)
-# One table widget per input: a new input starts from the shared pick, never from a stale selection.
-table_key = f"rank_table_{request.digest}"
-st.dataframe(_style(frame, list(ranking.models)), key=table_key, on_select=partial(_selected, table_key),
-             selection_mode="single-row", selection_default={"selection": {"rows": [pick]}},
-             column_config=config, column_order=order, hide_index=True, width="stretch",
-             height=min(38 + 35 * len(frame), 460))
+def _full_table(ranking: Ranking, frame: pd.DataFrame, config: dict[str, object], order: list[str]) -> None:
+    table_head = st.columns([4, 1], vertical_alignment="center")
+    with table_head[1]:
+        st.toggle("Show scores", key="rank_scores", help="Add each system's score next to its rank.")
+    with table_head[0]:
+        st.caption("Ranks per system (rank 1 is best, bold green); amber where the models' ranks for a candidate "
+                   "differ by 2 or more (spread). Click a row to explain it on the other pages.")
+    # One table widget per input: a new input starts from the shared pick, never from a stale selection.
+    table_key = f"rank_table_{request.digest}"
+    st.dataframe(_style(frame, list(ranking.models)), key=table_key, on_select=partial(_selected, table_key),
+                 selection_mode="single-row", selection_default={"selection": {"rows": [pick]}},
+                 column_config=config, column_order=order, hide_index=True, width="stretch",
+                 height=min(38 + 35 * len(frame), 460))
+
+
+def _compact_table(ranking: Ranking) -> None:
+    """For a projector: ranks only, short model names, baselines behind a toggle, large type (an HTML table)."""
+    baselines = st.toggle("Show the baselines", key="rank_baselines", help=glossary.help_for("baseline"))
+    rows = compact_rows(ranking, with_baselines=baselines)
+    frame = pd.DataFrame(rows).set_index("#")
+    ranks = [c for c in frame.columns if c not in ("candidate", "correct")]
+    styled = frame.style.apply(lambda column: ["font-weight: 700; color: #0b5d1e" if v == 1 else ""
+                                               for v in column], subset=ranks)
+    with st.container(key="rank_compact"):
+        st.table(styled)
+    components.model_names_legend([*ranking.models, *(ranking.baselines if baselines else [])],
+                                  key="rank_short_names")
+
+
+frame, config, order = _table(ranking, bool(ss.get("rank_scores")))
+if presenting:
+    _compact_table(ranking)
+else:
+    _full_table(ranking, frame, config, order)
 
 components.comparison_view(state.before_comparison(ranking), key="rank_changes")
 
@@ -187,6 +221,9 @@ if ranking.models:  # the models' own tokens carry the unknown-word flags
                              key="rank_unknown")
 
 with st.container(border=True, key="rank_selected"):
+    if presenting:  # the compact table takes no clicks: the candidate is chosen here
+        pick = components.picker(components.candidate_options(ranking.candidates), state.PICK,
+                                 key="rank_present_pick", label="Candidate to explain")
     st.markdown(f"**Explaining candidate #{pick + 1}:** {components.md(charts.short(ranking.candidates[pick], 160))}")
     links = st.columns(3)
     links[0].page_link("pages/screens/attention.py", label="Attention", icon=":material/visibility:")
@@ -198,16 +235,22 @@ if count > 1:
     components.altair(charts.rank_shift_chart(ranks, ranking.candidates, pick, ranking.disagreement()),
                       key="rank_shift")
 
-st.subheader("Export", divider="gray")
-exports = st.columns(2)
-with exports[0]:
-    components.download("Ranking (CSV)", rows_to_csv(frame.to_dict("records")), "matchlens-ranking.csv",
-                        "text/csv", key="export_csv", icon=":material/download:")
-with exports[1]:
-    components.download("Explanation of the selected candidate (JSON)",
-                        json.dumps(ranking.explanation_export(pick), indent=1),
-                        "matchlens-explanation.json", "application/json", key="export_json",
-                        icon=":material/data_object:")
+
+def _exports(frame: pd.DataFrame) -> None:
+    st.subheader("Export", divider="gray")
+    exports = st.columns(2)
+    with exports[0]:
+        components.download("Ranking (CSV)", rows_to_csv(frame.to_dict("records")), "matchlens-ranking.csv",
+                            "text/csv", key="export_csv", icon=":material/download:")
+    with exports[1]:
+        components.download("Explanation of the selected candidate (JSON)",
+                            json.dumps(ranking.explanation_export(pick), indent=1),
+                            "matchlens-explanation.json", "application/json", key="export_json",
+                            icon=":material/data_object:")
+
+
+if not presenting:
+    _exports(frame)
 if ss.get(state.LINK_TOO_LONG):
     st.caption(":material/link_off: This input is too long to share as a link; use the exports instead.")
 else:

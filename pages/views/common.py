@@ -78,7 +78,8 @@ def explained_candidate(page: str) -> tuple[Ranking, int] | None:
     if found is None:
         return None
     ranking, pick = found
-    edit_sidebar(ranking, pick, key=f"{page}_edit")
+    if not state.presenting():  # presentation mode shows no editing controls
+        edit_sidebar(ranking, pick, key=f"{page}_edit")
     pick = candidate_picker(ranking, key=f"{page}_pick")
     changes_for_pick(ranking, pick, key=f"{page}_changes")
     if not ranking.models:
@@ -92,3 +93,18 @@ def attending_models(ranking: Ranking, pick: int) -> list[str]:
     return [name for name, result in ranking.models.items()
             if result.explanations[pick].question_attention is not None
             or result.explanations[pick].answer_attention is not None]
+
+
+def one_model(names: list[str], key: str, default: str | None = None) -> str:
+    """Presentation mode's one view at a time: the model to show, picked with a segmented control."""
+    fallback = default if default in names else names[0]
+    chosen = st.segmented_control("Model", names, default=fallback, key=key,
+                                  help="Presentation mode shows one model at a time.")
+    return chosen if chosen in names else fallback
+
+
+def panels(count: int, gap: str = "large") -> list:  # type: ignore[type-arg]
+    """`count` side-by-side columns, or in presentation mode `count` full-width blocks one under another."""
+    if state.presenting():
+        return [st.container() for _ in range(count)]
+    return list(st.columns(count, gap=gap))  # type: ignore[arg-type]

@@ -19,6 +19,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from matching import glossary as terms
 from matching.counterfactual import Comparison
 from matching.text import Token
 from pages.views.charts import short
@@ -200,3 +201,44 @@ def download(label: str, data: str | bytes, file_name: str, mime: str, key: str,
     st.download_button(label, data=data, file_name=file_name, mime=mime, key=key, icon=icon,
                        on_click="ignore")
 
+
+
+# ---------------------------------------------------------------- teaching: glossary and presentation mode
+
+def glossary(names: Sequence[str], key: str, label: str = "Terms on this page") -> None:
+    """A popover explaining each named term in one plain line (the text lives in `matching.glossary`)."""
+    with st.popover(label, icon=":material/menu_book:", key=key):
+        for entry in terms.entries(names):
+            st.markdown(f"**{entry.name}**: {entry.plain}")
+
+
+def model_names_legend(models: Sequence[str], key: str) -> None:
+    """What each short model name in a compact table stands for."""
+    pairs = [f"**{terms.short_name(m)}** = {md(m)}" for m in models if terms.short_name(m) != m]
+    if pairs:
+        with st.container(key=key):
+            st.caption("Short names: " + " · ".join(pairs))
+
+
+PRESENTATION_CSS = """
+<style>
+/* Presentation mode: projector-sized type, full-contrast text, no decoration that competes. */
+html { font-size: 22px; }
+[data-testid="stAppViewContainer"], [data-testid="stMain"] { color: #000; background: #fff; }
+[data-testid="stMarkdownContainer"] p, [data-testid="stMarkdownContainer"] li { font-size: 1rem; color: #000; }
+[data-testid="stCaptionContainer"], [data-testid="stCaptionContainer"] p { font-size: 1rem; color: #111;
+  opacity: 1; }
+[data-testid="stWidgetLabel"] p { font-size: 1rem; color: #000; }
+[data-testid="stTable"] table { font-size: 1rem; }
+[data-testid="stTable"] th, [data-testid="stTable"] td { padding: .25rem .5rem; color: #000;
+  border-color: #555; }
+[data-testid="stMainBlockContainer"] { padding-top: 2.2rem; padding-left: 1.2rem; padding-right: 1.2rem; }
+h1 { font-size: 2rem !important; }
+a { text-decoration: underline; }
+</style>
+"""
+
+
+def presentation_style() -> None:
+    """Large type and high contrast for a projector (fixed CSS, no user text)."""
+    st.html(PRESENTATION_CSS)

@@ -12,11 +12,15 @@ from pages.views.session import (
     GOLD,
     MODELS,
     PICK,
+    PRESENT,
     QUESTION,
+    STEP,
     URL_ERROR,
     URL_NOTE,
+    WALK_MODEL,
     current_request,
     pick_index,
+    view,
 )
 
 URL_DONE, LINK_TOO_LONG = "ml_url_done", "ml_link_too_long"
@@ -29,6 +33,11 @@ def read_link_once() -> None:
         return
     ss[URL_DONE] = True
     params = {key: st.query_params.get_all(key) for key in st.query_params.keys()}  # noqa: SIM118
+    try:
+        shown = urlstate.decode_view(params)
+        ss[PRESENT], ss[STEP], ss[WALK_MODEL] = shown.present, shown.step, shown.model
+    except urlstate.UrlStateError as error:
+        ss[URL_NOTE] = f"Part of this link was ignored: {error}."
     try:
         shared = urlstate.decode(params)
     except urlstate.UrlStateError as error:
@@ -49,7 +58,7 @@ def read_link_once() -> None:
 
 
 def write_link() -> None:
-    """Put the current input in the URL (unless it is too large for a link)."""
+    """Put the current input (unless it is too large for a link) and the view in the URL."""
     ss = st.session_state
     request = current_request()
     shared = urlstate.SharedState(question=ss[QUESTION], candidates=request.parsed.candidates,
@@ -58,7 +67,7 @@ def write_link() -> None:
                                   models=None if ss[MODELS] is None else tuple(ss[MODELS]))
     params = urlstate.encode(shared)
     ss[LINK_TOO_LONG] = params is None
-    wanted = params or {}
+    wanted = {**(params or {}), **urlstate.encode_view(view())}
     current = {key: st.query_params.get(key) for key in st.query_params.keys()}  # noqa: SIM118
     if current != wanted:
         st.query_params.from_dict(wanted)

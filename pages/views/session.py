@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
+from matching import urlstate
 from matching.counterfactual import Comparison, compare
 from matching.examples import EXAMPLES, Example
 from matching.inputs import join_candidates, remap_gold, split_candidates
@@ -22,6 +23,8 @@ from pages.views.cached import Request, models, rank_request, request_for
 
 QUESTION, CANDIDATES, GOLD, PICK, MODELS = "ml_question", "ml_candidates", "ml_gold", "ml_pick", "ml_models"
 BEFORE, URL_ERROR, URL_NOTE = "ml_before", "ml_url_error", "ml_url_note"
+PRESENT, STEP, WALK_MODEL = "ml_present", "ml_step", "ml_walk_model"
+"""The view (presentation mode, walkthrough step and model): kept in the link, never part of the input."""
 
 
 def _default_example() -> Example:
@@ -39,6 +42,17 @@ def seed_defaults() -> None:
         ss[PICK] = 0
         ss[MODELS] = None
         ss[BEFORE] = None
+        ss[PRESENT], ss[STEP], ss[WALK_MODEL] = False, 0, None
+
+
+def view() -> urlstate.ViewState:
+    ss = st.session_state
+    return urlstate.ViewState(present=bool(ss.get(PRESENT)), step=int(ss.get(STEP) or 0), model=ss.get(WALK_MODEL))
+
+
+def presenting() -> bool:
+    """Presentation mode: large type, one view at a time, no editing controls."""
+    return bool(st.session_state.get(PRESENT))
 
 
 def inputs_snapshot() -> dict[str, object]:

@@ -15,9 +15,12 @@ from pages.views.session import (
     GOLD,
     MODELS,
     PICK,
+    PRESENT,
     QUESTION,
+    STEP,
     URL_ERROR,
     URL_NOTE,
+    WALK_MODEL,
     Current,
     before_comparison,
     chosen_models,
@@ -26,8 +29,10 @@ from pages.views.session import (
     inputs_snapshot,
     load_example,
     pick_index,
+    presenting,
     seed_defaults,
     set_inputs,
+    view,
 )
 
 
@@ -38,8 +43,8 @@ def init() -> None:
 
 
 __all__ = [
-    "APP_DIR", "BEFORE", "CANDIDATES", "DEFAULT_MODELS", "GOLD", "LINK_TOO_LONG", "MODELS", "PICK", "QUESTION",
-    "URL_DONE", "URL_ERROR", "URL_NOTE", "Current", "Request", "before_comparison", "chosen_models", "current",
-    "current_request", "init", "inputs_snapshot", "load_example", "load_errors", "models", "models_root",
-    "pick_index", "set_inputs", "write_link",
+    "APP_DIR", "BEFORE", "CANDIDATES", "DEFAULT_MODELS", "GOLD", "LINK_TOO_LONG", "MODELS", "PICK", "PRESENT",
+    "QUESTION", "STEP", "URL_DONE", "URL_ERROR", "URL_NOTE", "WALK_MODEL", "Current", "Request", "before_comparison",
+    "chosen_models", "current", "current_request", "init", "inputs_snapshot", "load_example", "load_errors",
+    "models", "models_root", "pick_index", "presenting", "set_inputs", "view", "write_link",
 ]

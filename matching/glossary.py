@@ -1,0 +1,159 @@
+"""Every technical term the app uses, explained once in one plain line.
+
+The pages reach these lines in two ways: a widget's `help` tooltip (`help_for`) and a
+"Terms on this page" popover (`entries`). Nothing else in the app defines a term, so a
+wording fix here reaches every page. `mentioned_in` finds the terms a text uses, which
+lets the tests check that every term a page shows is explained on that page.
+
+Also here: the short model names used where space is tight (a projector's Rank table).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+
+class GlossaryError(KeyError):
+    """A term the glossary does not define (a typo in a page, caught by the tests)."""
+
+
+@dataclass(frozen=True)
+class Term:
+    name: str
+    plain: str
+    """One line, no jargon beyond other glossary terms."""
+    aliases: tuple[str, ...] = ()
+    """Other spellings a page may use ("k-max", "×" for "x")."""
+
+
+TERMS: tuple[Term, ...] = (
+    Term("word vector", "A list of 50 numbers standing for a word (from GloVe); similar words get similar lists.",
+         ("word vectors", "GloVe")),
+    Term("unknown word", "A word GloVe has no vector for; the model gives every such word one shared, learned "
+         "vector.", ("unknown words",)),
+    Term("truncated", "Words past a model's maximum length: kept on screen in grey, never read by the model.",
+         ("truncation", "not seen")),
+    Term("attention gate", "aMV-LSTM's first layer: it scores each word, and the softmax of those scores "
+         "reweights the word vectors.", ("attention", "aMV-LSTM")),
+    Term("gate logit", "The raw score V^T w_t the attention gate gives a word before the softmax.",
+         ("gate logits", "V^T w_t")),
+    Term("softmax", "Turns scores into positive weights that add up to 1; a higher score gets a larger share."),
+    Term("alpha", "A word's attention weight (alpha_t); over a sentence the weights add up to 1.",
+         ("α", "attention weight")),
+    Term("uniform weight 1/n", "What every word would get if attention were flat: 1 divided by the number of "
+         "words.", ("1/n", "uniform")),
+    Term("MV-LSTM", "Wan et al. 2016: Bi-LSTM positions, their interaction matrix, k-max pooling and an MLP "
+         "give the score.", ("MVLSTM",)),
+    Term("Bi-LSTM", "Two LSTMs reading the sentence left to right (forward) and right to left (backward).",
+         ("BiLSTM", "LSTM")),
+    Term("LSTM state", "What an LSTM remembers after reading up to one position: here 50 numbers per "
+         "direction.", ("forward state", "backward state", "LSTM states")),
+    Term("positional vector", "A word's forward and backward LSTM states side by side (100 numbers): the word "
+         "in its context, so the same word at two positions gets two vectors.", ("positional vectors",
+                                                                                  "positional")),
+    Term("cosine", "Similarity of two vectors from -1 (opposite) to 1 (same direction): their dot product "
+         "divided by both lengths.", ("cosine similarity", "cos")),
+    Term("interaction matrix", "One number for every (question position, answer position) pair: how well the "
+         "two positional vectors match.", ("interaction matrices",)),
+    Term("tensor interaction", "Several learned bilinear matchings per pair of positions (slices) instead of "
+         "one cosine.", ("tensor", "slice", "slices")),
+    Term("forward and backward matrices", "Cosine of the forward-only and the backward-only LSTM states; "
+         "some models pool them too, otherwise they are shown for orientation.", ("directions",)),
+    Term("k-max pooling", "Keeps the k largest cells of each matrix, in decreasing order, and drops the rest.",
+         ("k-max", "pooled cell", "pooled cells", "pooling rank")),
+    Term("filler", "A fixed value put in a pooling slot when a matrix has fewer than k cells (a very short "
+         "text).", ("fillers",)),
+    Term("MLP", "A small neural network (one hidden layer of ReLU units) turning the pooled values into the "
+         "score.", ("multilayer perceptron",)),
+    Term("hidden unit", "One neuron of the MLP's hidden layer; with ReLU it is active (passes its value) only "
+         "when its input is above zero.", ("hidden units", "ReLU")),
+    Term("score", "The number a model gives a (question, answer) pair; only the order of scores matters.",
+         ("scores",)),
+    Term("rank", "A candidate's place when sorted by score: 1 is the model's best answer.", ("ranks",)),
+    Term("rank spread", "Largest minus smallest rank the models give one candidate: 0 means they agree.",
+         ("spread",)),
+    Term("bias", "The part of the score no input accounts for: the MLP's offsets through its active units.",
+         ("bias term",)),
+    Term("contribution", "How much one pooled cell adds to (or takes from) the score; with the bias they "
+         "sum to the score exactly.", ("contributions",)),
+    Term("gradient x value", "A cell's contribution: how fast the score changes with the cell, times the "
+         "cell's value; exact here because the MLP is piecewise linear.", ("gradient × value",)),
+    Term("waterfall", "A chart where each bar starts where the previous one ended, so the bars add up to the "
+         "total.",),
+    Term("MatchPyramid", "Pang et al. 2016: a word-by-word matching matrix read like an image, by "
+         "convolution and dynamic pooling, then an MLP.", ("MatchPyramid.omega",)),
+    Term("convolution", "Slides small learned filters over the matching matrix to find patterns such as "
+         "runs of matching words.", ("conv",)),
+    Term("dynamic pooling", "Cuts the matrix into a fixed grid of windows and keeps each window's largest "
+         "value, whatever the text lengths.",),
+    Term("baseline", "A simple ranking with no learning (original order, word overlap, BM25): a model should "
+         "beat it.", ("baselines", "word overlap", "BM25", "original order")),
+    Term("MAP", "Mean average precision: how high the correct answers sit, averaged over questions (1 = all "
+         "on top).", ("mean average precision", "AP")),
+    Term("MRR", "Mean reciprocal rank: 1 / the rank of the first correct answer, averaged over questions.",
+         ("mean reciprocal rank",)),
+    Term("P@1", "Share of questions whose top-ranked answer is correct.",),
+    Term("nDCG", "Normalised discounted cumulative gain: credit for correct answers, less the lower they sit.",
+         ("nDCG@3", "nDCG@5")),
+    Term("tie rule", "Tied candidates count as the average over every order of the tie, so ties never help.",
+         ("ties",)),
+)
+
+GLOSSARY: dict[str, Term] = {term.name: term for term in TERMS}
+
+SHORT_NAMES = (("amvlstm", "aMV"), ("mvlstm", "MV"), ("matchpyramid", "MP"), ("tensor", "T"))
+"""Prefix and word replacements for the short model names (longest first)."""
+SHORT_BASELINES = {"original order": "order", "word overlap": "overlap", "BM25": "BM25"}
+
+
+def term(name: str) -> Term:
+    """The term called `name` (or one of its aliases), case-insensitive; GlossaryError otherwise."""
+    wanted = name.casefold()
+    for candidate in TERMS:
+        if wanted == candidate.name.casefold() or wanted in (a.casefold() for a in candidate.aliases):
+            return candidate
+    raise GlossaryError(f"the glossary has no term {name!r}")
+
+
+def help_for(*names: str) -> str:
+    """Tooltip text (Markdown) explaining the named terms, one per paragraph."""
+    return "\n\n".join(f"**{term(n).name}**: {term(n).plain}" for n in names)
+
+
+def entries(names: Iterable[str]) -> list[Term]:
+    """The named terms, each once, in glossary order (for a page's popover)."""
+    wanted = {term(n).name for n in names}
+    return [t for t in TERMS if t.name in wanted]
+
+
+def _pattern(words: str) -> re.Pattern[str]:
+    return re.compile(r"(?<![\w-])" + re.escape(words) + r"(?![\w-])", re.IGNORECASE)
+
+
+_PATTERNS = [(t.name, _pattern(spelling)) for t in TERMS for spelling in (t.name, *t.aliases)
+             if len(spelling) > 2 or spelling.isupper()]
+
+
+def mentioned_in(text: str) -> list[str]:
+    """The glossary terms `text` names (by name or alias), in glossary order."""
+    found = {name for name, pattern in _PATTERNS if pattern.search(text)}
+    return [t.name for t in TERMS if t.name in found]
+
+
+def short_name(model: str) -> str:
+    """A compact system name for tight tables: amvlstm-qa -> aMV-QA, mvlstm-tensor -> MV-T, word overlap -> overlap."""
+    if model in SHORT_BASELINES:
+        return SHORT_BASELINES[model]
+    parts = model.split("-")
+    short = []
+    for part in parts:
+        for long, abbreviation in SHORT_NAMES:
+            if part.lower() == long:
+                part = abbreviation
+                break
+        else:
+            part = part.upper() if len(part) <= 3 else part
+        short.append(part)
+    return "-".join(short)

@@ -1,0 +1,52 @@
+"""The glossary: one plain line per term, every alias resolves, short names stay short and unique."""
+
+from __future__ import annotations
+
+import pytest
+
+from matching import glossary
+from matching.glossary import TERMS, GlossaryError
+
+REQUIRED = ["attention gate", "alpha", "Bi-LSTM", "positional vector", "cosine", "interaction matrix",
+            "k-max pooling", "filler", "MLP", "contribution", "gradient x value", "MAP", "MRR"]
+"""The terms issue 9 names."""
+
+
+def test_every_required_term_is_explained() -> None:
+    for name in REQUIRED:
+        assert glossary.term(name).name == name
+
+
+def test_each_explanation_is_one_plain_line() -> None:
+    names = [t.name.casefold() for t in TERMS]
+    assert len(names) == len(set(names)), "a term is defined twice"
+    spellings = [s.casefold() for t in TERMS for s in (t.name, *t.aliases)]
+    assert len(spellings) == len(set(spellings)), "an alias points at two terms"
+    for entry in TERMS:
+        assert "\n" not in entry.plain and 20 <= len(entry.plain) <= 170, entry.name
+        assert not entry.plain[0].islower() or entry.plain.startswith("aMV"), entry.name
+        assert entry.plain.endswith("."), entry.name
+
+
+def test_aliases_and_case_resolve_and_unknown_terms_fail_loudly() -> None:
+    assert glossary.term("K-MAX").name == "k-max pooling"
+    assert glossary.term("gradient × value").name == "gradient x value"
+    with pytest.raises(GlossaryError, match="no term"):
+        glossary.term("flux capacitor")
+    assert glossary.help_for("MAP", "MRR").count("**") == 4
+
+
+def test_mentioned_in_finds_whole_words_only() -> None:
+    text = "k-max pooling keeps cells; the MLP gives the score. Mapping is not MAP-like."
+    found = glossary.mentioned_in(text)
+    assert {"k-max pooling", "MLP", "score"} <= set(found)
+    assert "MAP" not in glossary.mentioned_in("mapping the roadmap")
+    assert glossary.entries(["MRR", "k-max", "MAP", "MRR"]) == [glossary.term("k-max pooling"),
+                                                                 glossary.term("MAP"), glossary.term("MRR")]
+
+
+@pytest.mark.parametrize(("name", "short"), [("mvlstm", "MV"), ("mvlstm-tensor", "MV-T"), ("amvlstm-q", "aMV-Q"),
+                                             ("amvlstm-qa", "aMV-QA"), ("matchpyramid-q", "MP-Q"),
+                                             ("word overlap", "overlap"), ("BM25", "BM25")])
+def test_short_names(name: str, short: str) -> None:
+    assert glossary.short_name(name) == short

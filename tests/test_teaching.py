@@ -1,0 +1,92 @@
+"""Teaching features through AppTest: the glossary on every page, presentation mode, the walkthrough."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from streamlit.testing.v1 import AppTest
+from test_app import PAGES, assert_clean, checkpoints, new_app, page, plain
+
+from matching import glossary
+from matching.examples import EXAMPLES
+
+
+def popover_terms(at: AppTest) -> set[str]:
+    """The term names listed in the page's glossary popover ('**name**: plain line')."""
+    box = next(p for p in at.main.get("popover") if p.proto.popover.label == "Terms on this page")
+    return {plain(str(m.value)).split("**")[1] for m in box.get("markdown")}
+
+
+def shown_text(at: AppTest) -> str:
+    """Everything the page writes outside the popovers and the sidebar."""
+    inside = {id(m) for p in at.get("popover") for m in p.get("markdown")}
+    kinds = ("markdown", "caption", "info", "warning", "subheader", "title", "header")
+    return "\n".join(plain(str(e.value)) for kind in kinds for e in at.main.get(kind) if id(e) not in inside)
+
+
+@pytest.fixture(scope="module")
+def app() -> AppTest:
+    return new_app()
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_every_term_a_page_uses_is_explained_on_that_page(app: AppTest, name: str) -> None:
+    page(app, name)
+    assert_clean(app)
+    listed = popover_terms(app)
+    used = set(glossary.mentioned_in(shown_text(app)))
+    assert used <= listed, f"{name}: explain {sorted(used - listed)} in its glossary popover"
+    assert listed, name
+
+
+def test_the_sidebar_glossary_lists_every_term(app: AppTest) -> None:
+    box = next(p for p in app.sidebar.get("popover"))
+    assert len(box.get("markdown")) == len(glossary.TERMS)
+
+
+# ---------------------------------------------------------------- presentation mode
+
+def test_presentation_mode_from_the_link_survives_the_link_rewrite() -> None:
+    at = new_app(present="1")
+    assert_clean(at)
+    assert at.query_params["present"] == "1" and "q" in at.query_params  # input added, flag kept
+    assert at.toggle(key="sidebar_present").value is True
+    assert not at.get("text_area") and not at.get("multiselect"), "no editing controls"
+    assert not at.get("download_button")
+    frame = at.get("table")[0].value
+    short = [glossary.short_name(n) for n in checkpoints()]
+    assert set(short) <= set(frame.columns) and "BM25" not in frame.columns  # baselines behind the toggle
+    at.toggle(key="rank_baselines").set_value(True).run()
+    assert "BM25" in at.get("table")[0].value.columns
+    for name in PAGES[1:]:
+        page(at, name)
+        assert_clean(at)
+        assert at.query_params["present"] == "1", name
+        assert not at.get("text_area"), f"{name}: no counterfactual edit box"
+    at.toggle(key="sidebar_present").set_value(False).run()
+    assert "present" not in at.query_params
+
+
+def test_presentation_mode_shows_one_view_at_a_time() -> None:
+    at = new_app(present="1")
+    page(at, "interactions")
+    assert len(at.get("plotly_chart")) == 1
+    page(at, "pooled")
+    assert len([df for df in at.dataframe if "pooling rank" in df.value.columns]) == 1
+    assert len(at.get("vega_lite_chart")) == 1
+    page(at, "attention")
+    names = at.button_group(key="attention_present_model").options
+    assert len(names) >= 2
+    charts = len(at.get("vega_lite_chart"))
+    at.button_group(key="attention_present_model").set_value(names[0]).run()
+    assert_clean(at)
+    assert len(at.get("vega_lite_chart")) <= charts and at.get("vega_lite_chart")
+
+
+def test_a_tampered_presentation_flag_is_ignored_with_a_note() -> None:
+    example = EXAMPLES[0]
+    at = new_app(q=example.question, c=json.dumps(list(example.candidates)), present="please")
+    assert not at.exception
+    assert any("ignored" in str(w.value) for w in at.warning)
+    assert "present" not in at.query_params
