@@ -54,9 +54,9 @@ def test_presentation_mode_from_the_link_survives_the_link_rewrite() -> None:
     assert at.toggle(key="sidebar_present").value is True
     assert not at.get("text_area") and not at.get("multiselect"), "no editing controls"
     assert not at.get("download_button")
-    frame = at.get("table")[0].value
+    columns = [plain(c) for c in at.get("table")[0].value.columns]  # Markdown-escaped (st.table reads Markdown)
     short = [glossary.short_name(n) for n in checkpoints()]
-    assert set(short) <= set(frame.columns) and "BM25" not in frame.columns  # baselines behind the toggle
+    assert set(short) <= set(columns) and "BM25" not in columns  # baselines behind the toggle
     at.toggle(key="rank_baselines").set_value(True).run()
     assert "BM25" in at.get("table")[0].value.columns
     for name in PAGES[1:]:

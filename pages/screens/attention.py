@@ -47,7 +47,7 @@ if found is not None:
                     continue
                 components.shaded_text(text, tokens, weights, label=side.capitalize(),
                                        key=f"{column_key}_{side}_text")
-                components.altair(charts.attention_chart(tokens, weights, f"{name}: {side} attention"),
+                components.altair(charts.attention_chart(tokens, weights, f"{side} attention", name),
                                   key=f"{column_key}_{side}_bars")
                 if any(t.truncated for t in tokens):
                     unseen = sum(t.truncated for t in tokens)

@@ -29,7 +29,7 @@ if found is not None:
     first = ranking.models[names[0]].explanations[pick]
     shown_columns = len(first.seen_answer_tokens) + min(
         len(first.answer_tokens) - len(first.seen_answer_tokens), charts.MAX_TRUNCATED_SHOWN)
-    wide = shown_columns > 24
+    wide = shown_columns > charts.MAX_SIDE_BY_SIDE_COLUMNS
     if wide and not state.presenting():
         st.caption(f":material/view_agenda: The answer has {shown_columns} columns to draw, so the two models are "
                    "stacked (full width) instead of side by side.")

@@ -73,9 +73,9 @@ def card_view(name: str, card: dict[str, Any], key: str) -> None:
         loss, dev = charts.training_curves(card["log"], name)
         curves = common.panels(2)
         with curves[0]:
-            components.altair(loss, key=f"{key}_loss", extra=70)
+            components.altair(loss, key=f"{key}_loss")
         with curves[1]:
-            components.altair(dev, key=f"{key}_devmap", extra=70)
+            components.altair(dev, key=f"{key}_devmap")
     study = card.get("seed_study")
     if study:
         st.markdown(f"**Seed study.** Test MAP over seeds {study.get('seeds')}: mean {study.get('mean', 0):.4f} "

@@ -116,14 +116,23 @@ for message in ranking.truncation_notes():
     st.warning(message, icon=":material/content_cut:")
 
 pick = state.pick_index(count)
-tops = " · ".join(f"{name} → #{top + 1}" for name, top in ranking.top_answers().items())
-if tops:
-    st.markdown(f"**Top answer by model:** {components.md(tops)}")
-st.caption((":material/call_split: **The models disagree on the top answer.** " if ranking.disagree_on_top() else "")
-           + f":material/timer: Ranked {count} candidate(s) with {len(ranking.models)} model(s) in "
-           f"{current.seconds * 1000:.0f} ms · input {request.digest}", help="The model time for this input "
-           "(cached afterwards). The input id changes with every edit.")
 
+
+def _summary() -> None:
+    """Each model's top answer, whether they disagree, and how long the ranking took."""
+    tops = " · ".join(f"{glossary.short_name(name) if presenting else name} → #{top + 1}"
+                      for name, top in ranking.top_answers().items())
+    if tops:
+        st.markdown(f"**Top answer by model:** {components.md(tops)}")
+    disagree = ranking.disagree_on_top()
+    st.caption((":material/call_split: **The models disagree on the top answer.** " if disagree else "")
+               + f":material/timer: Ranked {count} candidate(s) with {len(ranking.models)} model(s) in "
+               f"{current.seconds * 1000:.0f} ms · input {request.digest}", help="The model time for this input "
+               "(cached afterwards). The input id changes with every edit.")
+
+
+if not presenting:  # on a projector the table comes first
+    _summary()
 
 # ---------------------------------------------------------------- the side-by-side table
 
@@ -196,12 +205,15 @@ def _compact_table(ranking: Ranking) -> None:
     """For a projector: ranks only, short model names, baselines behind a toggle, large type (an HTML table)."""
     baselines = st.toggle("Show the baselines", key="rank_baselines", help=glossary.help_for("baseline"))
     rows = compact_rows(ranking, with_baselines=baselines)
-    frame = pd.DataFrame(rows).set_index("#")
-    ranks = [c for c in frame.columns if c not in ("candidate", "correct")]
+    frame = pd.DataFrame(rows)
+    ranks = [components.md(c) for c in frame.columns if c not in ("#", "candidate", "correct")]
+    # st.table reads every cell and header as Markdown: user text and names go through md() first.
+    frame["candidate"] = frame["candidate"].map(components.md)
+    frame.columns = [components.md(c) for c in frame.columns]
     styled = frame.style.apply(lambda column: ["font-weight: 700; color: #0b5d1e" if v == 1 else ""
                                                for v in column], subset=ranks)
     with st.container(key="rank_compact"):
-        st.table(styled)
+        st.table(styled.hide(axis="index"))
     components.model_names_legend([*ranking.models, *(ranking.baselines if baselines else [])],
                                   key="rank_short_names")
 
@@ -209,6 +221,7 @@ def _compact_table(ranking: Ranking) -> None:
 frame, config, order = _table(ranking, bool(ss.get("rank_scores")))
 if presenting:
     _compact_table(ranking)
+    _summary()
 else:
     _full_table(ranking, frame, config, order)
 

@@ -22,8 +22,17 @@ ACCENT = "#1f6feb"
 POSITIVE, NEGATIVE = "#1a7f37", "#cf222e"
 UNKNOWN = "#d97706"
 GREY = "#9ca3af"
+ROW_PX = 26
+"""Height of one bar row in the bar charts (room for a label at the largest font the app uses)."""
+MAX_SIDE_BY_SIDE_COLUMNS = 16
+"""Wider interaction matrices are drawn full width (stacked), so each cell keeps room for its rank label."""
 MAX_TRUNCATED_SHOWN = 10
 """Unseen (truncated) tokens drawn as grey rows/columns after the seen ones; the rest are counted."""
+
+
+def title(text: str, subtitle: str | None = None) -> alt.Title:
+    """A chart title that is never cut: short text, the model (or other context) as a subtitle line."""
+    return alt.Title(text, subtitle=subtitle or "", anchor="start", limit=0)
 
 
 def short(text: str, limit: int = 60) -> str:
@@ -52,9 +61,9 @@ def rank_shift_chart(ranks: Mapping[str, Sequence[int]], candidates: Sequence[st
     data = pd.DataFrame(rows)
     count = len(candidates)
     color = (alt.Color("candidate:N", sort=[f"#{i + 1}" for i in range(count)], scale=alt.Scale(scheme="tableau10"),
-                       legend=alt.Legend(title="candidate", orient="right") if count <= 20 else None))
+                       legend=alt.Legend(title="candidate", orient="right", labelLimit=0) if count <= 20 else None))
     base = alt.Chart(data).encode(
-        x=alt.X("system:N", sort=systems, title=None, axis=alt.Axis(labelAngle=-20, labelLimit=160)),
+        x=alt.X("system:N", sort=systems, title=None, axis=alt.Axis(labelAngle=-20, labelLimit=0)),
         y=alt.Y("rank:Q", scale=alt.Scale(reverse=True, domain=[1, max(count, 2)], nice=False),
                 axis=alt.Axis(tickMinStep=1, format="d"), title="rank (1 = best)"),
         color=color, detail="candidate:N",
@@ -64,12 +73,13 @@ def rank_shift_chart(ranks: Mapping[str, Sequence[int]], candidates: Sequence[st
         strokeWidth=alt.condition("datum.selected", alt.value(5), alt.value(1.5)),
         opacity=alt.condition("datum.selected", alt.value(1.0), alt.value(0.8)))
     return lines.properties(height=min(max(220, 30 * count), 600),
-                            title="How each candidate's rank shifts across systems")
+                            title=title("Rank per system", "one line per candidate; rank 1 on top"))
 
 
 # ---------------------------------------------------------------- Attention page
 
-def attention_chart(tokens: Sequence[Token], weights: np.ndarray, title: str) -> alt.LayerChart:
+def attention_chart(tokens: Sequence[Token], weights: np.ndarray, heading: str, subtitle: str | None = None
+                    ) -> alt.LayerChart:
     """Horizontal bars, one per word in text order, with the uniform weight 1/n as a rule."""
     n = len(weights)
     data = pd.DataFrame({
@@ -83,15 +93,15 @@ def attention_chart(tokens: Sequence[Token], weights: np.ndarray, title: str) ->
     uniform = 1.0 / max(n, 1)
     bars = alt.Chart(data).mark_bar().encode(
         y=alt.Y("label:N", sort=data["label"].tolist(), title=None,
-                axis=alt.Axis(labelLimit=220, labelOverlap=False)),
-        x=alt.X("weight:Q", title="attention weight", axis=alt.Axis(format=".2f")),
+                axis=alt.Axis(labelLimit=150, labelOverlap=False)),
+        x=alt.X("weight:Q", title="weight", axis=alt.Axis(format=".2f", labelOverlap=True, labelFlush=True)),
         color=alt.Color("kind:N", scale=alt.Scale(domain=["known word", "unknown word"], range=[ACCENT, UNKNOWN]),
-                        legend=alt.Legend(title=None, orient="bottom", columns=2, labelLimit=120)),
+                        legend=alt.Legend(title=None, orient="bottom", direction="vertical", labelLimit=0)),
         tooltip=[alt.Tooltip("position:Q"), alt.Tooltip("word:N"), alt.Tooltip("weight:Q", format=".4f"),
                  alt.Tooltip("times uniform:Q", format=".2f"), alt.Tooltip("kind:N")])
     rule = alt.Chart(pd.DataFrame({"uniform": [uniform], "what": [f"uniform 1/n = {uniform:.3f}"]})).mark_rule(
         color=NEGATIVE, strokeDash=[6, 4], size=2).encode(x="uniform:Q", tooltip=["what:N"])
-    return (bars + rule).properties(height=max(90, 24 * n), title=title)
+    return (bars + rule).properties(height=max(90, ROW_PX * n), title=title(heading, subtitle))
 
 
 # ---------------------------------------------------------------- Interactions page
@@ -145,16 +155,20 @@ def interaction_heatmap(matrix: np.ndarray, question_tokens: Sequence[Token], an
     for j in range(n, cols):
         figure.add_shape(type="rect", x0=j - 0.5, x1=j + 0.5, y0=-0.5, y1=rows - 0.5, fillcolor=GREY,
                          opacity=0.35, line_width=0, layer="below")
+    # Rank labels of neighbouring cells must not run into each other ("5 8 9 10"): the label shrinks
+    # with the cell width the page allows (see MAX_SIDE_BY_SIDE_COLUMNS).
+    label_px = 13 if cols <= 12 else 11 if cols <= MAX_SIDE_BY_SIDE_COLUMNS else 10
     if show_cells:
         for cell in outlines:
             figure.add_shape(type="rect", x0=cell.j - 0.5, x1=cell.j + 0.5, y0=cell.i - 0.5, y1=cell.i + 0.5,
                              line={"color": "#111827", "width": 2.5}, fillcolor="rgba(0,0,0,0)")
             figure.add_annotation(x=cell.j, y=cell.i, text=f"<b>{cell.label}</b>", showarrow=False,
-                                  font={"color": "#111827", "size": 12}, bgcolor="rgba(255,255,255,0.75)")
+                                  font={"color": "#111827", "size": label_px}, bgcolor="rgba(255,255,255,0.75)",
+                                  borderpad=0)
     cell_px = 34 if rows <= 12 else 26 if rows <= 30 else 18
     tick_font = {"size": 12 if cols <= 30 else 10}
     figure.update_layout(
-        title={"text": plotly_text(title), "font": {"size": 15}, "x": 0, "xanchor": "left", "y": 0.995,
+        title={"text": plotly_text(title), "font": {"size": 15}, "x": 0, "xanchor": "left", "y": 0.985,
                "yanchor": "top", "yref": "container"},
         height=int(min(max(300, 190 + cell_px * rows), 1150)),
         margin={"l": 10, "r": 10, "t": 150, "b": 10},
@@ -179,7 +193,7 @@ def default_pair(names: Sequence[str], attention: Sequence[str]) -> list[str]:
     return list(names[:2])
 
 
-def share_chart(rows: Sequence[Mapping[str, Any]], title: str) -> alt.LayerChart:
+def share_chart(rows: Sequence[Mapping[str, Any]], heading: str, subtitle: str | None = None) -> alt.LayerChart:
     """Each pooled cell's signed share of the score, one bar per cell in pooling order."""
     data = pd.DataFrame(rows)
     multi = data["matrix"].nunique() > 1
@@ -189,16 +203,16 @@ def share_chart(rows: Sequence[Mapping[str, Any]], title: str) -> alt.LayerChart
         for r in rows]
     data["direction"] = np.where(data["share"] >= 0, "raises the score", "lowers the score")
     bars = alt.Chart(data).mark_bar().encode(
-        y=alt.Y("cell:N", sort=data["cell"].tolist(), title=None, axis=alt.Axis(labelLimit=260, labelOverlap=False)),
-        x=alt.X("share:Q", title="share of the score (signed)", axis=alt.Axis(format="%")),
+        y=alt.Y("cell:N", sort=data["cell"].tolist(), title=None, axis=alt.Axis(labelLimit=180, labelOverlap=False)),
+        x=alt.X("share:Q", title="signed share", axis=alt.Axis(format="%", labelOverlap=True, labelFlush=True)),
         color=alt.Color("direction:N", scale=alt.Scale(domain=["raises the score", "lowers the score"],
                                                        range=[POSITIVE, NEGATIVE]),
-                        legend=alt.Legend(title=None, orient="bottom")),
+                        legend=alt.Legend(title=None, orient="bottom", direction="vertical", labelLimit=0)),
         tooltip=[alt.Tooltip("matrix:N"), alt.Tooltip("pooling rank:Q"), alt.Tooltip("question word:N"),
                  alt.Tooltip("answer word:N"), alt.Tooltip("value:Q", format=".4f"),
                  alt.Tooltip("contribution:Q", format="+.4f"), alt.Tooltip("share:Q", format="+.1%")])
     zero = alt.Chart(pd.DataFrame({"x": [0.0]})).mark_rule(color="#374151").encode(x="x:Q")
-    return (bars + zero).properties(height=max(120, 24 * len(data)), title=title)
+    return (bars + zero).properties(height=max(120, ROW_PX * len(data)), title=title(heading, subtitle))
 
 
 # ---------------------------------------------------------------- Models page
@@ -211,26 +225,26 @@ def training_curves(log: Sequence[Mapping[str, Any]], name: str) -> tuple[alt.Ch
     loss = base.mark_line(point=True, color=ACCENT).encode(
         y=alt.Y("train loss:Q", scale=alt.Scale(zero=False)),
         tooltip=["epoch:Q", alt.Tooltip("train loss:Q", format=".4f")]).properties(
-        title=f"{name}: training loss", height=240)
+        title=title("training loss", name), height=240)
     dev = base.mark_line(point=True, color=POSITIVE).encode(
         y=alt.Y("dev MAP:Q", scale=alt.Scale(zero=False)),
         tooltip=["epoch:Q", alt.Tooltip("dev MAP:Q", format=".4f"), "kept:N"])
     kept = base.transform_filter("datum.kept").mark_point(size=220, shape="diamond", filled=True,
                                                            color=NEGATIVE).encode(
         y="dev MAP:Q", tooltip=["epoch:Q", alt.Tooltip("dev MAP:Q", format=".4f")])
-    return loss, (dev + kept).properties(title=f"{name}: dev MAP (diamond = kept epoch)", height=240)
+    return loss, (dev + kept).properties(title=title("dev MAP", f"{name}; diamond = kept epoch"), height=240)
 
 
-def metrics_chart(rows: Sequence[Mapping[str, Any]], metric: str, title: str) -> alt.Chart:
+def metrics_chart(rows: Sequence[Mapping[str, Any]], metric: str, heading: str) -> alt.Chart:
     """One bar per system: the model first, then the baselines (grey) and the paper's figure (amber)."""
     data = pd.DataFrame([{"system": r["system"], metric: r[metric],
                           "kind": "paper" if str(r["system"]).startswith("paper") else
                           "model" if index == 0 else "baseline"}
                          for index, r in enumerate(rows) if r.get(metric) is not None])
     return alt.Chart(data).mark_bar().encode(
-        y=alt.Y("system:N", sort=data["system"].tolist(), title=None, axis=alt.Axis(labelLimit=300)),
+        y=alt.Y("system:N", sort=data["system"].tolist(), title=None, axis=alt.Axis(labelLimit=240)),
         x=alt.X(f"{metric}:Q", scale=alt.Scale(domain=[0, 1])),
         color=alt.Color("kind:N", scale=alt.Scale(domain=["model", "baseline", "paper"],
                                                   range=[ACCENT, GREY, UNKNOWN]), legend=None),
         tooltip=["system:N", alt.Tooltip(f"{metric}:Q", format=".4f")],
-    ).properties(height=30 * len(data) + 10, title=title)
+    ).properties(height=30 * len(data) + 10, title=title(heading))

@@ -23,6 +23,7 @@ from matching import glossary as terms
 from matching.counterfactual import Comparison
 from matching.text import Token
 from pages.views.charts import short
+from pages.views.state import PRESENT
 
 _MD_SPECIAL = re.compile(r"([!-/:-@\[-`{-~])")
 MAX_TAIL_CHARS = 300
@@ -110,23 +111,35 @@ def unknown_words(tokens_by_text: Mapping[str, Sequence[Token]], key: str) -> No
         st.dataframe(frame, hide_index=True, width="stretch")
 
 
-def altair(chart: alt.TopLevelMixin, key: str, extra: int = 150) -> None:
+def altair(chart: alt.TopLevelMixin, key: str) -> None:
     """An altair chart with its actions menu (PNG/SVG download) kept.
 
-    Streamlit sizes charts to a default height unless told, so a chart that sets its own
-    plot height gets that plus `extra` pixels for its title, axis and legend.
+    The chart fits the width and takes the height its plot, title, axes and legend need
+    (autosize fit-x), so no text is squeezed or cut; a little padding keeps the outermost
+    title, axis title and tick label inside the drawing. In presentation mode every chart
+    text is drawn larger.
     """
-    plot_height = getattr(chart, "height", None)
-    if isinstance(plot_height, int):
-        st.altair_chart(chart, key=key, width="stretch", height=plot_height + extra)
-    else:
-        st.altair_chart(chart, key=key, width="stretch")
+    large = _presenting()
+    chart = chart.properties(padding={"left": 8, "top": 8, "right": 16, "bottom": 8},
+                             autosize=alt.AutoSizeParams(type="fit-x", contains="padding"))
+    if large:
+        chart = (chart.configure_axis(labelFontSize=17, titleFontSize=18)
+                 .configure_legend(labelFontSize=17, titleFontSize=17, symbolSize=160)
+                 .configure_title(fontSize=22, subtitleFontSize=18))
+    st.altair_chart(chart, key=key, width="stretch")
 
 
 def plotly(figure: go.Figure, key: str) -> None:
-    """A plotly figure with its modebar (PNG download) kept."""
+    """A plotly figure with its modebar (PNG download) kept; larger text in presentation mode."""
+    if _presenting():
+        figure = go.Figure(figure)
+        figure.update_layout(font={"size": 16}, title_font_size=22)
     st.plotly_chart(figure, key=key, width="stretch",
                     config={"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}})
+
+
+def _presenting() -> bool:
+    return bool(st.session_state.get(PRESENT))
 
 
 def picker(options: Sequence[str], state_key: str, key: str, label: str, help: str | None = None,
@@ -232,6 +245,7 @@ html { font-size: 22px; }
 [data-testid="stTable"] table { font-size: 1rem; }
 [data-testid="stTable"] th, [data-testid="stTable"] td { padding: .25rem .5rem; color: #000;
   border-color: #555; }
+[data-testid="stTable"] th, [data-testid="stTable"] th * { white-space: nowrap !important; }
 [data-testid="stMainBlockContainer"] { padding-top: 2.2rem; padding-left: 1.2rem; padding-right: 1.2rem; }
 h1 { font-size: 2rem !important; }
 a { text-decoration: underline; }
