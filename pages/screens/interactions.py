@@ -15,7 +15,8 @@ st.caption("Every question position (rows) meets every answer position (columns)
            "past the model's maximum length (not seen). Hover a cell for its words and value.")
 
 components.glossary(["interaction matrix", "positional vector", "cosine", "tensor interaction",
-                     "forward and backward matrices", "k-max pooling", "filler", "truncated", "Bi-LSTM", "rank"],
+                     "forward and backward matrices", "k-max pooling", "filler", "truncated", "Bi-LSTM", "rank",
+                     "MV-LSTM", "MatchPyramid", "dynamic pooling", "contribution", "gradient x value"],
                     key="interactions_glossary")
 
 found = common.explained_candidate("interactions")

@@ -19,7 +19,8 @@ st.caption("Pooling keeps a few values of each matrix (MV-LSTM: the k largest ce
            "red lowers it).")
 
 components.glossary(["k-max pooling", "pooled cells", "interaction matrix", "MLP", "score", "contribution",
-                     "gradient x value", "bias", "filler", "tensor interaction", "rank", "MV-LSTM"],
+                     "gradient x value", "bias", "filler", "tensor interaction", "rank", "MV-LSTM", "MatchPyramid",
+                     "convolution", "dynamic pooling"],
                     key="pooled_glossary")
 
 COLUMNS = {
