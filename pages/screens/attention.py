@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from matching.explanation import Explanation
-from pages.views import charts, common, components, state
+from pages.views import common, components, state
 
 st.title(":material/visibility: Attention")
 st.caption("aMV-LSTM reweights every word vector by an attention coefficient before the Bi-LSTM reads it. "
@@ -47,8 +47,8 @@ if found is not None:
                     continue
                 components.shaded_text(text, tokens, weights, label=side.capitalize(),
                                        key=f"{column_key}_{side}_text")
-                components.altair(charts.attention_chart(tokens, weights, f"{side} attention", name),
-                                  key=f"{column_key}_{side}_bars")
+                components.chart("attention_chart", tokens, weights, f"{side} attention", name,
+                                 key=f"{column_key}_{side}_bars")
                 if any(t.truncated for t in tokens):
                     unseen = sum(t.truncated for t in tokens)
                     st.caption(f":material/content_cut: {unseen:,} word(s) past the model's maximum length are "

@@ -11,7 +11,7 @@ import streamlit as st
 from matching import glossary
 from matching.cards import KNOWN_LIMITS, metrics_rows
 from matching.metrics import METRICS
-from pages.views import charts, common, components, state
+from pages.views import common, components, state
 
 st.title(":material/model_training: Models")
 st.caption("One card per checkpoint in the models folder, read from its card.json. Metrics are on WikiQA "
@@ -52,7 +52,7 @@ def metrics_block(card: dict[str, Any], split: str, key: str) -> None:
     st.dataframe(frame, hide_index=True, width="stretch", key=f"{key}_table", column_config=config,
                  placeholder="-")
     if "MAP" in frame.columns:
-        components.altair(charts.metrics_chart(rows, "MAP", f"{split} MAP"), key=f"{key}_chart")
+        components.chart("metrics_chart", rows, "MAP", f"{split} MAP", key=f"{key}_chart")
 
 
 def card_view(name: str, card: dict[str, Any], key: str) -> None:
@@ -70,12 +70,11 @@ def card_view(name: str, card: dict[str, Any], key: str) -> None:
         metrics_block(card, "dev", f"{key}_dev")
     if card.get("log"):
         st.markdown("**Training curves**")
-        loss, dev = charts.training_curves(card["log"], name)
         curves = common.panels(2)
         with curves[0]:
-            components.altair(loss, key=f"{key}_loss")
+            components.chart("training_curves", card["log"], name, key=f"{key}_loss", part=0)
         with curves[1]:
-            components.altair(dev, key=f"{key}_devmap")
+            components.chart("training_curves", card["log"], name, key=f"{key}_devmap", part=1)
     study = card.get("seed_study")
     if study:
         st.markdown(f"**Seed study.** Test MAP over seeds {study.get('seeds')}: mean {study.get('mean', 0):.4f} "
@@ -112,11 +111,14 @@ if loaded:
 labels = ([f":material/check_circle: {components.md(name)}" for name in loaded]
           + [f":material/block: {components.md(name)}" for name in errors])
 if labels:
-    tabs = st.tabs(labels)
+    # Lazy tabs: only the open model's card is drawn (its charts and tables were most of the page's cost).
+    tabs = st.tabs(labels, key="models_tabs", on_change="rerun")
     for tab, name in zip(tabs[: len(loaded)], loaded, strict=True):
+        if tab.open is False:
+            continue
         with tab:
             card_view(name, loaded[name].card, key=f"models_{name}")
-    for tab, name in zip(tabs[len(loaded):], errors, strict=True):
+    for tab, name in zip(tabs[len(loaded):], errors, strict=True):  # one line each: always drawn
         with tab:
             st.error(f"**{components.md(name)} is disabled.** {components.md(errors[name])}", icon=":material/block:")
             st.caption("The other models keep working. Replace or remove this checkpoint folder and restart the app.")

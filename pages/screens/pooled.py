@@ -73,8 +73,8 @@ if found is not None:
                 st.dataframe(table, column_config=COLUMNS, hide_index=True, width="stretch",
                              column_order=(["matrix"] if tensor else []) + (["window"] if windows else []) + SHOWN,
                              key=f"pooled_table_{name}", height=min(38 + 35 * len(rows), 420))
-                components.altair(charts.share_chart(rows, "share of the score per cell", name),
-                                  key=f"pooled_chart_{name}")
+                components.chart("share_chart", rows, "share of the score per cell", name,
+                                 key=f"pooled_chart_{name}")
     if len(explanations) > 1:
         st.subheader("Cells pooled by more than one model", divider="gray")
         overlap = shared_cells(explanations)

@@ -245,8 +245,7 @@ with st.container(border=True, key="rank_selected"):
 
 if count > 1:
     ranks = {**{n: r.ranks for n, r in ranking.models.items()}, **ranking.baseline_ranks}
-    components.altair(charts.rank_shift_chart(ranks, ranking.candidates, pick, ranking.disagreement()),
-                      key="rank_shift")
+    components.chart("rank_shift_chart", ranks, ranking.candidates, pick, ranking.disagreement(), key="rank_shift")
 
 
 def _exports(frame: pd.DataFrame) -> None:

@@ -148,23 +148,25 @@ def interaction_heatmap(matrix: np.ndarray, question_tokens: Sequence[Token], an
                       zmid=0 if zero_centered else None, zmin=-limit if zero_centered else None,
                       zmax=limit if zero_centered else None, colorbar={"title": {"text": "value"}, "thickness": 14},
                       xgap=1, ygap=1)
-    figure = go.Figure(heat)
-    for i in range(m, rows):
-        figure.add_shape(type="rect", x0=-0.5, x1=cols - 0.5, y0=i - 0.5, y1=i + 0.5, fillcolor=GREY,
-                         opacity=0.35, line_width=0, layer="below")
-    for j in range(n, cols):
-        figure.add_shape(type="rect", x0=j - 0.5, x1=j + 0.5, y0=-0.5, y1=rows - 0.5, fillcolor=GREY,
-                         opacity=0.35, line_width=0, layer="below")
+    # Shapes and labels go in as one list each: figure.add_shape per cell copies the layout's
+    # list every time, and was most of a page run's CPU for a matrix with many pooled cells.
+    shapes = [{"type": "rect", "x0": -0.5, "x1": cols - 0.5, "y0": i - 0.5, "y1": i + 0.5, "fillcolor": GREY,
+               "opacity": 0.35, "line": {"width": 0}, "layer": "below"} for i in range(m, rows)]
+    shapes += [{"type": "rect", "x0": j - 0.5, "x1": j + 0.5, "y0": -0.5, "y1": rows - 0.5, "fillcolor": GREY,
+                "opacity": 0.35, "line": {"width": 0}, "layer": "below"} for j in range(n, cols)]
     # Rank labels of neighbouring cells must not run into each other ("5 8 9 10"): the label shrinks
     # with the cell width the page allows (see MAX_SIDE_BY_SIDE_COLUMNS).
     label_px = 13 if cols <= 12 else 11 if cols <= MAX_SIDE_BY_SIDE_COLUMNS else 10
+    annotations = []
     if show_cells:
         for cell in outlines:
-            figure.add_shape(type="rect", x0=cell.j - 0.5, x1=cell.j + 0.5, y0=cell.i - 0.5, y1=cell.i + 0.5,
-                             line={"color": "#111827", "width": 2.5}, fillcolor="rgba(0,0,0,0)")
-            figure.add_annotation(x=cell.j, y=cell.i, text=f"<b>{cell.label}</b>", showarrow=False,
-                                  font={"color": "#111827", "size": label_px}, bgcolor="rgba(255,255,255,0.75)",
-                                  borderpad=0)
+            shapes.append({"type": "rect", "x0": cell.j - 0.5, "x1": cell.j + 0.5, "y0": cell.i - 0.5,
+                           "y1": cell.i + 0.5, "line": {"color": "#111827", "width": 2.5},
+                           "fillcolor": "rgba(0,0,0,0)"})
+            annotations.append({"x": cell.j, "y": cell.i, "text": f"<b>{cell.label}</b>", "showarrow": False,
+                                "font": {"color": "#111827", "size": label_px}, "bgcolor": "rgba(255,255,255,0.75)",
+                                "borderpad": 0})
+    figure = go.Figure(heat, layout={"shapes": shapes, "annotations": annotations})
     cell_px = 34 if rows <= 12 else 26 if rows <= 30 else 18
     tick_font = {"size": 12 if cols <= 30 else 10}
     figure.update_layout(

@@ -12,6 +12,7 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import altair as alt
 import numpy as np
@@ -22,6 +23,7 @@ import streamlit as st
 from matching import glossary as terms
 from matching.counterfactual import Comparison
 from matching.text import Token
+from pages.views import charts
 from pages.views.charts import short
 from pages.views.state import PRESENT
 
@@ -111,6 +113,16 @@ def unknown_words(tokens_by_text: Mapping[str, Sequence[Token]], key: str) -> No
         st.dataframe(frame, hide_index=True, width="stretch")
 
 
+def _finished(chart: alt.TopLevelMixin, large: bool) -> alt.TopLevelMixin:
+    chart = chart.properties(padding={"left": 8, "top": 8, "right": 16, "bottom": 8},
+                             autosize=alt.AutoSizeParams(type="fit-x", contains="padding"))
+    if large:
+        chart = (chart.configure_axis(labelFontSize=17, titleFontSize=18)
+                 .configure_legend(labelFontSize=17, titleFontSize=17, symbolSize=160)
+                 .configure_title(fontSize=22, subtitleFontSize=18))
+    return chart
+
+
 def altair(chart: alt.TopLevelMixin, key: str) -> None:
     """An altair chart with its actions menu (PNG/SVG download) kept.
 
@@ -119,14 +131,26 @@ def altair(chart: alt.TopLevelMixin, key: str) -> None:
     title, axis title and tick label inside the drawing. In presentation mode every chart
     text is drawn larger.
     """
-    large = _presenting()
-    chart = chart.properties(padding={"left": 8, "top": 8, "right": 16, "bottom": 8},
-                             autosize=alt.AutoSizeParams(type="fit-x", contains="padding"))
-    if large:
-        chart = (chart.configure_axis(labelFontSize=17, titleFontSize=18)
-                 .configure_legend(labelFontSize=17, titleFontSize=17, symbolSize=160)
-                 .configure_title(fontSize=22, subtitleFontSize=18))
-    st.altair_chart(chart, key=key, width="stretch")
+    st.altair_chart(_finished(chart, _presenting()), key=key, width="stretch")
+
+
+@st.cache_data(max_entries=2048, ttl=3600, show_spinner=False)
+def _chart_specs(builder: str, large: bool, *args: Any) -> list[dict[str, Any]]:
+    """The Vega-Lite specs of `charts.<builder>(*args)` (one per chart it returns), finished as
+    `altair` finishes a chart.
+
+    Building and validating an altair chart costs far more than drawing its spec, and the
+    spec depends only on the input: it is built once per input and shared by every session.
+    """
+    built = getattr(charts, builder)(*args)
+    with alt.theme.enable("none"):  # as st.altair_chart does: no default view size
+        return [_finished(chart, large).to_dict() for chart in (built if isinstance(built, tuple) else (built,))]
+
+
+def chart(builder: str, *args: Any, key: str, part: int = 0) -> None:
+    """Draw `charts.<builder>(*args)` (its chart number `part` when it returns several) as `altair`
+    would, from the spec cached across sessions."""
+    st.vega_lite_chart(spec=_chart_specs(builder, _presenting(), *args)[part], key=key, width="stretch")
 
 
 def plotly(figure: go.Figure, key: str) -> None:
