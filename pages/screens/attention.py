@@ -1,4 +1,4 @@
-"""Attention: what each aMV-LSTM variant weighs, word by word, for the chosen candidate."""
+"""Attention: what each model with an attention gate (aMV-LSTM, MatchPyramid.omega) weighs, word by word."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ from matching.explanation import Explanation
 from pages.views import common, components, state
 
 st.title(":material/visibility: Attention")
-st.caption("aMV-LSTM reweights every word vector by an attention coefficient before the Bi-LSTM reads it. "
+st.caption("aMV-LSTM and MatchPyramid.omega reweight every word vector by an attention coefficient before the "
+           "model reads it (the Bi-LSTM, or the word matching matrix). "
            "Bars show each word's weight; the dashed line is the uniform weight 1/n (a word above it counts "
            "more than average). The same weights shade the original text. Hover for exact values.")
 
@@ -21,11 +22,12 @@ if found is not None:
     attending = {name: ranking.models[name].explanations[pick] for name in common.attending_models(ranking, pick)}
     plain = [name for name in ranking.models if name not in attending]
     if not attending:
-        st.info("None of the chosen models has attention. Choose an aMV-LSTM model (amvlstm-q, amvlstm-a, "
-                "amvlstm-qa) on the Rank page.", icon=":material/visibility_off:")
+        st.info("None of the chosen models has attention. Choose a model with an attention gate (aMV-LSTM: "
+                "amvlstm-q, amvlstm-a, amvlstm-qa; MatchPyramid.omega: matchpyramid-q) on the Rank page.",
+                icon=":material/visibility_off:")
     else:
         if plain:
-            st.caption(f"{', '.join(plain)}: no attention (MV-LSTM reads every word at full weight).")
+            st.caption(f"{', '.join(plain)}: no attention (every word is read at full weight).")
         sides = st.segmented_control("Show", ["question", "answer"], selection_mode="multi",
                                      default=["question", "answer"], key="attention_sides",
                                      help="Which texts to show; each model shows only the side(s) it attends.")
