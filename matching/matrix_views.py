@@ -15,6 +15,7 @@ from .explanation import Explanation
 
 CONTRIBUTIONS = "contributions"
 COMBINED = "combined"
+WINDOWS = "windows"
 DIRECTIONS = ("forward", "backward")
 TOP_CELLS = 10
 """Cells outlined on the contributions view: the ones with the largest |gradient x value|."""
@@ -25,6 +26,9 @@ VIEW_HELP = {
     "backward": "Cosine of the backward-LSTM states only.",
     CONTRIBUTIONS: "Each cell's contribution to the score (gradient x value); they add up, with the bias, "
                    "to the score exactly.",
+    WINDOWS: "Dynamic pooling splits the real rows and columns into a fixed grid of windows; each filter "
+             "passes on the maximum of each window. Outlined: per window, the cell whose passed-on values "
+             "weigh most in the score (numbered by window, row by row).",
 }
 
 
@@ -56,7 +60,38 @@ def view_names(explanation: Explanation) -> list[str]:
     else:
         first = main
     directions = [d for d in DIRECTIONS if d in explanation.interaction_matrices or d in explanation.display_matrices]
-    return [*first, *directions, CONTRIBUTIONS]
+    windows = [WINDOWS] if _has_windows(explanation) else []
+    return [*first, *windows, *directions, CONTRIBUTIONS]
+
+
+def _has_windows(explanation: Explanation) -> bool:
+    return any(cell.window is not None for cell in explanation.pooled_cells)
+
+
+def _top_contribution_outlines(contributions: np.ndarray) -> tuple[Outline, ...]:
+    """The TOP_CELLS cells with the largest |contribution|, numbered 1 = largest."""
+    order = np.argsort(-np.abs(contributions), axis=None, kind="stable")[:TOP_CELLS]
+    return tuple(Outline(int(i), int(j), str(n + 1))
+                 for n, (i, j) in enumerate(zip(*np.unravel_index(order, contributions.shape), strict=True))
+                 if contributions[i, j] != 0)
+
+
+def _window_outlines(explanation: Explanation) -> tuple[Outline, ...]:
+    """Per pooling window, the cell its passed-on values weigh most for (sum of |slot contributions|)."""
+    weight: dict[tuple[int, int, int, int], dict[tuple[int, int], float]] = {}
+    numbers: dict[tuple[int, int, int, int], int] = {}
+    for cell in explanation.pooled_cells:
+        if cell.window is None or cell.i is None or cell.j is None:
+            continue
+        cells = weight.setdefault(cell.window, {})
+        cells[(cell.i, cell.j)] = cells.get((cell.i, cell.j), 0.0) + abs(cell.contribution)
+        numbers.setdefault(cell.window, cell.rank)
+    labels: dict[tuple[int, int], list[str]] = {}
+    for window, cells in weight.items():
+        best = max(cells, key=lambda position: cells[position])
+        labels.setdefault(best, []).append(str(numbers[window]))
+    return tuple(Outline(i, j, ",".join(sorted(label, key=int)[:2]))
+                 for (i, j), label in labels.items())
 
 
 def _pooled_outlines(explanation: Explanation, matrices: list[str], by_matrix: bool) -> tuple[Outline, ...]:
@@ -73,16 +108,11 @@ def _pooled_outlines(explanation: Explanation, matrices: list[str], by_matrix: b
 def matrix_view(explanation: Explanation, view: str) -> MatrixView:
     """The matrix of one view and the cells to outline on it."""
     main = main_matrices(explanation)
-    windows = any(cell.window is not None for cell in explanation.pooled_cells)
-    pooled_word = ("each pooling window's maximum (numbered by window)" if windows
-                   else "the pooled cells (numbered by rank)")
+    windows = _has_windows(explanation)
     if view == CONTRIBUTIONS:
         total = sum(explanation.cell_contributions.values())
         assert isinstance(total, np.ndarray)
-        order = np.argsort(-np.abs(total), axis=None, kind="stable")[:TOP_CELLS]
-        outlines = tuple(Outline(int(i), int(j), str(n + 1))
-                         for n, (i, j) in enumerate(zip(*np.unravel_index(order, total.shape), strict=True))
-                         if total[i, j] != 0)
+        outlines = _top_contribution_outlines(total)
         return MatrixView(view, total, outlines,
                           f"{VIEW_HELP[CONTRIBUTIONS]} Cells: {float(total.sum()):+.4f}, bias "
                           f"{explanation.cell_bias:+.4f}, score {explanation.score:+.4f}. Outlined: the "
@@ -91,10 +121,18 @@ def matrix_view(explanation: Explanation, view: str) -> MatrixView:
         stacked = np.stack([explanation.interaction_matrices[name] for name in main])
         return MatrixView(view, stacked.mean(axis=0), _pooled_outlines(explanation, main, True),
                           "Average of the tensor slices; labels are slice·rank.")
+    if view == WINDOWS and windows:
+        return MatrixView(view, explanation.interaction_matrices[main[0]], _window_outlines(explanation),
+                          VIEW_HELP[WINDOWS])
+    if view in main and windows:  # every cell feeds some window: outline the cells that carry the score
+        return MatrixView(view, explanation.interaction_matrices[view],
+                          _top_contribution_outlines(explanation.cell_contributions[view]),
+                          f"The {view} matrix the network reads; outlined: the {TOP_CELLS} cells that carry the "
+                          "most score (largest |gradient x value|, 1 = largest).")
     if view in main:
         return MatrixView(view, explanation.interaction_matrices[view],
                           _pooled_outlines(explanation, [view], False),
-                          f"The {view} matrix the network reads; outlined: {pooled_word}.")
+                          f"The {view} matrix the network reads; outlined: the pooled cells (numbered by rank).")
     if view in explanation.interaction_matrices:  # a direction matrix this model pools too
         return MatrixView(view, explanation.interaction_matrices[view],
                           _pooled_outlines(explanation, [view], False),

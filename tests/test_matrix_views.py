@@ -1,0 +1,36 @@
+"""The Interactions page's data: every view of every family names a real matrix and outlines real cells."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from matching.matcher import Matcher
+from matching.matrix_views import CONTRIBUTIONS, WINDOWS, matrix_view, view_names
+
+QUESTION = "who wrote the play hamlet ?"
+ANSWER = "hamlet is a tragedy written by william shakespeare around 1600"
+
+
+def test_every_view_shows_a_seen_matrix_with_cells_inside(variant_matcher: Matcher) -> None:
+    explanation = variant_matcher.explain(QUESTION, [ANSWER])[0]
+    m, n = len(explanation.seen_question_tokens), len(explanation.seen_answer_tokens)
+    names = view_names(explanation)
+    assert names[-1] == CONTRIBUTIONS
+    assert (WINDOWS in names) == (explanation.family == "matchpyramid")
+    for name in names:
+        view = matrix_view(explanation, name)
+        assert view.matrix.shape == (m, n) and np.isfinite(view.matrix).all()
+        assert view.outlines and all(0 <= o.i < m and 0 <= o.j < n for o in view.outlines)
+        assert len({(o.i, o.j) for o in view.outlines}) == len(view.outlines)
+    with pytest.raises(KeyError):
+        matrix_view(explanation, "no such view")
+
+
+def test_contributions_view_adds_up_to_the_score(variant_matcher: Matcher) -> None:
+    explanation = variant_matcher.explain(QUESTION, [ANSWER])[0]
+    view = matrix_view(explanation, CONTRIBUTIONS)
+    assert abs(float(view.matrix.sum(dtype=np.float64)) + explanation.cell_bias - explanation.score) < 1e-5
+    largest = np.abs(view.matrix).max()
+    first = next(o for o in view.outlines if o.label == "1")
+    assert abs(view.matrix[first.i, first.j]) == largest
