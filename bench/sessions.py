@@ -13,7 +13,7 @@ runs K fresh sessions one at a time per page and prints the median server CPU pe
 
 Run: python bench/sessions.py                       # starts the app on 127.0.0.1:8610
      python bench/sessions.py --url http://127.0.0.1:8080 --server-pid 123 456   # a running server
-Options: --sessions 20 --rounds 3 --pages rank interactions --cpu-runs 0 --same-link
+Options: --sessions 20 --rounds 3 --pages rank interactions --cpu-runs 0 --same-link --warmup 1
 """
 
 from __future__ import annotations
@@ -269,8 +269,10 @@ async def cpu_per_run(server: Server, pages: Sequence[str], count: int, same: bo
 
 
 async def main_async(args: argparse.Namespace, server: Server) -> None:
-    # A teacher's server has been opened before the class comes in: the models are loaded.
-    await one_session(server.url, session_link(0, True), ["rank"], args.timeout)
+    # A teacher's server has been opened before the class comes in: the models are loaded (behind
+    # a proxy, several warm-up sessions so that every process has served one).
+    for number in range(args.warmup):
+        await one_session(server.url, session_link(-1 - number, False), list(PAGES), args.timeout)
     if args.cpu_runs:
         await cpu_per_run(server, args.pages, args.cpu_runs, args.same_link, args.timeout)
     if args.sessions and args.rounds:
@@ -288,6 +290,8 @@ def main() -> None:
     parser.add_argument("--pages", nargs="+", default=["rank", "interactions"], choices=list(PAGES))
     parser.add_argument("--cpu-runs", type=int, default=0, help="fresh sessions per page for the CPU figure")
     parser.add_argument("--same-link", action="store_true", help="every session opens the same link")
+    parser.add_argument("--warmup", type=int, default=1,
+                        help="untimed sessions first, each through every page (more behind a proxy)")
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds a page run may take")
     args = parser.parse_args()
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}; {os.cpu_count()} CPUs")

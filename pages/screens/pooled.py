@@ -85,6 +85,8 @@ if found is not None:
         else:
             st.caption("No cell was pooled by more than one of these models.")
     if explanations and not state.presenting():
-        export = ranking.explanation_export(pick, list(explanations))
-        components.download("Explanation (JSON)", json.dumps(export, indent=1), "matchlens-explanation.json",
-                            "application/json", key="pooled_export", icon=":material/data_object:")
+        shown_models = list(explanations)
+        components.download("Explanation (JSON)",  # built on click
+                            lambda: json.dumps(ranking.explanation_export(pick, shown_models), indent=1),
+                            "matchlens-explanation.json", "application/json", key="pooled_export",
+                            icon=":material/data_object:")

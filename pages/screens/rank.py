@@ -252,11 +252,12 @@ def _exports(frame: pd.DataFrame) -> None:
     st.subheader("Export", divider="gray")
     exports = st.columns(2)
     with exports[0]:
-        components.download("Ranking (CSV)", rows_to_csv(frame.to_dict("records")), "matchlens-ranking.csv",
-                            "text/csv", key="export_csv", icon=":material/download:")
+        # Files are built when a button is clicked, not on every run of the page.
+        components.download("Ranking (CSV)", lambda: rows_to_csv(frame.to_dict("records")),
+                            "matchlens-ranking.csv", "text/csv", key="export_csv", icon=":material/download:")
     with exports[1]:
         components.download("Explanation of the selected candidate (JSON)",
-                            json.dumps(ranking.explanation_export(pick), indent=1),
+                            lambda: json.dumps(ranking.explanation_export(pick), indent=1),
                             "matchlens-explanation.json", "application/json", key="export_json",
                             icon=":material/data_object:")
 

@@ -234,7 +234,9 @@ def comparison_view(comparison: Comparison | None, key: str, selected: int | Non
         st.dataframe(frame, hide_index=True, column_config=columns, width="stretch", key=f"{key}_table")
 
 
-def download(label: str, data: str | bytes, file_name: str, mime: str, key: str, icon: str) -> None:
+def download(label: str, data: str | bytes | Callable[[], str | bytes], file_name: str, mime: str, key: str,
+             icon: str) -> None:
+    """A download button; pass `data` as a function to build the file only when it is clicked."""
     st.download_button(label, data=data, file_name=file_name, mime=mime, key=key, icon=icon,
                        on_click="ignore")
 
