@@ -21,6 +21,8 @@ log = logging.getLogger("matchlens")
 
 PAGES = [
     st.Page("pages/screens/rank.py", title="Rank", icon=":material/format_list_numbered:", default=True),
+    st.Page("pages/screens/walkthrough.py", title="Walkthrough", icon=":material/footprint:",
+            url_path="walkthrough"),
     st.Page("pages/screens/attention.py", title="Attention", icon=":material/visibility:", url_path="attention"),
     st.Page("pages/screens/interactions.py", title="Interactions", icon=":material/grid_on:", url_path="interactions"),
     st.Page("pages/screens/pooled.py", title="Pooled cells", icon=":material/filter_list:", url_path="pooled"),

@@ -238,10 +238,11 @@ with st.container(border=True, key="rank_selected"):
         pick = components.picker(components.candidate_options(ranking.candidates), state.PICK,
                                  key="rank_present_pick", label="Candidate to explain")
     st.markdown(f"**Explaining candidate #{pick + 1}:** {components.md(charts.short(ranking.candidates[pick], 160))}")
-    links = st.columns(3)
-    links[0].page_link("pages/screens/attention.py", label="Attention", icon=":material/visibility:")
-    links[1].page_link("pages/screens/interactions.py", label="Interactions", icon=":material/grid_on:")
-    links[2].page_link("pages/screens/pooled.py", label="Pooled cells", icon=":material/filter_list:")
+    links = st.columns(4)
+    links[0].page_link("pages/screens/walkthrough.py", label="Walkthrough", icon=":material/footprint:")
+    links[1].page_link("pages/screens/attention.py", label="Attention", icon=":material/visibility:")
+    links[2].page_link("pages/screens/interactions.py", label="Interactions", icon=":material/grid_on:")
+    links[3].page_link("pages/screens/pooled.py", label="Pooled cells", icon=":material/filter_list:")
 
 if count > 1:
     ranks = {**{n: r.ranks for n, r in ranking.models.items()}, **ranking.baseline_ranks}

@@ -250,3 +250,74 @@ def metrics_chart(rows: Sequence[Mapping[str, Any]], metric: str, heading: str) 
                                                   range=[ACCENT, GREY, UNKNOWN]), legend=None),
         tooltip=["system:N", alt.Tooltip(f"{metric}:Q", format=".4f")],
     ).properties(height=30 * len(data) + 10, title=title(heading))
+
+
+# ---------------------------------------------------------------- Walkthrough page
+
+def vector_strips(values: np.ndarray, labels: Sequence[str], heading: str, subtitle: str | None = None,
+                  highlight: Sequence[int] = ()) -> alt.Chart:
+    """One strip per row of `values` (a word, a position): each number a cell, blue below zero, red above."""
+    rows, size = values.shape
+    data = pd.DataFrame([{"row": labels[r], "index": c + 1, "value": float(values[r, c]),
+                          "marked": r in highlight} for r in range(rows) for c in range(size)])
+    limit = float(np.abs(values).max()) if values.size else 1.0
+    strips = alt.Chart(data).mark_rect().encode(
+        x=alt.X("index:O", title=f"the {size} values", axis=alt.Axis(labels=size <= 20, ticks=False)),
+        y=alt.Y("row:N", sort=list(labels), title=None,
+                axis=alt.Axis(labelLimit=170, labelOverlap=False, labelFlush=False)),
+        color=alt.Color("value:Q", scale=alt.Scale(scheme="redblue", reverse=True, domain=[-limit, limit or 1.0]),
+                        legend=alt.Legend(title="value", orient="bottom", direction="horizontal",
+                                          gradientLength=220)),
+        stroke=alt.condition("datum.marked", alt.value("#111827"), alt.value(None)),
+        tooltip=[alt.Tooltip("row:N", title="word"), alt.Tooltip("index:O", title="value #"),
+                 alt.Tooltip("value:Q", format=".4f")])
+    return strips.properties(height=max(40, ROW_PX * rows), title=title(heading, subtitle))
+
+
+def waterfall_chart(rows: Sequence[Mapping[str, Any]], score: float, heading: str) -> alt.LayerChart:
+    """Bars from 0 to the score: each part starts where the previous one ended."""
+    data = pd.DataFrame(rows)
+    data["label"] = [short(str(p), 48) for p in data["part"]]
+    data["direction"] = np.where(data["amount"] >= 0, "raises the score", "lowers the score")
+    order = data["label"].tolist() + ["score"]
+    bars = alt.Chart(data).mark_bar().encode(
+        y=alt.Y("label:N", sort=order, title=None, axis=alt.Axis(labelLimit=260, labelOverlap=False)),
+        x=alt.X("start:Q", title="running total"), x2="end:Q",
+        color=alt.Color("direction:N", scale=alt.Scale(domain=["raises the score", "lowers the score"],
+                                                       range=[POSITIVE, NEGATIVE]),
+                        legend=alt.Legend(title=None, orient="bottom", direction="vertical", labelLimit=0)),
+        tooltip=[alt.Tooltip("part:N"), alt.Tooltip("amount:Q", format="+.4f"),
+                 alt.Tooltip("end:Q", title="running total", format="+.4f")])
+    total = alt.Chart(pd.DataFrame({"label": ["score"], "start": [0.0], "end": [score]})).mark_bar(
+        color=ACCENT).encode(y=alt.Y("label:N", sort=order), x="start:Q", x2="end:Q",
+                             tooltip=[alt.Tooltip("end:Q", title="score", format="+.4f")])
+    zero = alt.Chart(pd.DataFrame({"x": [0.0]})).mark_rule(color="#374151").encode(x="x:Q")
+    return (bars + total + zero).properties(height=ROW_PX * (len(data) + 1), title=title(heading))
+
+
+def hidden_units_chart(hidden: np.ndarray, heading: str) -> alt.Chart:
+    """The MLP's hidden pre-activations, one bar per unit; the active ones (above zero) pass on."""
+    data = pd.DataFrame({"unit": np.arange(1, len(hidden) + 1), "pre-activation": hidden.astype(float),
+                         "state": np.where(hidden > 0, "active (passes its value)", "off (gives 0)")})
+    return alt.Chart(data).mark_bar().encode(
+        x=alt.X("unit:O", title="hidden unit", axis=alt.Axis(labelAngle=0, labelOverlap=True)),
+        y=alt.Y("pre-activation:Q", title="W q + b"),
+        color=alt.Color("state:N", scale=alt.Scale(domain=["active (passes its value)", "off (gives 0)"],
+                                                   range=[ACCENT, GREY]),
+                        legend=alt.Legend(title=None, orient="bottom", direction="vertical", labelLimit=0)),
+        tooltip=["unit:O", alt.Tooltip("pre-activation:Q", format="+.4f"), "state:N"],
+    ).properties(height=200, title=title(heading))
+
+
+def scores_chart(scores: Sequence[float], ranks: Sequence[int], chosen: int, heading: str,
+                 subtitle: str | None = None) -> alt.Chart:
+    """Every candidate's score, best first; the explained candidate in the accent colour."""
+    data = pd.DataFrame({"candidate": [f"#{i + 1}" for i in range(len(scores))], "score": list(scores),
+                         "rank": list(ranks), "this one": [i == chosen for i in range(len(scores))]})
+    data = data.sort_values("rank", kind="stable")
+    return alt.Chart(data).mark_bar().encode(
+        y=alt.Y("candidate:N", sort=data["candidate"].tolist(), title=None),
+        x=alt.X("score:Q", title="score"),
+        color=alt.condition("datum['this one']", alt.value(ACCENT), alt.value(GREY)),
+        tooltip=["candidate:N", "rank:Q", alt.Tooltip("score:Q", format="+.4f")],
+    ).properties(height=max(60, ROW_PX * len(data)), title=title(heading, subtitle))

@@ -158,6 +158,7 @@ def plotly(figure: go.Figure, key: str) -> None:
     if _presenting():
         figure = go.Figure(figure)
         figure.update_layout(font={"size": 16}, title_font_size=22)
+        figure.update_xaxes(tickfont={"size": 15})
     st.plotly_chart(figure, key=key, width="stretch",
                     config={"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}})
 

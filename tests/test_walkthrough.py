@@ -1,0 +1,112 @@
+"""The walkthrough's numbers: each piece of board arithmetic gives back the traced value (to 1e-5)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from matching import walkthrough
+from matching.matcher import Matcher
+
+QUESTION = "who wrote the novel pride and prejudice"
+ANSWER = "pride and prejudice is a novel by jane austen"
+
+
+@pytest.fixture(scope="module")
+def explained(variant_matcher: Matcher):  # type: ignore[no-untyped-def]
+    return variant_matcher.explain(QUESTION, [ANSWER, "paris is in france"])[0]
+
+
+def test_every_cell_worked_out_on_the_board_is_the_traced_cell(variant_matcher: Matcher, explained) -> None:  # type: ignore[no-untyped-def]
+    names = [*explained.interaction_matrices, *explained.display_matrices]
+    worked = 0
+    for name in names:
+        matrix = explained.interaction_matrices.get(name, explained.display_matrices.get(name))
+        for i, j in ((0, 0), (matrix.shape[0] - 1, matrix.shape[1] - 1), (1, 2)):
+            math = walkthrough.cell_math(explained, name, i, j)
+            if math is None:
+                continue
+            worked += 1
+            assert math.traced == pytest.approx(float(matrix[i, j]))
+            assert abs(math.board - math.traced) < 1e-5, (name, i, j)
+            if math.cosine:
+                assert math.dot == pytest.approx(float(math.left @ math.right), rel=1e-5, abs=1e-6)
+    interaction = getattr(variant_matcher.params, "interaction", None)
+    if interaction not in ("bilinear", "tensor"):
+        assert worked, "a cosine or dot matrix is always worked out"
+
+
+def test_softmax_on_the_board_and_the_weight_applied(variant_matcher: Matcher, explained) -> None:  # type: ignore[no-untyped-def]
+    scaled = getattr(variant_matcher.params, "attention_scaling", "none") == "length"
+    for side in ("question", "answer"):
+        rows = walkthrough.gate_rows(explained, side, scaled)
+        attended = side in variant_matcher.params.attended_sides
+        assert (rows is not None) == attended
+        if rows is None:
+            continue
+        assert walkthrough.softmax_check(rows) < 1e-5
+        assert sum(r["alpha"] for r in rows) == pytest.approx(1.0, abs=1e-5)
+        if walkthrough.is_mvlstm(explained):  # the gated vectors are the words times the weight applied
+            values = walkthrough.side_values(explained, side)
+            factors = np.array([r["weight applied"] for r in rows])
+            assert np.allclose(values.gated_words, values.words * factors[:, None], atol=1e-5)
+
+
+def test_the_waterfall_adds_up_to_the_score_and_the_hidden_units_are_this_pass(variant_matcher: Matcher,
+                                                                                explained) -> None:  # type: ignore[no-untyped-def]
+    mlp = walkthrough.mlp_step(explained, bars=5)
+    assert mlp.waterfall[0]["start"] == 0.0
+    assert mlp.waterfall[-1]["part"] == "bias"
+    assert abs(mlp.waterfall[-1]["end"] - explained.score) < 1e-5
+    for before, after in zip(mlp.waterfall, mlp.waterfall[1:], strict=False):
+        assert after["start"] == before["end"]
+    with torch.no_grad():  # the traced pre-activations, through ReLU and the output layer, give the score
+        head = variant_matcher.model.head
+        replay = float(head.out(torch.relu(torch.from_numpy(mlp.hidden).float()))[0])
+        hidden = head.hidden(torch.from_numpy(mlp.inputs)[None])[0].numpy()
+    assert abs(replay - explained.score) < 1e-5
+    assert np.allclose(hidden, mlp.hidden, atol=1e-5)
+    assert mlp.active.dtype == bool and (mlp.active == (mlp.hidden > 0)).all()
+
+
+def test_pooling_rows_keep_the_pooling_order_with_the_running_list(explained) -> None:  # type: ignore[no-untyped-def]
+    for group in walkthrough.pooled_groups(explained):
+        rows = walkthrough.pooling_rows(explained, group)
+        assert [r["order"] for r in rows] == list(range(1, len(rows) + 1))
+        assert rows[-1]["kept so far"].count(",") == len(rows) - 1
+        if walkthrough.is_mvlstm(explained):  # k-max: decreasing values
+            values = [r["value"] for r in rows if not r["filler"]]
+            assert values == sorted(values, reverse=True)
+
+
+def test_states_and_the_same_word_at_two_positions(explained) -> None:  # type: ignore[no-untyped-def]
+    found = walkthrough.states(explained, "question")
+    if not walkthrough.is_mvlstm(explained):
+        assert found is None and walkthrough.family_note(explained, "bilstm")
+        return
+    forward, backward = found
+    assert forward.shape == backward.shape == (len(explained.seen_question_tokens), forward.shape[1])
+    same = walkthrough.same_word(explained)
+    assert same is not None and same.word == "novel" and same.first == ("question", 3)
+    assert same.second == ("answer", 5)
+    if "cosine" in explained.interaction_matrices:
+        assert same.cosine == pytest.approx(float(explained.interaction_matrices["cosine"][3, 5]))
+
+
+def test_problems_show_up_at_the_step_where_they_matter(make_matcher) -> None:  # type: ignore[no-untyped-def]
+    matcher = make_matcher(family="amvlstm", attention="both", attention_scaling="none")
+    one_word = matcher.explain("austen", ["jane austen wrote it"])[0]
+    assert any("one word" in p for p in walkthrough.problems(one_word, "gate"))
+    assert any("one word" in p for p in walkthrough.problems(one_word, "bilstm"))
+    assert any("filler" in p for p in walkthrough.problems(one_word, "pooling"))
+    assert not walkthrough.problems(one_word, "words")
+    unknown = matcher.explain("zxqv wvvq", ["qqzx vvwz"])[0]
+    assert any("Every word of the question is unknown" in p for p in walkthrough.problems(unknown, "vectors"))
+    long = matcher.explain("who wrote it", [" ".join(["word"] * 40)])[0]
+    assert any("reads only the first 16" in p for p in walkthrough.problems(long, "words"))
+
+
+def test_step_index_is_clamped() -> None:
+    assert walkthrough.step_index(-3) == 0 and walkthrough.step_index(99) == len(walkthrough.STEPS) - 1
+    assert len(walkthrough.STEPS) == 8
