@@ -6,9 +6,9 @@ import json
 
 import pytest
 from streamlit.testing.v1 import AppTest
-from test_app import PAGES, assert_clean, checkpoints, new_app, page, plain
+from test_app import PAGES, assert_clean, checkpoints, new_app, page, plain, texts
 
-from matching import glossary
+from matching import glossary, walkthrough
 from matching.examples import EXAMPLES
 
 
@@ -38,6 +38,17 @@ def test_every_term_a_page_uses_is_explained_on_that_page(app: AppTest, name: st
     used = set(glossary.mentioned_in(shown_text(app)))
     assert used <= listed, f"{name}: explain {sorted(used - listed)} in its glossary popover"
     assert listed, name
+
+
+def test_every_term_a_walkthrough_step_uses_is_explained_there(app: AppTest) -> None:
+    app.switch_page("pages/screens/walkthrough.py").run()
+    for number in range(len(walkthrough.STEPS)):
+        app.session_state["ml_step"] = number
+        app.run()
+        assert_clean(app)
+        used = set(glossary.mentioned_in(shown_text(app)))
+        assert used <= popover_terms(app), f"step {number + 1}: explain {sorted(used - popover_terms(app))}"
+    app.session_state["ml_step"] = 0
 
 
 def test_the_sidebar_glossary_lists_every_term(app: AppTest) -> None:
@@ -90,3 +101,77 @@ def test_a_tampered_presentation_flag_is_ignored_with_a_note() -> None:
     assert not at.exception
     assert any("ignored" in str(w.value) for w in at.warning)
     assert "present" not in at.query_params
+
+
+# ---------------------------------------------------------------- the walkthrough
+
+def walk(at: AppTest) -> AppTest:
+    return at.switch_page("pages/screens/walkthrough.py").run()
+
+
+def step_heading(at: AppTest) -> str:
+    return next(str(s.value) for s in at.main.get("subheader") if str(s.value)[:1].isdigit())
+
+
+def test_every_step_renders_for_every_shipped_model() -> None:
+    at = walk(new_app())
+    assert_clean(at)
+    for model in checkpoints():
+        at.selectbox(key="walkthrough_model").select(model).run()
+        for number in range(1, len(walkthrough.STEPS) + 1):
+            at.session_state["ml_step"] = number - 1
+            at.run()
+            assert_clean(at)
+            assert step_heading(at).startswith(f"{number}. "), (model, number)
+            assert at.query_params.get("model") == model
+            assert (at.query_params.get("step") or "1") == str(number)
+        assert at.get("vega_lite_chart"), f"{model}: the rank step draws the scores"
+
+
+def test_next_back_and_the_link_restore_the_step() -> None:
+    example = EXAMPLES[0]
+    at = walk(new_app(q=example.question, c=json.dumps(list(example.candidates)), step="5", model="mvlstm",
+                      present="1"))
+    assert_clean(at)
+    assert step_heading(at).startswith("5. ") and at.selectbox(key="walkthrough_model").value == "mvlstm"
+    assert any("cos(p_" in m for m in texts(at, "markdown")), "step 5 works one cosine cell out"
+    at.button(key="walkthrough_next").click().run()
+    assert step_heading(at).startswith("6. ") and at.query_params["step"] == "6"
+    assert at.query_params["present"] == "1" and at.query_params["model"] == "mvlstm"
+    at.button(key="walkthrough_back").click().run()
+    at.button(key="walkthrough_back").click().run()
+    assert step_heading(at).startswith("4. ") and at.query_params["step"] == "4"
+    at.session_state["ml_step"] = 0
+    at.run()
+    assert at.button(key="walkthrough_back").disabled and "step" not in at.query_params
+    at.session_state["ml_step"] = len(walkthrough.STEPS) - 1
+    at.run()
+    assert at.button(key="walkthrough_next").disabled
+
+
+def test_a_link_to_a_missing_model_or_a_step_too_far_still_walks() -> None:
+    example = EXAMPLES[0]
+    at = walk(new_app(q=example.question, c=json.dumps(list(example.candidates)), step="42", model="nosuch"))
+    assert_clean(at)
+    assert step_heading(at).startswith(f"{len(walkthrough.STEPS)}. ")
+    assert any("not available" in c for c in texts(at, "caption"))
+
+
+@pytest.mark.parametrize(("question", "candidates", "step", "message"), [
+    ("Austen", ["Jane Austen wrote it.", "It is a novel."], "gate", "one word"),
+    ("Austen", ["Jane Austen wrote it.", "It is a novel."], "bilstm", "one word"),
+    ("Who wrote it?", ["Jane Austen " + "wrote a very long novel " * 20, "No."], "words", "reads only the first"),
+    ("zqxv wvqz", ["qqzx vzvw", "xzzq"], "vectors", "Every word of the question is unknown"),
+], ids=["one-word-gate", "one-word-lstm", "too-long", "all-unknown"])
+def test_bad_inputs_get_a_message_at_the_step_where_they_matter(question: str, candidates: list[str], step: str,
+                                                               message: str) -> None:
+    at = walk(new_app(q=question, c=json.dumps(candidates), model="amvlstm-qa"))
+    assert_clean(at)
+    index = walkthrough.STEP_KEYS.index(step)
+    at.session_state["ml_step"] = index
+    at.run()
+    assert_clean(at)
+    assert any(message in w for w in texts(at, "warning")), (step, texts(at, "warning"))
+    at.session_state["ml_step"] = (index + 1) % len(walkthrough.STEPS)  # and only there (or where it applies)
+    at.run()
+    assert_clean(at)
