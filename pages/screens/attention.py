@@ -14,7 +14,8 @@ st.caption("aMV-LSTM and MatchPyramid.omega reweight every word vector by an att
            "more than average). The same weights shade the original text. Hover for exact values.")
 
 components.glossary(["attention gate", "gate logit", "softmax", "alpha", "uniform weight 1/n", "word vector",
-                     "unknown word", "truncated", "Bi-LSTM", "MV-LSTM", "score", "rank"], key="attention_glossary")
+                     "unknown word", "truncated", "Bi-LSTM", "MV-LSTM", "MatchPyramid", "score", "rank"],
+                    key="attention_glossary")
 
 found = common.explained_candidate("attention")
 if found is not None:
