@@ -43,6 +43,18 @@ def cell_rows(explanation: Explanation) -> list[dict[str, Any]]:
     return rows
 
 
+def pooling_text(explanation: Explanation) -> str:
+    """What this model's pooling kept, in the words of its family."""
+    cells = explanation.pooled_cells
+    if any(cell.window is not None for cell in cells):
+        groups = len({cell.group for cell in cells})
+        return (f"Dynamic pooling: each of {groups} convolution filters passes on its maximum in each of "
+                f"{len(cells) // max(groups, 1)} windows ({len(cells)} values).")
+    matrices = list(dict.fromkeys(cell.matrix for cell in cells))
+    k = len(cells) // max(len(matrices), 1)
+    return f"k-max pooling: the {k} largest cells of each of {len(matrices)} matrix(es) ({', '.join(matrices)})."
+
+
 def strongest(rows: list[dict[str, Any]], limit: int = MAX_CELL_ROWS) -> list[dict[str, Any]]:
     """All rows when they are few, else the `limit` with the largest |contribution|, in slot order."""
     if len(rows) <= limit:

@@ -34,3 +34,10 @@ def test_contributions_view_adds_up_to_the_score(variant_matcher: Matcher) -> No
     largest = np.abs(view.matrix).max()
     first = next(o for o in view.outlines if o.label == "1")
     assert abs(view.matrix[first.i, first.j]) == largest
+
+
+def test_pooling_is_named_for_the_family(variant_matcher: Matcher) -> None:
+    from matching.tables import pooling_text
+
+    text = pooling_text(variant_matcher.explain(QUESTION, [ANSWER])[0])
+    assert text.startswith("Dynamic pooling" if variant_matcher.params.family == "matchpyramid" else "k-max pooling")

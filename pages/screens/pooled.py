@@ -8,7 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from matching import glossary
-from matching.tables import cell_rows, shared_cells, strongest
+from matching.tables import cell_rows, pooling_text, shared_cells, strongest
 from pages.views import charts, common, components, state
 
 st.title(":material/filter_list: Pooled cells")
@@ -57,6 +57,7 @@ if found is not None:
                 total = sum(r["contribution"] for r in every_row)
                 rows = strongest(every_row)
                 st.subheader(name, divider="blue")
+                st.caption(pooling_text(explanation))
                 bias = explanation.bias_contribution
                 st.metric("score", f"{explanation.score:+.4f}",
                           help=f"sum of cell contributions {total:+.4f} + bias {bias:+.4f}\n\n"
