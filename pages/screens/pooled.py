@@ -72,7 +72,7 @@ if found is not None:
                 table = pd.DataFrame(rows)
                 table["share %"] = table["share"] * 100
                 st.dataframe(table, column_config=COLUMNS, hide_index=True, width="stretch",
-                             column_order=(["matrix"] if tensor else []) + (["window"] if windows else []) + SHOWN,
+                             column_order=(["matrix"] if tensor else []) + SHOWN + (["window"] if windows else []),
                              key=f"pooled_table_{name}", height=min(38 + 35 * len(rows), 420))
                 components.chart("share_chart", rows, "share of the score per cell", name,
                                  key=f"pooled_chart_{name}")
