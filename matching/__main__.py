@@ -111,7 +111,7 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
     from tqdm.auto import tqdm
 
     from .data import read_ranking_file
-    from .evaluation import evaluate, format_table
+    from .evaluation import READING, evaluate, format_table
 
     models = _load_models(args.pretrained, args.models)
     path = Path(args.data) / args.split if args.split else Path(args.data)
@@ -119,7 +119,7 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
     bars: dict[str, tqdm] = {}
 
     def progress(done: int, total: int, what: str) -> None:
-        bar = bars.setdefault(what, tqdm(total=total, desc=what, unit="pair"))
+        bar = bars.setdefault(what, tqdm(total=total, desc=what, unit="question" if what == READING else "pair"))
         bar.update(done - bar.n)
 
     result = evaluate(lists, models, progress=progress)

@@ -8,6 +8,7 @@ All work on lookup keys (lowercased tokens), the form the models see.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 import numpy as np
@@ -17,28 +18,43 @@ from .text import Token
 BASELINES = ("original order", "word overlap", "BM25")
 
 
+@functools.lru_cache(maxsize=1 << 16)
+def _is_word(key: str) -> bool:
+    return any(ch.isalnum() for ch in key)
+
+
 def _words(tokens: Sequence[Token]) -> list[str]:
     # Punctuation is not a word to overlap on ("?" would match every question).
-    return [t.key for t in tokens if any(ch.isalnum() for ch in t.key)]
+    return [t.key for t in tokens if _is_word(t.key)]
 
 
 def original_order(candidates: Sequence[Sequence[Token]]) -> np.ndarray:
     return -np.arange(len(candidates), dtype=np.float64)
 
 
+def _overlap(question_words: list[str], candidate_words: Sequence[list[str]]) -> np.ndarray:
+    wanted = set(question_words)
+    return np.array([len(wanted & set(words)) for words in candidate_words], dtype=np.float64)
+
+
+def _bm25(question_words: list[str], candidate_words: Sequence[list[str]]) -> np.ndarray:
+    from rank_bm25 import BM25Okapi
+
+    corpus = [words or ["\x00"] for words in candidate_words]  # BM25Okapi divides by document length
+    return np.asarray(BM25Okapi(corpus).get_scores(question_words), dtype=np.float64)
+
+
 def word_overlap(question: Sequence[Token], candidates: Sequence[Sequence[Token]]) -> np.ndarray:
-    question_words = set(_words(question))
-    return np.array([len(question_words & set(_words(c))) for c in candidates], dtype=np.float64)
+    return _overlap(_words(question), [_words(c) for c in candidates])
 
 
 def bm25(question: Sequence[Token], candidates: Sequence[Sequence[Token]]) -> np.ndarray:
-    from rank_bm25 import BM25Okapi
-
-    corpus = [_words(c) or ["\x00"] for c in candidates]  # BM25Okapi divides by document length
-    return np.asarray(BM25Okapi(corpus).get_scores(_words(question)), dtype=np.float64)
+    return _bm25(_words(question), [_words(c) for c in candidates])
 
 
 def baseline_scores(question: Sequence[Token], candidates: Sequence[Sequence[Token]]) -> dict[str, np.ndarray]:
+    """Every baseline's scores; each text's words are picked out once for all of them."""
+    question_words, candidate_words = _words(question), [_words(c) for c in candidates]
     return {"original order": original_order(candidates),
-            "word overlap": word_overlap(question, candidates),
-            "BM25": bm25(question, candidates)}
+            "word overlap": _overlap(question_words, candidate_words),
+            "BM25": _bm25(question_words, candidate_words)}

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -14,7 +16,9 @@ from .metrics import METRICS, mean_metrics, question_metrics
 from .text import Token, tokenize
 
 Progress = Callable[[int, int, str], None]
-"""progress(done, total, what): called as work advances (CLI bar, app progress bar)."""
+"""progress(done, total, what): called as work advances (CLI bar, app progress bar); `what` is a
+model's name, or READING while the texts are tokenised."""
+READING = "reading the texts"
 
 
 @dataclass(frozen=True)
@@ -43,9 +47,10 @@ class Evaluation:
         return [{"system": s, **{m: self.overall[s][m] for m in METRICS}} for s in self.systems]
 
 
-def tokenize_lists(lists: Sequence[RankingList]) -> tuple[list[TokenizedList], list[str]]:
+def tokenize_lists(lists: Sequence[RankingList], progress: Progress | None = None
+                   ) -> tuple[list[TokenizedList], list[str]]:
     kept, skipped = [], []
-    for item in lists:
+    for number, item in enumerate(lists, 1):
         question = tokenize(item.question)
         if not question:
             skipped.append(f"{item.qid}: the question has no words")
@@ -53,6 +58,8 @@ def tokenize_lists(lists: Sequence[RankingList]) -> tuple[list[TokenizedList], l
             skipped.append(f"{item.qid}: no candidates")
         else:
             kept.append(TokenizedList(item, question, [tokenize(c) for c in item.candidates]))
+        if progress and (number % 100 == 0 or number == len(lists)):
+            progress(number, len(lists), READING)
     return kept, skipped
 
 
@@ -63,33 +70,47 @@ def bucketed_pairs(lists: Sequence[TokenizedList], max_answer_len: int) -> list[
 
 
 def model_scores(matcher: Matcher, lists: Sequence[TokenizedList], batch_size: int = 256,
-                 progress: Progress | None = None) -> list[np.ndarray]:
-    """Score every candidate of every list in large batches.
+                 progress: Progress | None = None, workers: int = 1) -> list[np.ndarray]:
+    """Score every candidate of every list in large batches, on `workers` threads.
 
     Pairs are bucketed by how many answer words the model reads (then by question), so a
-    batch pads little and repeats few questions; each score goes back to its place.
+    batch pads little and repeats few questions; each score goes back to its place. The
+    forward passes release the GIL, so batches run side by side on several cores; progress
+    is reported from the calling thread, in order.
     A candidate with no words cannot be read by a model; it gets -inf, i.e. it is
     ranked last (and tied with any other such candidate).
     """
     pairs = bucketed_pairs(lists, matcher.params.max_answer_len)
     scores = [np.full(len(lst.candidates), -np.inf) for lst in lists]
-    for start in range(0, len(pairs), batch_size):
-        chunk = pairs[start: start + batch_size]
-        values = matcher.score_tokens([lists[n].question for n, _ in chunk],
-                                      [lists[n].candidates[j] for n, j in chunk], batch_size)
-        for (n, j), value in zip(chunk, values, strict=True):
-            scores[n][j] = value
-        if progress:
-            progress(min(start + batch_size, len(pairs)), len(pairs), matcher.name)
+    chunks = [pairs[start: start + batch_size] for start in range(0, len(pairs), batch_size)]
+
+    def score(chunk: list[tuple[int, int]]) -> np.ndarray:
+        return matcher.score_tokens([lists[n].question for n, _ in chunk],
+                                    [lists[n].candidates[j] for n, j in chunk], batch_size)
+
+    done = 0
+    with ThreadPoolExecutor(max(1, workers)) as pool:
+        for chunk, values in zip(chunks, pool.map(score, chunks), strict=True):
+            for (n, j), value in zip(chunk, values, strict=True):
+                scores[n][j] = value
+            done += len(chunk)
+            if progress:
+                progress(done, len(pairs), matcher.name)
     return scores
 
 
+def default_workers() -> int:
+    """Threads for scoring a large file: the cores there are, at most 4."""
+    return max(1, min(4, os.cpu_count() or 1))
+
+
 def evaluate(lists: Sequence[RankingList], models: Mapping[str, Matcher],
-             progress: Progress | None = None) -> Evaluation:
-    tokenized, skipped = tokenize_lists(lists)
+             progress: Progress | None = None, workers: int | None = None) -> Evaluation:
+    tokenized, skipped = tokenize_lists(lists, progress)
+    workers = default_workers() if workers is None else workers
     scores: dict[str, list[np.ndarray]] = {}
     for name, matcher in models.items():
-        scores[name] = model_scores(matcher, tokenized, progress=progress)
+        scores[name] = model_scores(matcher, tokenized, progress=progress, workers=workers)
     per_baseline = [baseline_scores(t.question, t.candidates) for t in tokenized]
     for name in BASELINES:
         scores[name] = [b[name] for b in per_baseline]

@@ -9,7 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from matching.data import DataError, RankingList, parse_ranking_file
-from matching.evaluation import Evaluation, evaluate
+from matching.evaluation import READING, Evaluation, evaluate
 from matching.export import rows_to_csv
 from matching.inputs import join_candidates
 from matching.metrics import METRICS
@@ -41,12 +41,13 @@ def _run(raw: bytes, name: str) -> None:
         return
     matchers = dict(state.models())
     bar = st.progress(0.0, text=f"Scoring {sum(len(x.candidates) for x in lists):,} pairs...")
-    order = list(matchers)
+    steps = [READING, *matchers]  # tokenising the texts, then each model in turn
 
     def progress(done: int, total: int, what: str) -> None:
-        index = order.index(what) if what in order else 0
-        fraction = (index + done / max(total, 1)) / max(len(order), 1)
-        bar.progress(min(fraction, 1.0), text=f"{what}: {done:,} of {total:,} pairs")
+        index = steps.index(what) if what in steps else 0
+        fraction = (index + done / max(total, 1)) / len(steps)
+        unit = "questions" if what == READING else "pairs"
+        bar.progress(min(fraction, 1.0), text=f"{what}: {done:,} of {total:,} {unit}")
 
     try:
         evaluation = evaluate(lists, matchers, progress=progress)
