@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import random
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from matching.data import RankingList  # noqa: E402
+from matching.embeddings import WordVectors  # noqa: E402
 
 QUESTION = "how did the roman empire fall ?"
 CANDIDATES = [
@@ -31,3 +35,19 @@ CANDIDATES = [
     "Inflation and debasement of the currency hurt the Roman economy.",
     "The Tiber is the river that flows through Rome.",
 ]
+
+
+def wikiqa_like(vectors: WordVectors, questions: int = 240, seed: int = 0) -> list[RankingList]:
+    """Generated lists with WikiQA test's shape: ~10 candidates per question, questions of
+    ~4-15 words, answers of ~5-60 words (mean ~25), words drawn from GloVe's 20k most frequent."""
+    rng = random.Random(seed)
+    words = list(vectors.row_of)[:20_000]
+    lists = []
+    for number in range(questions):
+        question = " ".join(rng.choices(words, k=rng.randint(4, 15)))
+        count = rng.randint(3, 18)
+        candidates = tuple(" ".join(rng.choices(words, k=max(5, min(60, int(rng.gammavariate(4.0, 6.5))))))
+                           for _ in range(count))
+        labels = tuple(int(rng.random() < 0.12) for _ in range(count))
+        lists.append(RankingList(str(number), question, candidates, labels))
+    return lists

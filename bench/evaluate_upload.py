@@ -18,12 +18,11 @@ import os
 import time
 
 import torch
-from common import ROOT
-from throughput import wikiqa_like
+from common import ROOT, wikiqa_like
 
+from matching import evaluation as evaluation_module
 from matching.checkpoint import load_all
 from matching.data import parse_ranking_file
-from matching.evaluation import default_workers, evaluate
 
 
 def ranking_csv(pairs: int, vectors: object) -> bytes:
@@ -61,16 +60,17 @@ def main() -> None:
     start, start_cpu = time.perf_counter(), time.process_time()
     lists = parse_ranking_file(raw, "bench.csv")
     parsed = time.perf_counter()
-    evaluation = evaluate(lists, models, progress=progress)
+    result = evaluation_module.evaluate(lists, models, progress=progress)
     done, cpu = time.perf_counter(), time.process_time() - start_cpu
     pairs = sum(len(item.candidates) for item in lists)
     gaps = [b - a for a, b in zip([parsed, *updates], updates, strict=False)]
     print(f"{pairs:,} pairs in {len(lists):,} questions ({len(raw) / 1e6:.1f} MB CSV); models: {', '.join(models)}")
+    threads = getattr(evaluation_module, "default_workers", lambda: 1)()  # 1 before threads came in
     print(f"parse {parsed - start:.1f} s; evaluate (tokenise, {len(models)} models, baselines, metrics) "
           f"{done - parsed:.1f} s; total {done - start:.1f} s (goal <= 20 s); CPU {cpu:.1f} s on "
-          f"{default_workers()} scoring thread(s); load average now {os.getloadavg()[0]:.1f}")
+          f"{threads} scoring thread(s); load average now {os.getloadavg()[0]:.1f}")
     print(f"progress updates: {len(updates)}, longest gap between two {max(gaps, default=0):.2f} s; "
-          f"{evaluation.evaluated:,} questions evaluated")
+          f"{result.evaluated:,} questions evaluated")
 
 
 if __name__ == "__main__":

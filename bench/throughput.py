@@ -20,7 +20,6 @@ Run: python bench/throughput.py [--data DIR] [--threads 1] [--repeats 5]
 from __future__ import annotations
 
 import argparse
-import random
 import statistics
 import time
 from collections.abc import Callable, Sequence
@@ -28,12 +27,12 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from common import ROOT
+from common import ROOT, wikiqa_like
 from torch import nn
 
 from matching.batching import make_token_batch
 from matching.checkpoint import load_all
-from matching.data import DataError, RankingList, read_toks_folder
+from matching.data import DataError, read_toks_folder
 from matching.embeddings import WordVectors
 from matching.evaluation import TokenizedList, bucketed_pairs, model_scores, tokenize_lists
 from matching.matcher import Matcher
@@ -43,22 +42,6 @@ BATCH_SIZE = 256
 
 
 # ---------------------------------------------------------------- pairs
-
-def wikiqa_like(vectors: WordVectors, questions: int = 240, seed: int = 0) -> list[RankingList]:
-    """Generated lists with WikiQA test's shape: ~10 candidates per question, questions of
-    ~4-15 words, answers of ~5-60 words (mean ~25), words drawn from GloVe's 20k most frequent."""
-    rng = random.Random(seed)
-    words = list(vectors.row_of)[:20_000]
-    lists = []
-    for number in range(questions):
-        question = " ".join(rng.choices(words, k=rng.randint(4, 15)))
-        count = rng.randint(3, 18)
-        candidates = tuple(" ".join(rng.choices(words, k=max(5, min(60, int(rng.gammavariate(4.0, 6.5))))))
-                           for _ in range(count))
-        labels = tuple(int(rng.random() < 0.12) for _ in range(count))
-        lists.append(RankingList(str(number), question, candidates, labels))
-    return lists
-
 
 def load_pairs(data: Path, vectors: WordVectors) -> tuple[list[TokenizedList], str]:
     try:

@@ -72,13 +72,16 @@ class BiLSTMEncoder(nn.Module):
     zero on padding; p_t = [fwd_t ; bwd_t].
     """
 
-    def __init__(self, dim: int, hidden: int, rows_per_run: int = 64) -> None:
+    def __init__(self, dim: int, hidden: int, rows_per_run: int = 64, uniform_rows: int = 16) -> None:
         super().__init__()
         self.lstm = nn.LSTM(dim, hidden, batch_first=True, bidirectional=True)
         self.hidden = hidden
         self.rows_per_run = rows_per_run
         """Larger batches run in groups of this many rows of similar length, each only as wide
         as its longest row (fewer padded steps; the groups cost a little overhead each)."""
+        self.uniform_rows = uniform_rows
+        """In a larger batch, the rows of one length that are at least this many run together,
+        unpadded (one bidirectional pass, no reversal needed)."""
 
     def _direction(self, vectors: torch.Tensor, weights: list[torch.Tensor]) -> torch.Tensor:
         zeros = vectors.new_zeros(1, vectors.shape[0], self.hidden)
@@ -88,6 +91,9 @@ class BiLSTMEncoder(nn.Module):
 
     def _run(self, vectors: torch.Tensor, lengths: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         batch, width = vectors.shape[:2]
+        if int(lengths.min()) == width:  # no padding at all: both directions in one pass
+            states, _ = self.lstm(vectors)
+            return states[..., : self.hidden], states[..., self.hidden :]
         positions = torch.arange(width, device=vectors.device)[None, :]
         mask = positions < lengths[:, None]
         # Row-major position of (b, t) -> of (b, length - 1 - t) on real positions, itself on
@@ -109,13 +115,19 @@ class BiLSTMEncoder(nn.Module):
         if batch <= self.rows_per_run:
             return self._run(vectors, lengths)
         order = torch.argsort(lengths, stable=True)
+        _, counts = torch.unique_consecutive(lengths[order], return_counts=True)
+        runs, mixed = [], []
+        for rows in order.split(counts.tolist()):  # the rows of each length, shortest first
+            (runs if len(rows) >= self.uniform_rows else mixed).append(rows)
+        if mixed:
+            runs += list(torch.cat(mixed).split(self.rows_per_run))
         forward_parts, backward_parts = [], []
-        for rows in order.split(self.rows_per_run):
+        for rows in runs:
             run_width = int(lengths[rows].max())
             forward, backward = self._run(vectors[rows, :run_width], lengths[rows])
             forward_parts.append(nn.functional.pad(forward, (0, 0, 0, width - run_width)))
             backward_parts.append(nn.functional.pad(backward, (0, 0, 0, width - run_width)))
-        inverse = torch.argsort(order)
+        inverse = torch.argsort(torch.cat(runs))
         return torch.cat(forward_parts).index_select(0, inverse), torch.cat(backward_parts).index_select(0, inverse)
 
 

@@ -89,11 +89,13 @@ def test_length_scaling_has_mean_weight_one() -> None:
     torch.testing.assert_close(means, torch.ones(2))
 
 
-@pytest.mark.parametrize("rows_per_run", [64, 2])  # 2: rows run in groups by length
+# (64, 16): one padded run; (2, 16): padded runs of 2 rows by length; (2, 1): one unpadded run per length
+@pytest.mark.parametrize(("rows_per_run", "uniform_rows"), [(64, 16), (2, 16), (2, 1)])
 @given(lengths=lengths_strategy, seed=st.integers(0, 2**16), extra=st.integers(0, 3))
-def test_bilstm_states_ignore_padding(rows_per_run: int, lengths: list[int], seed: int, extra: int) -> None:
+def test_bilstm_states_ignore_padding(rows_per_run: int, uniform_rows: int, lengths: list[int], seed: int,
+                                      extra: int) -> None:
     torch.manual_seed(seed)
-    encoder = BiLSTMEncoder(5, 3, rows_per_run)
+    encoder = BiLSTMEncoder(5, 3, rows_per_run, uniform_rows)
     vectors, lengths_t = padded(lengths, 5, seed, extra)
     with torch.no_grad():
         forward, backward = encoder(vectors, lengths_t)
@@ -110,7 +112,7 @@ def test_bilstm_states_ignore_padding(rows_per_run: int, lengths: list[int], see
 def test_bilstm_matches_torch_packed_sequences() -> None:
     """The unpacked encoder gives the states nn.LSTM gives on packed sequences (the textbook way)."""
     torch.manual_seed(0)
-    encoder = BiLSTMEncoder(4, 3, rows_per_run=3)
+    encoder = BiLSTMEncoder(4, 3, rows_per_run=3, uniform_rows=2)  # the two 7s unpadded, the rest in runs of 3
     vectors, lengths = padded([5, 1, 3, 7, 2, 7, 4], 4, 0, extra=2)
     packed = torch.nn.utils.rnn.pack_padded_sequence(vectors, lengths, batch_first=True, enforce_sorted=False)
     with torch.no_grad():
