@@ -185,3 +185,10 @@ def test_mlp_contributions_split_the_score_exactly(seed: int, batch: int) -> Non
     # Contributions are gradient x input (the head is piecewise linear).
     (gradient,) = torch.autograd.grad(score.sum(), pooled)
     torch.testing.assert_close(contributions, gradient * pooled, atol=1e-6, rtol=1e-5)
+
+
+def test_an_unknown_interaction_fails_loudly() -> None:
+    from matching.blocks import make_interaction
+
+    with pytest.raises(ValueError, match="unknown interaction 'dot'"):
+        make_interaction("dot", 8, 2)
