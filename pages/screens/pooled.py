@@ -20,7 +20,7 @@ st.caption("Pooling keeps a few values of each matrix (MV-LSTM: the k largest ce
 
 components.glossary(["k-max pooling", "pooled cells", "interaction matrix", "MLP", "score", "contribution",
                      "gradient x value", "bias", "filler", "tensor interaction", "rank", "MV-LSTM", "MatchPyramid",
-                     "convolution", "dynamic pooling"],
+                     "convolution", "dynamic pooling", "cosine"],
                     key="pooled_glossary")
 
 COLUMNS = {
