@@ -15,8 +15,12 @@ import streamlit as st
 from matching.glossary import TERMS
 from pages.views import components, state
 
+# Presentation mode folds the sidebar away: decided before the first element, from the session or, on a
+# session's first run, from the link (one page-config call per run, so the sidebar never flickers open).
+_presenting = (bool(st.session_state[state.PRESENT]) if state.PRESENT in st.session_state
+               else st.query_params.get("present") == "1")
 st.set_page_config(page_title="MatchLens", page_icon=":material/join_inner:", layout="wide",
-                   initial_sidebar_state="expanded")
+                   initial_sidebar_state="collapsed" if _presenting else "expanded")
 log = logging.getLogger("matchlens")
 
 PAGES = [
@@ -59,7 +63,6 @@ with st.sidebar:
     components.model_status(list(loaded), errors, key="sidebar_models")
 
 if state.presenting():
-    st.set_page_config(initial_sidebar_state="collapsed")
     components.presentation_style()
 
 if st.session_state.get(state.URL_ERROR):

@@ -170,8 +170,8 @@ def interaction_heatmap(matrix: np.ndarray, question_tokens: Sequence[Token], an
     cell_px = 34 if rows <= 12 else 26 if rows <= 30 else 18
     tick_font = {"size": 12 if cols <= 30 else 10}
     figure.update_layout(
-        title={"text": plotly_text(title), "font": {"size": 15}, "x": 0, "xanchor": "left", "y": 0.985,
-               "yanchor": "top", "yref": "container"},
+        title={"text": plotly_text(title), "font": {"size": 15}, "x": 0, "xanchor": "left", "y": 1.0,
+               "yanchor": "top", "yref": "container", "pad": {"t": 12}},
         height=int(min(max(300, 190 + cell_px * rows), 1150)),
         margin={"l": 10, "r": 10, "t": 150, "b": 10},
         xaxis={"tickmode": "array", "tickvals": list(range(cols)), "ticktext": _axis_labels(answer_tokens, n, cols),
