@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
+from conftest import build_matcher
 from streamlit.testing.v1 import AppTest
 from test_app import PAGES, assert_clean, checkpoints, new_app, page, plain, texts
 
 from matching import glossary, walkthrough
+from matching.checkpoint import save_checkpoint
+from matching.embeddings import WordVectors
 from matching.examples import EXAMPLES
 
 
@@ -175,3 +179,27 @@ def test_bad_inputs_get_a_message_at_the_step_where_they_matter(question: str, c
     at.session_state["ml_step"] = (index + 1) % len(walkthrough.STEPS)  # and only there (or where it applies)
     at.run()
     assert_clean(at)
+
+
+def test_the_walkthrough_of_a_matchpyramid_model(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                 vectors: WordVectors) -> None:
+    """A family without a Bi-LSTM: every step renders, step 4 says it does not apply, step 5 works a
+    word-matching cell out, step 6 shows the dynamic-pooling maxima."""
+    for name, overrides in (("tiny-pyramid-q", {"family": "matchpyramid", "attention": "question",
+                                                "matching": "cosine"}),
+                            ("tiny-mvlstm", {"family": "mvlstm"})):
+        save_checkpoint(build_matcher(vectors, 3, name, **overrides), tmp_path / name)
+    monkeypatch.setenv("MATCHLENS_MODELS", str(tmp_path))
+    at = walk(new_app(model="tiny-pyramid-q"))
+    assert_clean(at)
+    for number, key in enumerate(walkthrough.STEP_KEYS):
+        at.session_state["ml_step"] = number
+        at.run()
+        assert_clean(at)
+        assert step_heading(at).startswith(f"{number + 1}. ")
+        if key == "bilstm":
+            assert any("has no Bi-LSTM" in i for i in texts(at, "info"))
+        if key == "cell":
+            assert any("the network read" in m for m in texts(at, "markdown"))
+        if key == "pooling":
+            assert any("dynamic pooling" in i for i in texts(at, "info"))
