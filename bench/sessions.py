@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import statistics
 import subprocess
@@ -36,6 +37,7 @@ from common import CANDIDATES, QUESTION, ROOT
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
 from matching.urlstate import SharedState, encode
 
@@ -150,7 +152,9 @@ class Session:
 
     async def open(self, timeout: float) -> None:
         self.socket = await asyncio.wait_for(
-            connect(self.stream, subprotocols=["streamlit"], max_size=None, open_timeout=timeout), timeout)
+            # No keepalive pings (the browser sends none): a busy server would be counted as gone.
+            connect(self.stream, subprotocols=["streamlit"], max_size=None, open_timeout=timeout,
+                    ping_interval=None), timeout)
 
     async def run_page(self, page: str, timeout: float) -> Run:
         request = BackMsg()
@@ -180,21 +184,22 @@ class Session:
         return Run(page, time.perf_counter() - start, errors)
 
     async def close(self) -> None:
-        await self.socket.close()
+        with contextlib.suppress(ConnectionClosed, OSError, TimeoutError):
+            await self.socket.close()
 
 
 async def one_session(url: str, query: str, pages: Sequence[str], timeout: float) -> list[Run]:
     session = Session(url, query)
     try:
         await session.open(timeout)
-    except (OSError, TimeoutError) as error:
+    except (OSError, TimeoutError, InvalidHandshake) as error:
         return [Run(pages[0], timeout, [f"could not connect: {type(error).__name__}: {error}"])]
     runs = []
     try:
         for page in pages:
             try:
                 runs.append(await session.run_page(page, timeout))
-            except (OSError, TimeoutError) as error:
+            except (OSError, TimeoutError, ConnectionClosed) as error:
                 runs.append(Run(page, timeout, [f"{type(error).__name__}: {error}"]))
                 break
     finally:

@@ -11,7 +11,7 @@ import numpy as np
 import torch
 
 from .batching import make_token_batch
-from .embeddings import EncodedText, WordVectors
+from .embeddings import WordVectors
 from .explanation import Explanation, explanations_from_trace
 from .models import ForwardTrace, MatchingModel
 from .params import ModelParams
@@ -47,9 +47,6 @@ class Matcher:
     @property
     def params(self) -> ModelParams:
         return self.model.params
-
-    def encode(self, tokens: Sequence[Token], max_len: int) -> EncodedText:
-        return self.vectors.encode(list(tokens[:max_len]))
 
     def _batch_pass(self, question_tokens: Sequence[Sequence[Token]],
                     answer_tokens: Sequence[Sequence[Token]], trace: bool) -> torch.Tensor | ForwardTrace:
