@@ -222,6 +222,40 @@ def test_interaction_views_and_tensor_slices() -> None:
             assert {"slice 1", "slice 2", "slice 3"} <= set(radio.options)
 
 
+PYRAMIDS = "matchpyramid,matchpyramid-q"
+
+
+@pytest.mark.parametrize("name", ["rank", "attention", "interactions", "pooled"])
+def test_matchpyramid_side_by_side_with_mvlstm_on_every_page(name: str) -> None:
+    """Both families through the same pages: the link picks MatchPyramid, MatchPyramid.omega and MV-LSTM."""
+    example = BY_KEY["paraphrase"]
+    at = new_app(q=example.question, c=json.dumps(list(example.candidates)), models=f"mvlstm,{PYRAMIDS}")
+    if name != "rank":
+        page(at, name)
+    assert_clean(at)
+    if name == "rank":
+        assert {"mvlstm rank", "matchpyramid rank", "matchpyramid-q rank"} <= set(table(at).columns)
+    if name == "attention":  # MatchPyramid.omega (Q) has attention bars; plain MatchPyramid has none
+        assert at.get("vega_lite_chart")
+        assert any("mvlstm, matchpyramid: no attention" in c for c in texts(at, "caption"))
+        assert [h.value for h in at.subheader] == ["matchpyramid-q"]
+    if name == "interactions":
+        for side in (0, 1):
+            at.selectbox(key=f"interactions_model_{side}").select("matchpyramid-q").run()
+        radio = at.radio(key="interactions_view_0_matchpyramid-q")
+        assert radio.options == ["word cosine", "windows", "contributions"]
+        for view in radio.options:
+            at.radio(key="interactions_view_0_matchpyramid-q").set_value(view).run()
+            assert_clean(at)
+            assert len(at.get("plotly_chart")) == 2
+    if name == "pooled":
+        at.multiselect(key="pooled_models").set_value(["mvlstm", "matchpyramid-q"]).run()
+        assert_clean(at)
+        frames = [df.value for df in at.dataframe if "pooling rank" in df.value.columns]
+        assert len(frames) == 2 and "window" in frames[1].columns and len(frames[1]) == 40
+        assert any("largest |contribution|" in c for c in texts(at, "caption"))
+
+
 def test_attention_side_filter() -> None:
     at = new_app()
     page(at, "attention")

@@ -292,3 +292,24 @@ def test_evaluate_sample_then_open_a_question(server: str, page: Page) -> None:
     settle(page)
     assert cell(page, "correct", 1) == "true" and cell(page, "correct", 3) == "true"
     shot(page, "21-rank-from-evaluate")
+
+
+def test_matchpyramid_beside_mvlstm_on_every_page(server: str, page: Page) -> None:
+    """Both families through the same pages in a real browser: MatchPyramid, MatchPyramid.omega and MV-LSTM."""
+    example = BY_KEY["paraphrase"]
+    query = urlencode({"q": example.question, "c": json.dumps(list(example.candidates)),
+                       "models": "mvlstm,matchpyramid,matchpyramid-q"})
+    for path, check in (("", RANK_TABLE), ("attention", ".vega-embed"), ("interactions", ".js-plotly-plot"),
+                        ("pooled", ".vega-embed")):
+        open_app(page, server, f"{path}?{query}")
+        page.locator(check).first.wait_for(timeout=WAIT_MS)
+        assert page.locator("[data-testid=stException]").count() == 0
+        if path == "interactions":
+            page.get_by_role("combobox").nth(2).click()  # the second model panel's model picker
+            page.get_by_role("option", name="matchpyramid-q", exact=True).click()
+            settle(page)
+            page.get_by_text("windows", exact=True).last.click()
+            settle(page)
+            assert page.locator(".js-plotly-plot").count() == 2
+        shot(page, f"20-matchpyramid-{path or 'rank'}")
+    assert page.dialogs == []  # type: ignore[attr-defined]
