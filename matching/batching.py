@@ -41,13 +41,20 @@ def make_batch(questions: Sequence[EncodedText], answers: Sequence[EncodedText],
     return PairBatch(q_vectors, q_unknown, q_lengths, a_vectors, a_unknown, a_lengths)
 
 
-def _lookup(vectors: WordVectors, texts: Sequence[Sequence[Token]], max_len: int
+RowCache = dict[tuple[int, int], list[int]]
+"""(id(text), max_len) -> the text's rows in the vector table: kept by a caller that scores the
+same text objects several times (evaluation, one model after another), for as long as those
+objects live."""
+
+
+def _lookup(vectors: WordVectors, texts: Sequence[Sequence[Token]], max_len: int, known: RowCache | None = None
             ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, tuple[torch.Tensor, torch.Tensor] | None]:
     """(B, L, d) vectors (zero on unknown words and padding), (B, L) unknown, (B,) lengths, and
     the groups of rows holding the same text object (see `PairBatch.question_groups`).
 
     The same text object repeated (a question with each of its candidates) is looked up
-    once; the vectors of the whole batch come out of the table in one gather.
+    once (once at all with `known`); the vectors of the whole batch come out of the table in
+    one gather.
     """
     slot_of: dict[int, int] = {}
     distinct: list[list[int]] = []
@@ -57,7 +64,12 @@ def _lookup(vectors: WordVectors, texts: Sequence[Sequence[Token]], max_len: int
         slot = slot_of.get(id(text))
         if slot is None:
             slot = slot_of[id(text)] = len(distinct)
-            distinct.append([row(t.key, _UNKNOWN) for t in text[:max_len]])
+            rows = None if known is None else known.get((id(text), max_len))
+            if rows is None:
+                rows = [row(t.key, _UNKNOWN) for t in text[:max_len]]
+                if known is not None:
+                    known[(id(text), max_len)] = rows
+            distinct.append(rows)
         slots.append(slot)
     lengths = np.fromiter(map(len, distinct), dtype=np.int64, count=len(distinct))
     if lengths.min() < 1:
@@ -80,9 +92,10 @@ def _lookup(vectors: WordVectors, texts: Sequence[Sequence[Token]], max_len: int
 
 
 def make_token_batch(vectors: WordVectors, questions: Sequence[Sequence[Token]],
-                     answers: Sequence[Sequence[Token]], max_question_len: int, max_answer_len: int) -> PairBatch:
+                     answers: Sequence[Sequence[Token]], max_question_len: int, max_answer_len: int,
+                     known: RowCache | None = None) -> PairBatch:
     """The same batch as `make_batch` over `vectors.encode` of each text, built faster, and with
     the question groups set when a question object repeats."""
-    *question_side, groups = _lookup(vectors, questions, max_question_len)
-    *answer_side, _ = _lookup(vectors, answers, max_answer_len)
+    *question_side, groups = _lookup(vectors, questions, max_question_len, known)
+    *answer_side, _ = _lookup(vectors, answers, max_answer_len, known)
     return PairBatch(*question_side, *answer_side, question_groups=groups)

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .baselines import BASELINES, baseline_scores
+from .batching import RowCache
 from .data import RankingList
 from .matcher import Matcher
 from .metrics import METRICS, mean_metrics, question_metrics
@@ -70,7 +71,8 @@ def bucketed_pairs(lists: Sequence[TokenizedList], max_answer_len: int) -> list[
 
 
 def model_scores(matcher: Matcher, lists: Sequence[TokenizedList], batch_size: int = 256,
-                 progress: Progress | None = None, workers: int = 1) -> list[np.ndarray]:
+                 progress: Progress | None = None, workers: int = 1,
+                 known: RowCache | None = None) -> list[np.ndarray]:
     """Score every candidate of every list in large batches, on `workers` threads.
 
     Pairs are bucketed by how many answer words the model reads (then by question), so a
@@ -78,7 +80,8 @@ def model_scores(matcher: Matcher, lists: Sequence[TokenizedList], batch_size: i
     forward passes release the GIL, so batches run side by side on several cores; progress
     is reported from the calling thread, in order.
     A candidate with no words cannot be read by a model; it gets -inf, i.e. it is
-    ranked last (and tied with any other such candidate).
+    ranked last (and tied with any other such candidate). `known` keeps each text's word rows
+    for the next model with the same vectors (see `batching.RowCache`).
     """
     pairs = bucketed_pairs(lists, matcher.params.max_answer_len)
     scores = [np.full(len(lst.candidates), -np.inf) for lst in lists]
@@ -86,7 +89,7 @@ def model_scores(matcher: Matcher, lists: Sequence[TokenizedList], batch_size: i
 
     def score(chunk: list[tuple[int, int]]) -> np.ndarray:
         return matcher.score_tokens([lists[n].question for n, _ in chunk],
-                                    [lists[n].candidates[j] for n, j in chunk], batch_size)
+                                    [lists[n].candidates[j] for n, j in chunk], batch_size, known)
 
     done = 0
     with ThreadPoolExecutor(max(1, workers)) as pool:
@@ -109,8 +112,12 @@ def evaluate(lists: Sequence[RankingList], models: Mapping[str, Matcher],
     tokenized, skipped = tokenize_lists(lists, progress)
     workers = default_workers() if workers is None else workers
     scores: dict[str, list[np.ndarray]] = {}
+    # Each text's words are looked up once per vector table, not once per model; `tokenized` holds the
+    # texts (and so their ids) until the last model is done.
+    known: dict[int, RowCache] = {}
     for name, matcher in models.items():
-        scores[name] = model_scores(matcher, tokenized, progress=progress, workers=workers)
+        scores[name] = model_scores(matcher, tokenized, progress=progress, workers=workers,
+                                    known=known.setdefault(id(matcher.vectors), {}))
     per_baseline = [baseline_scores(t.question, t.candidates) for t in tokenized]
     for name in BASELINES:
         scores[name] = [b[name] for b in per_baseline]

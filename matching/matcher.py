@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from .batching import make_token_batch
+from .batching import RowCache, make_token_batch
 from .embeddings import WordVectors
 from .explanation import Explanation, explanations_from_trace
 from .models import ForwardTrace, MatchingModel
@@ -48,12 +48,12 @@ class Matcher:
     def params(self) -> ModelParams:
         return self.model.params
 
-    def _batch_pass(self, question_tokens: Sequence[Sequence[Token]],
-                    answer_tokens: Sequence[Sequence[Token]], trace: bool) -> torch.Tensor | ForwardTrace:
+    def _batch_pass(self, question_tokens: Sequence[Sequence[Token]], answer_tokens: Sequence[Sequence[Token]],
+                    trace: bool, known: RowCache | None = None) -> torch.Tensor | ForwardTrace:
         params = self.params
         # The same question object repeated for each candidate is looked up (and encoded) once.
         batch = make_token_batch(self.vectors, question_tokens, answer_tokens,
-                                 params.max_question_len, params.max_answer_len)
+                                 params.max_question_len, params.max_answer_len, known)
         with torch.no_grad():  # not inference_mode: a family may read a gradient inside its trace
             return self.model(batch, trace=trace)
 
@@ -74,12 +74,12 @@ class Matcher:
         return self.explain_tokens(tokenize(question), [tokenize(c) for c in candidates])
 
     def score_tokens(self, questions: Sequence[Sequence[Token]], answers: Sequence[Sequence[Token]],
-                     batch_size: int = 256) -> np.ndarray:
-        """Scores only (no trace), for evaluation over many pairs."""
+                     batch_size: int = 256, known: RowCache | None = None) -> np.ndarray:
+        """Scores only (no trace), for evaluation over many pairs (`known`: see `batching.RowCache`)."""
         scores = []
         for start in range(0, len(questions), batch_size):
             stop = start + batch_size
-            result = self._batch_pass(questions[start:stop], answers[start:stop], trace=False)
+            result = self._batch_pass(questions[start:stop], answers[start:stop], trace=False, known=known)
             assert isinstance(result, torch.Tensor)
             scores.append(result.numpy())
         return np.concatenate(scores) if scores else np.zeros(0, dtype=np.float32)

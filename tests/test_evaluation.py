@@ -9,8 +9,9 @@ import pytest
 from conftest import MatcherFactory, toy_lists
 
 from matching.baselines import BASELINES
+from matching.batching import RowCache
 from matching.data import RankingList
-from matching.evaluation import evaluate, first_correct_rank, format_table
+from matching.evaluation import evaluate, first_correct_rank, format_table, model_scores, tokenize_lists
 from matching.matcher import Matcher
 from matching.metrics import METRICS
 
@@ -84,3 +85,18 @@ def test_format_table(matcher: Matcher) -> None:
     assert [line.split(" | ")[0] for line in lines[2:]] == ["| tiny", "| original order", "| word overlap", "| BM25",
                                                            "| paper"]
     assert lines[-1] == "| paper | 0.6046 | 0.6215 | - | - | - |"
+
+
+@pytest.mark.parametrize("workers", [1, 3])
+def test_scores_do_not_depend_on_threads_order_or_remembered_lookups(matcher: Matcher, workers: int) -> None:
+    """Bucketed, threaded, with word rows remembered across calls: each pair's score is the one
+    it gets scored alone."""
+    tokenized, _ = tokenize_lists(toy_lists())
+    known: RowCache = {}
+    first = model_scores(matcher, tokenized, batch_size=4, workers=workers, known=known)
+    assert known, "the word rows were remembered"
+    again = model_scores(matcher, tokenized, batch_size=4, workers=workers, known=known)
+    for n, item in enumerate(tokenized):
+        alone = matcher.score_tokens([item.question] * len(item.candidates), item.candidates)
+        np.testing.assert_allclose(first[n], alone, rtol=1e-5, atol=1e-6)
+        np.testing.assert_array_equal(first[n], again[n])
