@@ -53,6 +53,20 @@ STEPS: tuple[Step, ...] = (
     Step("rank", "The rank", "The candidates are sorted by score: this is where yours lands."),
 )
 STEP_KEYS = tuple(step.key for step in STEPS)
+WORD_MATCHING_LEADS = {
+    "cell": "Every question word meets every answer word: each cell is the dot product of the two word vectors "
+            "(unit length for cosine matching, after the gate). Here is one cell worked out, then all of them.",
+    "pooling": "Convolution filters slide over the matrix; dynamic pooling cuts each filter's map into a fixed grid "
+               "of windows and keeps each window's largest value, in window order.",
+}
+"""The steps whose text differs for a family that matches words directly (MatchPyramid)."""
+
+
+def lead(explanation: Explanation, key: str) -> str:
+    """The step's opening sentences, in the terms of this model's family."""
+    if not is_mvlstm(explanation) and key in WORD_MATCHING_LEADS:
+        return WORD_MATCHING_LEADS[key]
+    return STEPS[STEP_KEYS.index(key)].lead
 
 
 def step_index(step: int) -> int:

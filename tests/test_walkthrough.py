@@ -107,6 +107,12 @@ def test_problems_show_up_at_the_step_where_they_matter(make_matcher) -> None:  
     assert any("reads only the first 16" in p for p in walkthrough.problems(long, "words"))
 
 
+def test_each_family_reads_its_own_lead(explained) -> None:  # type: ignore[no-untyped-def]
+    pooling = walkthrough.lead(explained, "pooling")
+    assert ("k-max" in pooling) == walkthrough.is_mvlstm(explained)
+    assert ("dynamic pooling" in pooling) != walkthrough.is_mvlstm(explained)
+
+
 def test_step_index_is_clamped() -> None:
     assert walkthrough.step_index(-3) == 0 and walkthrough.step_index(99) == len(walkthrough.STEPS) - 1
     assert len(walkthrough.STEPS) == 8

@@ -72,7 +72,7 @@ elif found is not None:
     _navigation(step)
 
     st.subheader(f"{step + 1}. {current.title}")
-    st.markdown(f"{current.lead} *({components.md(model)}, candidate #{pick + 1}, score "
+    st.markdown(f"{walk.lead(explanation, current.key)} *({components.md(model)}, candidate #{pick + 1}, score "
                 f"{explanation.score:+.4f})*")
     key = f"walkthrough_{current.key}"
     texts = {"question": ranking.question, "answer": ranking.candidates[pick]}

@@ -115,13 +115,13 @@ def cell(explanation: Explanation, key: str) -> None:
     _note(explanation, "cell")
     _problems(explanation, "cell")
     names = [*explanation.interaction_matrices, *explanation.display_matrices]
-    name = st.selectbox("Matrix", names, key=f"{key}_matrix", help="The matrices the network read "
-                        "(and, after them, the ones shown for orientation only).")
+    which, left, right = st.columns(3)  # one row of choices: the worked cell stays on the first screen
+    name = which.selectbox("Matrix", names, key=f"{key}_matrix", help="The matrices the network read "
+                           "(and, after them, the ones shown for orientation only).")
     matrix = _matrix(explanation, name)
     first = walk.first_pooled(explanation)
     q_labels = walk.vector_labels(explanation, "question")
     a_labels = walk.vector_labels(explanation, "answer")
-    left, right = st.columns(2)
     i = left.selectbox("Question word", range(len(q_labels)), format_func=lambda x: q_labels[x],
                        index=first.i if first and first.i is not None else 0, key=f"{key}_i")
     j = right.selectbox("Answer word", range(len(a_labels)), format_func=lambda x: a_labels[x],
@@ -152,10 +152,11 @@ def pooling(explanation: Explanation, key: str) -> None:
     _note(explanation, "pooling")
     _problems(explanation, "pooling")
     groups = walk.pooled_groups(explanation)
-    group = st.selectbox("Pooled from", groups, key=f"{key}_group") if len(groups) > 1 else groups[0]
+    source, count = st.columns([1, 2])
+    group = source.selectbox("Pooled from", groups, key=f"{key}_group") if len(groups) > 1 else groups[0]
     rows = walk.pooling_rows(explanation, group)
-    shown = st.slider("Cells revealed, in pooling order", 1, len(rows), value=min(3, len(rows)),
-                      key=f"{key}_revealed_{group}")
+    shown = count.slider("Cells revealed, in pooling order", 1, len(rows), value=min(3, len(rows)),
+                         key=f"{key}_revealed_{group}")
     revealed = rows[:shown]
     matrix_name = next(c.matrix for c in explanation.pooled_cells if c.group == group)
     outlines = [Outline(r["i"], r["j"], str(r["order"])) for r in revealed if not r["filler"]]
