@@ -21,7 +21,7 @@ st.title(":material/format_list_numbered: Rank candidate answers")
 st.caption("Type a question and candidate answers, or start from an example: every model ranks them side by side, "
            "and the other pages show why.")
 components.glossary(["score", "rank", "rank spread", "baseline", "unknown word", "truncated", "MV-LSTM",
-                     "attention gate"], key="rank_glossary")
+                     "MatchPyramid", "attention gate"], key="rank_glossary")
 
 
 # ---------------------------------------------------------------- gallery
