@@ -9,7 +9,7 @@ every model family (`matching.models.base`).
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -18,9 +18,12 @@ from .params import ModelParams
 from .text import Token
 
 
-@dataclass(frozen=True)
-class PooledCell:
-    """One value the network pooled from a matrix, and what it did to the score."""
+class PooledCell(NamedTuple):
+    """One value the network pooled from a matrix, and what it did to the score.
+
+    A NamedTuple rather than a frozen dataclass: a MatchPyramid ranking builds tens of thousands
+    of these (filters x windows x candidates), and a NamedTuple is built about four times faster.
+    """
 
     slot: int
     """Position in the MLP input (0-based): group index * K + rank - 1."""
@@ -127,7 +130,7 @@ class Explanation:
             "answer_attention": array(self.answer_attention),
             "interaction_matrices": {k: array(v) for k, v in self.interaction_matrices.items()},
             "display_matrices": {k: array(v) for k, v in self.display_matrices.items()},
-            "pooled_cells": [asdict(c) for c in self.pooled_cells],
+            "pooled_cells": [c._asdict() for c in self.pooled_cells],
             "bias_contribution": self.bias_contribution,
             "cell_contributions": {k: array(v) for k, v in self.cell_contributions.items()},
             "cell_bias": self.cell_bias,
