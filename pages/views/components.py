@@ -143,8 +143,11 @@ def _chart_specs(builder: str, large: bool, *args: Any) -> list[dict[str, Any]]:
     spec depends only on the input: it is built once per input and shared by every session.
     """
     built = getattr(charts, builder)(*args)
+    # No JSON-schema validation on every new input (a third of the cost): the builders are
+    # fixed code, and tests/test_charts_specs.py validates each one's output.
     with alt.theme.enable("none"):  # as st.altair_chart does: no default view size
-        return [_finished(chart, large).to_dict() for chart in (built if isinstance(built, tuple) else (built,))]
+        return [_finished(chart, large).to_dict(validate=False)
+                for chart in (built if isinstance(built, tuple) else (built,))]
 
 
 def chart(builder: str, *args: Any, key: str, part: int = 0) -> None:
