@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
-import shutil
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -66,45 +64,51 @@ def cmd_train(args: argparse.Namespace) -> None:
         config = replace(config, settings=replace(config.settings, seed=args.seed))
     matcher, card = train_and_card(config, Path(args.data))
     save_trained(matcher, card, Path(args.out))
-    metrics = card["metrics"]
-    print(f"saved {args.out}: dev MAP {metrics['dev']['MAP']:.4f}, test MAP {metrics['test']['MAP']:.4f}")
+    print(f"saved {args.out}: dev MAP {card.metrics['dev']['MAP']:.4f}, test MAP {card.metrics['test']['MAP']:.4f}")
 
 
 def cmd_sweep(args: argparse.Namespace) -> None:
-    """Train one config with several seeds; ship the seed with the best dev MAP."""
-    from .checkpoint import load_checkpoint
-    from .training import architecture_text, load_config, save_trained, train_and_card
+    """Train each config with several seeds; ship each one's seed with the best dev MAP."""
+    from .training import load_config, seed_study, ship
 
-    config = load_config(args.config)
-    work = Path(args.work) / config.name
-    cards = []
-    for seed in args.seeds:
-        folder = work / f"seed-{seed}"
-        if (folder / "card.json").exists() and not args.force:
-            card = json.loads((folder / "card.json").read_text(encoding="utf-8"))
-            print(f"seed {seed}: reusing {folder}")
-        else:
-            seeded = replace(config, settings=replace(config.settings, seed=seed))
-            matcher, card = train_and_card(seeded, Path(args.data))
-            save_trained(matcher, card, folder)
-        metrics = card["metrics"]
-        print(f"seed {seed}: dev MAP {metrics['dev']['MAP']:.4f}  test MAP {metrics['test']['MAP']:.4f}")
-        cards.append(card)
-    dev = [c["metrics"]["dev"]["MAP"] for c in cards]
-    test = [c["metrics"]["test"]["MAP"] for c in cards]
-    best = cards[int(np.argmax(dev))]
-    study = {"seeds": list(args.seeds), "dev_MAP": dev, "test_MAP": test,
-             "mean": float(np.mean(test)), "std": float(np.std(test, ddof=1)) if len(test) > 1 else 0.0}
-    best["seed_study"] = study
-    best["architecture"] = architecture_text(config.params)  # from this code, not the run's copy
-    best["command"] = (f"python -m matching sweep --config {args.config} --data {args.data} "
-                       f"--seeds {' '.join(map(str, args.seeds))} --out {args.out}")
-    out = Path(args.out)
-    matcher = load_checkpoint(work / f"seed-{best['seed']}")
-    if out.exists():
-        shutil.rmtree(out)
-    save_trained(matcher, best, out)
-    print(f"shipped seed {best['seed']} to {out}: test MAP over seeds {study['mean']:.4f} ± {study['std']:.4f}")
+    for path in args.config:
+        config = load_config(path)
+        run, card = seed_study(config, Path(args.data), args.seeds, Path(args.work), args.force)
+        out = Path(args.out) / config.name
+        card = replace(card, command=f"python -m matching sweep --config {path} --data {args.data} "
+                                     f"--seeds {' '.join(map(str, args.seeds))} --out {args.out}")
+        ship(run, card, out)
+        study = card.seed_study
+        assert study is not None
+        for seed, dev, test in zip(study.seeds, study.dev_MAP, study.test_MAP, strict=True):
+            print(f"{config.name} seed {seed}: dev MAP {dev:.4f}  test MAP {test:.4f}")
+        print(f"shipped {config.name} seed {card.seed} to {out}: test MAP over seeds "
+              f"{study.mean:.4f} ± {study.std:.4f}")
+
+
+def cmd_refresh(args: argparse.Namespace) -> None:
+    """Recompute the test figures (metrics, paired tests, attention study) of shipped cards."""
+    from dataclasses import replace as replace_card
+
+    from .cards import ModelCard, deviations, group_of, render_card
+    from .checkpoint import save_checkpoint
+    from .data import read_toks_folder
+    from .training import architecture_text, test_figures
+
+    test = read_toks_folder(Path(args.data) / "test")
+    for name, matcher in _load_models(args.pretrained, args.models).items():
+        card = ModelCard.from_dict(matcher.card)
+        metrics, baselines, significance, attention = test_figures(matcher, test)
+        card = replace_card(card, metrics={**card.metrics, "test": metrics},
+                            baselines={**card.baselines, "test": baselines}, significance=significance,
+                            attention=attention, architecture=architecture_text(matcher.params),
+                            group=group_of(card.params, card.training),
+                            deviations=deviations(card.params, card.training))
+        assert matcher.path is not None
+        save_checkpoint(matcher, matcher.path, card.to_dict())
+        (matcher.path / "README.md").write_text(render_card(card), encoding="utf-8")
+        print(f"{name}: test MAP {metrics['MAP']:.4f}"
+              + (f", entropy {attention.entropy:.3f}, uniform MAP {attention.uniform_MAP:.4f}" if attention else ""))
 
 
 def cmd_evaluate(args: argparse.Namespace) -> None:
@@ -112,6 +116,7 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
 
     from .data import read_ranking_file
     from .evaluation import READING, evaluate, format_table
+    from .reporting import evaluation_notes
 
     models = _load_models(args.pretrained, args.models)
     path = Path(args.data) / args.split if args.split else Path(args.data)
@@ -127,43 +132,23 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
         bar.close()
     print(f"\n{path}: {result.evaluated} questions ({len(result.skipped)} skipped)\n")
     print(format_table(result))
+    print("\n" + evaluation_notes(result, {name: matcher.card for name, matcher in models.items()}))
 
 
 def cmd_report(args: argparse.Namespace) -> None:
-    """The README's model table, from the shipped cards."""
-    from .metrics import METRICS
+    """The README's model tables, from the shipped cards."""
+    from .checkpoint import load_all
+    from .reporting import models_table
 
-    print("| model | seeds: test MAP mean ± std | shipped seed | dev MAP | " + " | ".join(f"test {m}" for m in METRICS)
-          + " | paper MAP |")
-    print("|---|---|---:|---:|" + "---:|" * len(METRICS) + "---:|")
-    for card_path in sorted(Path(args.pretrained).glob("*/card.json")):
-        card = json.loads(card_path.read_text(encoding="utf-8"))
-        study = card.get("seed_study")
-        seeds = f"{study['mean']:.4f} ± {study['std']:.4f} (n={len(study['seeds'])})" if study else "-"
-        test = card["metrics"]["test"]
-        print(f"| {card['name']} | {seeds} | {card['seed']} | {card['metrics']['dev']['MAP']:.4f} | "
-              + " | ".join(f"{test[m]:.4f}" for m in METRICS) + f" | {card.get('paper', {}).get('MAP', '-')} |")
-    first = next(iter(sorted(Path(args.pretrained).glob("*/card.json"))), None)
-    if first:
-        card = json.loads(first.read_text(encoding="utf-8"))
-        for name, values in card["baselines"]["test"].items():
-            print(f"| baseline: {name} | - | - | {card['baselines']['dev'][name]['MAP']:.4f} | "
-                  + " | ".join(f"{values[m]:.4f}" for m in METRICS) + " | - |")
+    models, _ = load_all(args.pretrained)
+    print(models_table([m.card for m in models.values()]))
 
 
 def cmd_runs(args: argparse.Namespace) -> None:
     """Every configuration trained under --work: test MAP per seed, mean ± std (the README's study)."""
-    print("| configuration | seeds | test MAP per seed | test MAP mean ± std | dev MAP mean |")
-    print("|---|---:|---|---:|---:|")
-    for folder in sorted(p for p in Path(args.work).iterdir() if p.is_dir()):
-        cards = [json.loads(c.read_text(encoding="utf-8")) for c in sorted(folder.glob("seed-*/card.json"))]
-        if not cards:
-            continue
-        test = [c["metrics"]["test"]["MAP"] for c in cards]
-        dev = [c["metrics"]["dev"]["MAP"] for c in cards]
-        std = f"{np.std(test, ddof=1):.4f}" if len(test) > 1 else "-"
-        print(f"| {folder.name} | {' '.join(str(c['seed']) for c in cards)} | {' '.join(f'{x:.4f}' for x in test)} "
-              f"| {np.mean(test):.4f} ± {std} | {np.mean(dev):.4f} |")
+    from .reporting import runs_table
+
+    print(runs_table(Path(args.work)))
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -184,10 +169,10 @@ def main(argv: list[str] | None = None) -> None:
     train.add_argument("--seed", type=int)
     train.set_defaults(func=cmd_train)
 
-    sweep = sub.add_parser("sweep", help="train several seeds, ship the best on dev")
-    sweep.add_argument("--config", required=True)
+    sweep = sub.add_parser("sweep", help="train several seeds of each config, ship the best on dev")
+    sweep.add_argument("--config", required=True, nargs="+")
     sweep.add_argument("--data", required=True)
-    sweep.add_argument("--out", required=True)
+    sweep.add_argument("--out", default=str(DEFAULT_MODELS), help="each config ships to OUT/<name>")
     sweep.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3, 4, 5])
     sweep.add_argument("--work", default="runs")
     sweep.add_argument("--force", action="store_true", help="retrain seeds that already have a run")
@@ -199,6 +184,12 @@ def main(argv: list[str] | None = None) -> None:
     evaluate.add_argument("--models", nargs="*")
     evaluate.add_argument("--pretrained", type=Path, default=DEFAULT_MODELS)
     evaluate.set_defaults(func=cmd_evaluate)
+
+    refresh = sub.add_parser("refresh", help="recompute the test figures of shipped cards")
+    refresh.add_argument("--data", required=True, help="folder with test/")
+    refresh.add_argument("--models", nargs="*")
+    refresh.add_argument("--pretrained", type=Path, default=DEFAULT_MODELS)
+    refresh.set_defaults(func=cmd_refresh)
 
     report = sub.add_parser("report", help="print the README's table of shipped models")
     report.add_argument("--pretrained", type=Path, default=DEFAULT_MODELS)

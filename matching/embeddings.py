@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,6 +32,14 @@ class EncodedText:
 
     vectors: np.ndarray  # (length, dim) float32; rows of unknown words are zero
     unknown: np.ndarray  # (length,) bool
+    ids: np.ndarray | None = None
+    """(length,) int64 lookup-key ids (`key_id`): equal exactly when the lookup keys are equal."""
+
+
+def key_id(key: str, row: int) -> int:
+    """The GloVe row of a known word; a negative id from the key itself for an unknown one,
+    so two unknown words match exactly when they are the same word."""
+    return row if row >= 0 else -1 - zlib.crc32(key.encode("utf-8"))
 
 
 class WordVectors:
@@ -60,7 +69,11 @@ class WordVectors:
         known = ~unknown
         if known.any():
             vectors[known] = self.matrix[np.array(rows)[known]]
-        return EncodedText(vectors, unknown)
+        ids = np.array([key_id(t.key, r) for t, r in zip(tokens, rows, strict=True)], dtype=np.int64)
+        return EncodedText(vectors, unknown, ids)
+
+    def key_ids(self, keys: list[str]) -> np.ndarray:
+        return np.array([key_id(k, self.row_of.get(k, -1)) for k in keys], dtype=np.int64)
 
     def describe(self) -> dict[str, object]:
         """What a checkpoint records about the vocabulary it was trained with."""

@@ -15,11 +15,17 @@ Interaction = Literal["cosine", "bilinear", "tensor"]
 AttentionSide = Literal["none", "question", "answer", "both"]
 AttentionScaling = Literal["none", "length"]
 WordMatching = Literal["dot", "cosine"]
+AttentionGateKind = Literal["softmax", "sparsemax", "entmax15"]
+AttentionInit = Literal["default", "zero"]
+ExactMatch = Literal["none", "binary", "idf", "attention"]
 
 INTERACTIONS = ("cosine", "bilinear", "tensor")
 ATTENTION_SIDES = ("question", "answer", "both")
 ATTENTION_SCALINGS = ("none", "length")
 WORD_MATCHINGS = ("dot", "cosine")
+ATTENTION_GATES = ("softmax", "sparsemax", "entmax15")
+ATTENTION_INITS = ("default", "zero")
+EXACT_MATCHES = ("none", "binary", "idf", "attention")
 
 
 class ParamsError(ValueError):
@@ -76,6 +82,12 @@ class AttentionParams:
     attention: AttentionSide = "question"
     attention_scaling: AttentionScaling = "length"
     """`none`: w' = alpha * w as in the paper; `length`: w' = alpha * m * w (mean weight 1)."""
+    attention_gate: AttentionGateKind = "softmax"
+    """`softmax` as in the papers; `sparsemax` or `entmax15` give unattended words exactly 0."""
+    attention_temperature: float = 1.0
+    """alpha = gate(V^T w / T): below 1 sharpens the weights, above 1 flattens them."""
+    attention_init: AttentionInit = "default"
+    """`default`: torch's uniform init of V; `zero`: V = 0, so training starts from uniform attention."""
 
     @property
     def attended_sides(self) -> tuple[str, ...]:
@@ -85,6 +97,11 @@ class AttentionParams:
     def validate_attention(self, sides: tuple[str, ...] = ATTENTION_SIDES) -> None:
         _require_choice(self, "attention", sides)
         _require_choice(self, "attention_scaling", ATTENTION_SCALINGS)
+        _require_choice(self, "attention_gate", ATTENTION_GATES)
+        _require_choice(self, "attention_init", ATTENTION_INITS)
+        _require_finite(self, "attention_temperature")
+        if self.attention_temperature <= 0:
+            raise ParamsError(f"attention_temperature must be positive, not {self.attention_temperature!r}")
 
 
 @dataclass(frozen=True)
@@ -105,10 +122,19 @@ class MVLSTMParams(ModelParams):
     pool_directions: bool = False
     """Also k-max pool the forward-only and backward-only cosine matrices, as the
     aMV-LSTM paper does ("over both the forward and backward interaction matrices")."""
+    exact_match: ExactMatch = "none"
+    """A MatchLens addition: one more matrix, 1 where the question and answer words have
+    the same lookup key (`binary`), or the question word's IDF there (`idf`), or the
+    product of the two words' weights as the Bi-LSTM read them (`attention`, models with
+    a gate only: the gate then decides which shared words count); k-max pooled beside
+    the others."""
+    idf_words: int = 0
+    """How many words the checkpoint's IDF table holds (`exact_match` = `idf` only)."""
 
     @property
     def matrix_count(self) -> int:
-        return (self.tensor_slices if self.interaction == "tensor" else 1) + (2 if self.pool_directions else 0)
+        return ((self.tensor_slices if self.interaction == "tensor" else 1) + (2 if self.pool_directions else 0)
+                + (1 if self.exact_match != "none" else 0))
 
     @property
     def pooled_size(self) -> int:
@@ -121,6 +147,11 @@ class MVLSTMParams(ModelParams):
         _require_finite(self, "filler_value")
         if not isinstance(self.pool_directions, bool):
             raise ParamsError(f"pool_directions must be true or false, not {self.pool_directions!r}")
+        _require_choice(self, "exact_match", EXACT_MATCHES)
+        if self.exact_match == "attention" and not self.attended_sides:
+            raise ParamsError("exact_match 'attention' needs an attention gate (an aMV-LSTM)")
+        if not isinstance(self.idf_words, int) or isinstance(self.idf_words, bool) or self.idf_words < 0:
+            raise ParamsError(f"idf_words must be a non-negative integer, not {self.idf_words!r}")
 
 
 @dataclass(frozen=True)

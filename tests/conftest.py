@@ -15,6 +15,7 @@ import pytest
 import torch
 from hypothesis import HealthCheck, settings
 
+from matching.cards import ModelCard
 from matching.data import RankingList
 from matching.embeddings import WordVectors, load_glove
 from matching.explanation import Explanation, matrix_names
@@ -51,6 +52,16 @@ VARIANTS: dict[str, dict[str, object]] = {
     "amv-answer-none": {"family": "amvlstm", "attention": "answer", "attention_scaling": "none"},
     "amv-both-tensor": {"family": "amvlstm", "attention": "both", "attention_scaling": "none",
                         "interaction": "tensor"},
+    "amv-question-sparsemax": {"family": "amvlstm", "attention": "question", "attention_gate": "sparsemax",
+                               "attention_temperature": 0.5},
+    "amv-both-entmax": {"family": "amvlstm", "attention": "both", "attention_gate": "entmax15",
+                        "attention_scaling": "none", "attention_init": "zero"},
+    "cosine-exact": {"family": "mvlstm", "exact_match": "binary"},
+    "amv-question-exact-idf": {"family": "amvlstm", "attention": "question", "pool_directions": True,
+                               "exact_match": "idf", "idf_words": 3},
+    "amv-both-exact-attention": {"family": "amvlstm", "attention": "both", "attention_gate": "sparsemax",
+                                 "exact_match": "attention"},
+    "pyramid-entmax-question": {"family": "matchpyramid", "attention": "question", "attention_gate": "entmax15"},
     "pyramid-dot": {"family": "matchpyramid"},
     "pyramid-cosine": {"family": "matchpyramid", "matching": "cosine"},
     "pyramid-question": {"family": "matchpyramid", "attention": "question"},
@@ -74,6 +85,10 @@ def build_matcher(vectors: WordVectors, seed: int = 0, name: str = "tiny", **ove
     model = build_model(tiny_params(**overrides))
     with torch.no_grad():
         model.unknown_word.vector.normal_(0.0, 0.5)
+    idf = getattr(model, "idf", None)
+    if idf is not None:  # a small IDF table: common words count less than the rest
+        words = ["the", "is", "of"][: model.params.idf_words]  # type: ignore[attr-defined]
+        idf.fill(torch.from_numpy(vectors.key_ids(words)), torch.linspace(0.1, 0.3, len(words)), 1.0)
     return Matcher(name, model, vectors)
 
 
@@ -270,6 +285,6 @@ def tiny_config(seed: int = 3, name: str = "tiny", **overrides: object) -> Train
 
 
 @pytest.fixture(scope="session")
-def trained(toy_data: Path, vectors: WordVectors) -> tuple[Matcher, dict[str, Any]]:
+def trained(toy_data: Path, vectors: WordVectors) -> tuple[Matcher, ModelCard]:
     """(matcher, card) of train_and_card on the toy data."""
     return train_and_card(tiny_config(), toy_data, vectors, show_progress=False)

@@ -8,14 +8,20 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from matching.blocks import (
+    GATES,
     AttentionGate,
     BiLSTMEncoder,
+    IdfTable,
     MLPHead,
     TensorInteraction,
     UnknownWordVector,
     cosine_matrix,
+    entmax15,
+    exact_match_matrix,
     kmax_pool,
     length_mask,
+    normalised_entropy,
+    sparsemax,
 )
 
 lengths_strategy = st.lists(st.integers(1, 7), min_size=1, max_size=5)
@@ -48,12 +54,14 @@ def test_unknown_word_vector_replaces_only_unknown_rows() -> None:
     assert torch.equal(out[0, 0], vectors[0, 0]) and torch.equal(out[0, 2], vectors[0, 2])
 
 
+@pytest.mark.parametrize("gate_kind", list(GATES))
 @pytest.mark.parametrize("scaling", ["none", "length"])
-@given(lengths=lengths_strategy, seed=st.integers(0, 2**16), extra=st.integers(0, 3))
-def test_attention_is_a_distribution_over_real_tokens(scaling: str, lengths: list[int], seed: int,
-                                                        extra: int) -> None:
+@given(lengths=lengths_strategy, seed=st.integers(0, 2**16), extra=st.integers(0, 3),
+       temperature=st.sampled_from([1.0, 0.3]))
+def test_attention_is_a_distribution_over_real_tokens(gate_kind: str, scaling: str, lengths: list[int], seed: int,
+                                                        extra: int, temperature: float) -> None:
     torch.manual_seed(seed)
-    gate = AttentionGate(6, scaling)
+    gate = AttentionGate(6, scaling, gate_kind, temperature)
     with torch.no_grad():
         gate.v.weight.mul_(3.0)  # sharper than the default init, so weights really differ
     vectors, lengths_t = padded(lengths, 6, seed, extra)
@@ -74,6 +82,101 @@ def test_attention_is_a_distribution_over_real_tokens(scaling: str, lengths: lis
         scale = length if scaling == "length" else 1
         expected = vectors[row, :length] * (alpha[row, :length] * scale)[:, None]
         torch.testing.assert_close(weighted[row, :length], expected)
+
+
+def bisection_entmax15(z: torch.Tensor) -> torch.Tensor:
+    """Reference 1.5-entmax of one unpadded row: p = max(z/2 - tau, 0)^2, tau by bisection."""
+    half = z.double() / 2
+    low, high = float(half.max()) - 1.0, float(half.max())
+    for _ in range(200):
+        tau = (low + high) / 2
+        total = float(torch.clamp(half - tau, min=0).pow(2).sum())
+        low, high = (tau, high) if total > 1 else (low, tau)
+    return torch.clamp(half - (low + high) / 2, min=0).pow(2).float()
+
+
+def projection_sparsemax(z: torch.Tensor) -> torch.Tensor:
+    """Reference sparsemax of one unpadded row: the Euclidean projection onto the simplex, by bisection."""
+    low, high = float(z.max()) - 1.0, float(z.max())
+    for _ in range(200):
+        tau = (low + high) / 2
+        low, high = (tau, high) if float(torch.clamp(z.double() - tau, min=0).sum()) > 1 else (low, tau)
+    return torch.clamp(z - (low + high) / 2, min=0)
+
+
+@pytest.mark.parametrize(("gate", "reference"), [(sparsemax, projection_sparsemax), (entmax15, bisection_entmax15)])
+@given(lengths=lengths_strategy, seed=st.integers(0, 2**16), extra=st.integers(0, 3),
+       scale=st.sampled_from([0.1, 1.0, 5.0]))
+def test_sparse_gates_match_their_definition_and_pass_gradients(gate, reference, lengths: list[int],  # type: ignore[no-untyped-def]
+                                                                 seed: int, extra: int, scale: float) -> None:
+    generator = torch.Generator().manual_seed(seed)
+    width = max(lengths) + extra
+    logits = (scale * torch.randn(len(lengths), width, generator=generator)).requires_grad_()
+    mask = length_mask(torch.tensor(lengths), width)
+    alpha = gate(logits, mask)
+    for row, length in enumerate(lengths):
+        torch.testing.assert_close(alpha[row, :length], reference(logits[row, :length].detach()),
+                                   atol=1e-5, rtol=0)
+    assert (alpha[~mask] == 0).all()
+    alpha.pow(2).sum().backward()
+    assert logits.grad is not None and torch.isfinite(logits.grad).all()
+    assert (logits.grad[~mask] == 0).all(), "padding logits receive a gradient"
+
+
+def test_sparse_gates_give_exact_zeros_and_softmax_does_not() -> None:
+    logits = torch.tensor([[3.0, 0.0, -2.0, 1.0]])
+    mask = torch.ones_like(logits, dtype=torch.bool)
+    assert (sparsemax(logits, mask) == 0).sum() == 3
+    assert (entmax15(logits, mask) == 0).sum() >= 1
+    assert (GATES["softmax"](logits, mask) > 0).all()
+
+
+def test_temperature_sharpens_and_zero_init_starts_uniform() -> None:
+    vectors, lengths = padded([5], 4, 1)
+    mask = length_mask(lengths, 5)
+    torch.manual_seed(0)
+    warm = AttentionGate(4, "none", "softmax", 1.0)
+    torch.manual_seed(0)
+    cold = AttentionGate(4, "none", "softmax", 0.25)
+    with torch.no_grad():
+        entropy_warm = normalised_entropy(warm(vectors, mask)[1], mask)
+        entropy_cold = normalised_entropy(cold(vectors, mask)[1], mask)
+        _, uniform, _ = AttentionGate(4, "none", "sparsemax", init="zero")(vectors, mask)
+    assert entropy_cold < entropy_warm < 1
+    torch.testing.assert_close(uniform, torch.full((1, 5), 0.2))
+    torch.testing.assert_close(normalised_entropy(uniform, mask), torch.ones(1))
+
+
+@pytest.mark.parametrize("override", ["uniform", "permuted"])
+def test_gate_override_keeps_a_distribution_over_real_tokens(override: str) -> None:
+    torch.manual_seed(0)
+    gate = AttentionGate(6, "length", "softmax", 0.2)
+    vectors, lengths = padded([4, 2, 6], 6, 3, extra=1)
+    mask = length_mask(lengths, vectors.shape[1])
+    with torch.no_grad():
+        _, own, _ = gate(vectors, mask)
+        gate.override, gate.override_generator = override, torch.Generator().manual_seed(5)
+        weighted, alpha, _ = gate(vectors, mask)
+    assert (alpha[~mask] == 0).all() and (weighted[~mask] == 0).all()
+    torch.testing.assert_close(alpha.sum(-1), torch.ones(3))
+    for row, length in enumerate(lengths.tolist()):
+        if override == "uniform":
+            torch.testing.assert_close(alpha[row, :length], torch.full((length,), 1 / length))
+        else:  # the same weights, in another order
+            torch.testing.assert_close(alpha[row, :length].sort().values, own[row, :length].sort().values)
+
+
+def test_exact_match_matrix_and_idf_table() -> None:
+    q_ids = torch.tensor([[5, 7, -9, -(2**40)]])
+    a_ids = torch.tensor([[7, 5, 5, -9, -(2**41)]])
+    table = IdfTable(2)
+    table.fill(torch.tensor([7, 5]), torch.tensor([0.5, 0.1]), 1.0)
+    weights = table(q_ids)
+    assert weights.tolist() == [[pytest.approx(0.1), 0.5, 1.0, 1.0]]
+    binary = exact_match_matrix(q_ids, a_ids)
+    assert binary[0].tolist() == [[0, 1, 1, 0, 0], [1, 0, 0, 0, 0], [0, 0, 0, 1, 0], [0, 0, 0, 0, 0]]
+    weighted = exact_match_matrix(q_ids, a_ids, weights)
+    torch.testing.assert_close(weighted, binary * weights[:, :, None])
 
 
 def test_length_scaling_has_mean_weight_one() -> None:

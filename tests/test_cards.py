@@ -1,38 +1,79 @@
-"""Model cards render every part of card.json for people."""
+"""Model cards: typed, rendered for people with every part of card.json."""
 
 from __future__ import annotations
 
-import copy
-from typing import Any
+import json
+from dataclasses import replace
 
 from matching.baselines import BASELINES
-from matching.cards import KNOWN_LIMITS, metrics_rows, render_card
+from matching.cards import (
+    KNOWN_LIMITS,
+    PAPER_GROUP,
+    VARIANT_GROUP,
+    ModelCard,
+    SeedStudy,
+    attention_verdict,
+    deviations,
+    group_of,
+    metrics_rows,
+    render_card,
+)
 from matching.matcher import Matcher
+from matching.studies import AttentionStudy
 
 
-def test_metrics_rows(trained: tuple[Matcher, dict[str, Any]]) -> None:
+def test_metrics_rows(trained: tuple[Matcher, ModelCard]) -> None:
     _, card = trained
     test_rows = metrics_rows(card, "test")
     assert [row["system"] for row in test_rows] == ["tiny", *BASELINES, "paper: paper model"]
-    assert test_rows[0]["MAP"] == card["metrics"]["test"]["MAP"]
+    assert test_rows[0]["MAP"] == card.metrics["test"]["MAP"]
     assert test_rows[-1] == {"system": "paper: paper model", "MAP": 0.6, "MRR": 0.62}
     assert [row["system"] for row in metrics_rows(card, "dev")] == ["tiny", *BASELINES]
 
 
-def test_render_card(trained: tuple[Matcher, dict[str, Any]]) -> None:
+def test_render_card(trained: tuple[Matcher, ModelCard]) -> None:
     _, card = trained
     text = render_card(card)
     assert text.startswith("# Model card: tiny\n")
-    for part in (card["architecture"], card["command"], card["vocabulary"]["fingerprint"],
-                 card["data"]["train"]["fingerprint"], "| paper: paper model | 0.6000 | 0.6200 | - | - | - |",
-                 *KNOWN_LIMITS):
+    for part in (card.architecture, card.command, card.vocabulary["fingerprint"],
+                 card.data["train"]["fingerprint"], "| paper: paper model | 0.6000 | 0.6200 | - | - | - |",
+                 "## Deviations from the paper", "k = 5 (paper: 5 for QA)", "## Is the difference real?",
+                 "| word overlap | ", *KNOWN_LIMITS):
         assert part in text
-    assert text.count(" selected |") == 1
-    assert "Seed study" not in text
+    assert text.count(" kept |") == 1
+    assert "Seed study" not in text and "Does the attention matter" not in text
 
 
-def test_render_card_with_seed_study(trained: tuple[Matcher, dict[str, Any]]) -> None:
-    card = copy.deepcopy(trained[1])
-    card["seed_study"] = {"seeds": [1, 2], "test_MAP": [0.5, 0.7], "dev_MAP": [0.6, 0.4], "mean": 0.6, "std": 0.1414}
+def test_card_round_trips_through_json(trained: tuple[Matcher, ModelCard]) -> None:
+    _, card = trained
+    card = replace(card, seed_study=SeedStudy([1, 2], [0.6, 0.4], [0.5, 0.7], 0.6, 0.1414),
+                   attention=AttentionStudy(0.7, 2.5, 0.66, 0.62, 0.6))
+    assert ModelCard.from_dict(json.loads(json.dumps(card.to_dict()))) == card
     text = render_card(card)
     assert "## Seed study" in text and "0.5000 0.7000 -> mean 0.6000 ± 0.1414" in text
+    assert "## Does the attention matter?" in text
+    assert "| test MAP, alpha replaced by uniform weights | 0.6200 |" in text
+    assert "costs 0.0400 MAP: the bars carry part of the score" in text
+
+
+def test_older_cards_still_read() -> None:
+    card = ModelCard.from_dict({"name": "old", "best_epoch": 3, "seed_study": {
+        "seeds": [1], "dev_MAP": [0.7], "test_MAP": [0.6], "mean": 0.6, "std": 0.0}, "unknown part": 1})
+    assert card.kept_epochs == [3] and card.seed_study is not None and card.significance == []
+
+
+def test_flat_attention_is_called_untrustworthy() -> None:
+    flat = ModelCard(name="x", attention=AttentionStudy(0.98, 1.4, 0.644, 0.653, 0.649))
+    assert "deserve little trust" in attention_verdict(flat)
+
+
+def test_groups_and_deviations() -> None:
+    paper = {"family": "amvlstm", "k": 10, "attention_scaling": "length", "pool_directions": True}
+    training = {"optimizer": "adam", "learning_rate": 0.001, "batch_size": 64, "max_epochs": 15}
+    assert group_of(paper, training) == PAPER_GROUP
+    assert group_of({**paper, "attention_gate": "sparsemax"}, training) == VARIANT_GROUP
+    assert group_of({**paper, "exact_match": "idf"}, training) == VARIANT_GROUP
+    listed = deviations({**paper, "exact_match": "idf"}, {**training, "loss": "listwise", "average_epochs": 3})
+    assert "words weighted by alpha_t x sentence length, mean weight 1 (paper: alpha_t)" in listed
+    assert "listwise loss (paper: pairwise hinge)" in listed
+    assert any("exact-match" in line for line in listed) and any("last 3 epochs" in line for line in listed)

@@ -53,6 +53,9 @@ def test_evaluate_prints_the_baselines_table(pretrained: Path, toy_data: Path,
     assert "| system | MAP | MRR | P@1 | nDCG@3 | nDCG@5 |" in out
     for system in ("cli-tiny", *BASELINES):
         assert f"| {system} | " in out
+    # Beside the metrics: the seed spread from the card and the paired tests on this data.
+    assert "Paired randomisation test on per-question AP" in out
+    assert "| cli-tiny | no seed study | " in out and "vs word overlap: p" in out
 
 
 def test_explain_ranks_and_explains(pretrained: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -79,7 +82,7 @@ def test_unknown_model_and_empty_folder(pretrained: Path, tmp_path: Path) -> Non
 def test_sweep_and_report(config_file: Path, toy_data: Path, tmp_path: Path,
                           capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "shipped" / "cli-tiny"
-    main(["sweep", "--config", str(config_file), "--data", str(toy_data), "--out", str(out),
+    main(["sweep", "--config", str(config_file), "--data", str(toy_data), "--out", str(tmp_path / "shipped"),
           "--seeds", "1", "2", "--work", str(tmp_path / "runs")])
     card = json.loads((out / "card.json").read_text(encoding="utf-8"))
     study = card["seed_study"]
@@ -89,8 +92,14 @@ def test_sweep_and_report(config_file: Path, toy_data: Path, tmp_path: Path,
     capsys.readouterr()
     main(["report", "--pretrained", str(tmp_path / "shipped")])
     report = capsys.readouterr().out
-    assert "| cli-tiny | " in report and "(n=2)" in report
-    assert all(f"| baseline: {name} |" in report for name in BASELINES)
+    assert "| cli-tiny | " in report and "(n=2)" in report and "**as in the paper**" in report
+    assert all(f"| {name} |" in report for name in BASELINES)
+    assert "vs original order: ΔMAP (p)" in report
+    main(["refresh", "--pretrained", str(tmp_path / "shipped"), "--data", str(toy_data)])
+    assert "cli-tiny: test MAP" in capsys.readouterr().out
+    refreshed = json.loads((out / "card.json").read_text(encoding="utf-8"))
+    assert refreshed["seed_study"] == card["seed_study"]
+    assert [t["baseline"] for t in refreshed["significance"]] == list(BASELINES)
     main(["runs", "--work", str(tmp_path / "runs")])
     runs = capsys.readouterr().out
     row = next(line for line in runs.splitlines() if line.startswith("| cli-tiny |"))

@@ -4,25 +4,35 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
-from conftest import tiny_config, toy_lists
+import torch
+from conftest import tiny_config, tiny_params, toy_lists
 
 from matching.baselines import BASELINES
+from matching.blocks import normalised_entropy
+from matching.cards import ModelCard
 from matching.checkpoint import load_checkpoint
 from matching.data import RankingList, fingerprint
 from matching.embeddings import WordVectors
 from matching.evaluation import tokenize_lists
 from matching.matcher import Matcher
 from matching.metrics import METRICS
+from matching.models import build_model
 from matching.params import params_to_dict
 from matching.training import (
+    TrainingConfig,
+    TrainingSettings,
     architecture_text,
+    average_states,
     dev_map,
+    idf_table,
     load_config,
+    make_optimizer,
     save_trained,
     train,
     training_pairs,
@@ -79,7 +89,7 @@ def test_no_training_pair_is_an_error(vectors: WordVectors) -> None:
 
 
 def test_shipped_configs_load() -> None:
-    configs = sorted((REPO / "configs").glob("*.json"))
+    configs = sorted((REPO / "configs").glob("**/*.json"))
     assert configs
     for path in configs:
         config = load_config(path)
@@ -104,26 +114,29 @@ def test_architecture_text_names_the_parts() -> None:
     assert "attention" not in architecture_text(tiny_config().params)
 
 
-def test_train_and_card(trained: tuple[Matcher, dict[str, Any]], toy_data: Path, vectors: WordVectors,
+def test_train_and_card(trained: tuple[Matcher, ModelCard], toy_data: Path, vectors: WordVectors,
                         tmp_path: Path) -> None:
     matcher, card = trained
-    assert card["name"] == "tiny" and card["params"] == params_to_dict(matcher.params)
-    assert card["seed"] == 3 and card["epochs_run"] == len(card["log"]) == 2
-    assert sum(entry["selected"] for entry in card["log"]) == 1
-    assert card["best_epoch"] == next(e["epoch"] for e in card["log"] if e["selected"])
+    assert card.name == "tiny" and card.params == params_to_dict(matcher.params)
+    assert card.seed == 3 and card.epochs_run == len(card.log) == 2
+    assert sum(entry["selected"] for entry in card.log) == 1
+    assert card.kept_epochs == [next(e["epoch"] for e in card.log if e["selected"])]
     for split in ("dev", "test"):
-        assert set(card["metrics"][split]) == set(METRICS)
-        assert list(card["baselines"][split]) == list(BASELINES)
-    assert card["metrics"]["dev"]["MAP"] == pytest.approx(card["log"][card["best_epoch"] - 1]["dev_MAP"])
-    assert card["data"]["train"] == {"fingerprint": fingerprint(TRAIN), "questions": 8, "pairs": 32}
-    assert card["data"]["test"]["questions"] == 2
-    assert card["vocabulary"] == vectors.describe()
-    assert "--seed 3" in card["command"]
-    json.dumps(card)  # card.json must be plain JSON
+        assert set(card.metrics[split]) == set(METRICS)
+        assert list(card.baselines[split]) == list(BASELINES)
+    assert card.metrics["dev"]["MAP"] == pytest.approx(card.log[card.kept_epochs[0] - 1]["dev_MAP"])
+    assert card.data["train"] == {"fingerprint": fingerprint(TRAIN), "questions": 8, "pairs": 32}
+    assert card.data["test"]["questions"] == 2
+    assert card.vocabulary == vectors.describe()
+    assert "--seed 3" in card.command
+    assert [t.baseline for t in card.significance] == list(BASELINES)
+    assert all(0 < t.p_value <= 1 and t.questions == 2 for t in card.significance)
+    assert card.attention is None and card.group == "as in the paper"
+    json.dumps(card.to_dict())  # card.json must be plain JSON
     save_trained(matcher, card, tmp_path / "tiny")
     assert (tmp_path / "tiny" / "README.md").read_text(encoding="utf-8").startswith("# Model card: tiny")
     loaded = load_checkpoint(tmp_path / "tiny", vectors)
-    assert loaded.card == json.loads(json.dumps(card))
+    assert ModelCard.from_dict(loaded.card) == card
     np.testing.assert_array_equal(scores_on_test(loaded), scores_on_test(matcher))
 
 
@@ -132,3 +145,69 @@ def test_dev_without_a_correct_candidate_is_an_error(vectors: WordVectors) -> No
     no_answers = [RankingList(item.qid, item.question, item.candidates, (0,) * len(item.labels)) for item in DEV]
     with pytest.raises(ValueError, match="dev data has no question with a correct candidate"):
         train(tiny_config(), TRAIN, no_answers, vectors, show_progress=False)
+
+
+def settings_config(seed: int = 3, settings: dict[str, Any] | None = None, **overrides: object) -> TrainingConfig:
+    base = tiny_config(seed, **overrides)
+    return replace(base, settings=replace(base.settings, **(settings or {})))
+
+
+def test_listwise_loss_with_weight_averaging(vectors: WordVectors) -> None:
+    config = settings_config(settings={"loss": "listwise", "batch_size": 3, "max_epochs": 3, "average_epochs": 2})
+    matcher, log = train(config, TRAIN, DEV, vectors, show_progress=False)
+    assert [e["epoch"] for e in log] == [1, 2, 3]
+    assert [e["selected"] for e in log] == [False, True, True]
+    assert all(math.isfinite(e["train_loss"]) and e["train_loss"] > 0 for e in log)
+    assert log[-1]["averaged_dev_MAP"] == pytest.approx(dev_map(matcher, tokenize_lists(DEV)[0]))
+    again, _ = train(config, TRAIN, DEV, vectors, show_progress=False)
+    np.testing.assert_array_equal(scores_on_test(matcher), scores_on_test(again))
+
+
+def test_average_states_is_the_mean_of_the_weights() -> None:
+    states = [{"w": torch.tensor([1.0, 3.0]), "ids": torch.tensor([1])},
+              {"w": torch.tensor([3.0, 5.0]), "ids": torch.tensor([2])}]
+    averaged = average_states(states)
+    assert averaged["w"].tolist() == [2.0, 4.0] and averaged["ids"].tolist() == [2]
+
+
+def test_listwise_loss_needs_a_question_with_both_labels(vectors: WordVectors) -> None:
+    only_wrong = [RankingList("A", "who wrote hamlet", ("nobody", "someone"), (0, 0))]
+    with pytest.raises(ValueError, match="both correct and wrong"):
+        train(settings_config(settings={"loss": "listwise"}), only_wrong, DEV, vectors, show_progress=False)
+    with pytest.raises(ValueError, match="unknown loss"):
+        train(settings_config(settings={"loss": "pointwise"}), TRAIN, DEV, vectors, show_progress=False)
+
+
+def test_entropy_penalty_sharpens_attention(vectors: WordVectors) -> None:
+    def entropy(penalty: float) -> float:
+        config = settings_config(settings={"entropy_penalty": penalty, "max_epochs": 2, "patience": 9},
+                                 family="amvlstm", attention="question")
+        matcher, _ = train(config, TRAIN, DEV, vectors, show_progress=False)
+        explanations = [e for t in tokenize_lists(TEST)[0] for e in matcher.explain_tokens(t.question, t.candidates)]
+        alphas = [torch.from_numpy(e.question_attention)[None] for e in explanations]
+        return float(torch.cat([normalised_entropy(a, torch.ones_like(a, dtype=torch.bool)) for a in alphas]).mean())
+
+    assert entropy(50.0) < entropy(0.0)
+
+
+def test_attention_vectors_can_skip_weight_decay() -> None:
+    model = build_model(tiny_params("amvlstm", attention="both"))
+    decayed = make_optimizer(model, TrainingSettings(weight_decay=0.1))
+    assert len(decayed.param_groups) == 1
+    spared = make_optimizer(model, TrainingSettings(weight_decay=0.1, attention_weight_decay=False))
+    gate_weights = {id(gate.v.weight) for gate in model.gates.values()}  # type: ignore[union-attr]
+    assert {id(p) for p in spared.param_groups[1]["params"]} == gate_weights
+    assert spared.param_groups[1]["weight_decay"] == 0.0 and spared.param_groups[0]["weight_decay"] == 0.1
+
+
+def test_idf_table_from_the_training_answers(vectors: WordVectors) -> None:
+    tokenized, _ = tokenize_lists(TRAIN)
+    ids, values = idf_table(tokenized, vectors)
+    by_id = dict(zip(ids.tolist(), values.tolist(), strict=True))
+    the, tower = vectors.key_ids(["the", "tower"]).tolist()
+    assert 0 < by_id[the] < by_id[tower] <= 1
+    config = settings_config(exact_match="idf")
+    matcher, _ = train(config, TRAIN, DEV, vectors, show_progress=False)
+    assert matcher.params.idf_words == len(ids)
+    assert matcher.model.idf is not None
+    torch.testing.assert_close(matcher.model.idf(torch.tensor([the, -5])), torch.tensor([by_id[the], 1.0]))

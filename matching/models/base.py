@@ -29,6 +29,10 @@ class PairBatch:
     answer_vectors: torch.Tensor  # (B, n, d)
     answer_unknown: torch.Tensor  # (B, n) bool
     answer_lengths: torch.Tensor  # (B,)
+    question_ids: torch.Tensor | None = None
+    """(B, m) int64 lookup-key ids (`embeddings.key_id`; padding below every real id), for the
+    exact-match channel; None where a batch was built without them."""
+    answer_ids: torch.Tensor | None = None
     question_groups: tuple[torch.Tensor, torch.Tensor] | None = None
     """When rows repeat a question (one question, many candidates): (first, inverse), the row of
     each distinct question's first occurrence (Q,) and each row's distinct question (B,), so
@@ -112,9 +116,10 @@ class MatchingModel(nn.Module):
         params.validate()
         self.params = params
         self.unknown_word = UnknownWordVector(params.embedding_dim)
-        scaling = getattr(params, "attention_scaling", "none")
-        self.gates = nn.ModuleDict({side: AttentionGate(params.embedding_dim, scaling)
-                                    for side in params.attended_sides})
+        self.gates = nn.ModuleDict({side: AttentionGate(
+            params.embedding_dim, getattr(params, "attention_scaling", "none"),
+            getattr(params, "attention_gate", "softmax"), getattr(params, "attention_temperature", 1.0),
+            getattr(params, "attention_init", "default")) for side in params.attended_sides})
         self.dropout = nn.Dropout(params.dropout)
 
     def read(self, side: str, vectors: torch.Tensor, unknown: torch.Tensor, lengths: torch.Tensor,
@@ -152,8 +157,10 @@ def gate_text(params: ModelParams) -> str:
     scaling = ("alpha_t x sentence length (mean weight 1)" if getattr(params, "attention_scaling", "") == "length"
                else "alpha_t as in the paper")
     where = "question and answer sides" if len(sides) == 2 else f"{sides[0]} side"
-    return (f"word attention gate on the {where}: alpha_t = softmax(V^T w_t) over real tokens, "
-            f"words scaled by {scaling}")
+    temperature = getattr(params, "attention_temperature", 1.0)
+    logits = "V^T w_t" if temperature == 1 else f"V^T w_t / {temperature:g}"
+    return (f"word attention gate on the {where}: alpha_t = {getattr(params, 'attention_gate', 'softmax')}"
+            f"({logits}) over real tokens, words scaled by {scaling}")
 
 
 FAMILIES: dict[str, type[MatchingModel]] = {}

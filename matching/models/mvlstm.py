@@ -10,7 +10,16 @@ from __future__ import annotations
 
 import torch
 
-from ..blocks import BiLSTMEncoder, MLPHead, cosine_matrix, kmax_pool, make_interaction
+from ..blocks import (
+    BiLSTMEncoder,
+    IdfTable,
+    MLPHead,
+    cosine_matrix,
+    exact_match_matrix,
+    kmax_pool,
+    length_mask,
+    make_interaction,
+)
 from ..params import AMVLSTMParams, ModelParams, MVLSTMParams
 from .base import ForwardTrace, MatchingModel, PairBatch, SideSteps, gate_text, register
 
@@ -29,6 +38,7 @@ class MVLSTM(MatchingModel):
         self.encoder = BiLSTMEncoder(params.embedding_dim, params.hidden_size)
         self.interaction = make_interaction(params.interaction, size, params.tensor_slices)
         self.head = MLPHead(params.pooled_size, params.mlp_hidden)
+        self.idf = IdfTable(params.idf_words) if params.exact_match == "idf" else None
 
     def encode(self, side: str, vectors: torch.Tensor, unknown: torch.Tensor, lengths: torch.Tensor
                ) -> tuple[SideSteps, torch.Tensor, torch.Tensor]:
@@ -58,6 +68,8 @@ class MVLSTM(MatchingModel):
                       if trace or self.params.pool_directions else {})
         if self.params.pool_directions:
             matrices = torch.cat([matrices, *(directions[d][:, None] for d in DIRECTIONS)], dim=1)
+        if self.params.exact_match != "none":
+            matrices = torch.cat([matrices, self.exact_match(batch, q_read, a_read)[:, None]], dim=1)
         pooled = kmax_pool(matrices, batch.cell_mask(), self.params.k, self.params.filler_value)
         score = self.head(pooled.flat())
         if not trace:
@@ -81,12 +93,28 @@ class MVLSTM(MatchingModel):
             question=_with_states(q_read, q_fwd, q_bwd), answer=_with_states(a_read, a_fwd, a_bwd),
             hidden=self.head.hidden(pooled.flat()))
 
+    def exact_match(self, batch: PairBatch, question: SideSteps, answer: SideSteps) -> torch.Tensor:
+        """(B, m, n): 1 where the two words share a lookup key, times the question word's IDF
+        (`idf`) or both words' weights as the Bi-LSTM read them (`attention`)."""
+        if batch.question_ids is None or batch.answer_ids is None:
+            raise ValueError("the exact-match channel needs the lookup-key ids of both texts")
+        if self.idf is not None:
+            return exact_match_matrix(batch.question_ids, batch.answer_ids, self.idf(batch.question_ids))
+        if self.params.exact_match == "binary":
+            return exact_match_matrix(batch.question_ids, batch.answer_ids)
+        weights = [None if steps.attention is None else
+                   self.gates[side].weights(steps.attention, length_mask(lengths, steps.attention.shape[1]))
+                   for side, steps, lengths in (("question", question, batch.question_lengths),
+                                                ("answer", answer, batch.answer_lengths))]
+        return exact_match_matrix(batch.question_ids, batch.answer_ids, *weights)
+
     @classmethod
     def matrix_names(cls, params: ModelParams) -> list[str]:
         assert isinstance(params, MVLSTMParams)
         names = ([f"slice {c + 1}" for c in range(params.tensor_slices)] if params.interaction == "tensor"
                  else [params.interaction])
-        return names + (list(DIRECTIONS) if params.pool_directions else [])
+        return (names + (list(DIRECTIONS) if params.pool_directions else [])
+                + (["exact match"] if params.exact_match != "none" else []))
 
     @classmethod
     def architecture_text(cls, params: ModelParams) -> str:
@@ -98,8 +126,13 @@ class MVLSTM(MatchingModel):
                                  f"({params.tensor_slices} matrices)"}
         directions = (", plus the cosine of the forward-only and of the backward-only states (2 more matrices)"
                       if params.pool_directions else "")
+        exact = {"none": "", "binary": ", plus an exact-match matrix (1 where the lookup keys are equal)",
+                 "idf": ", plus an exact-match matrix weighted by the question word's IDF (training answers, "
+                        f"{params.idf_words} words stored with the checkpoint)",
+                 "attention": ", plus an exact-match matrix weighted by the words' attention weights "
+                              "(as the Bi-LSTM read them)"}[params.exact_match]
         parts += [f"shared Bi-LSTM, {params.hidden_size} hidden units per direction",
-                  f"positional interaction: {interaction[params.interaction]}{directions}",
+                  f"positional interaction: {interaction[params.interaction]}{directions}{exact}",
                   f"k-max pooling, k = {params.k} per matrix ({params.pooled_size} values)",
                   f"MLP: ReLU layer of {params.mlp_hidden} units, then a linear score"]
         return " -> ".join(parts)
