@@ -20,6 +20,16 @@ KNOWN_LIMITS = [
 
 PAPER_GROUP, VARIANT_GROUP = "as in the paper", "MatchLens variant"
 
+DEFAULT_RANK_MODELS = ("mvlstm", "amvlstm-q", "mvlstm-em", "amvlstm-q-sparse-am")
+"""The Rank page opens with these (a readable subset: the papers' MV-LSTM and aMV-LSTM (Q),
+and the MatchLens variants of each); the person can add the rest."""
+
+
+def default_models(available: list[str]) -> list[str]:
+    """The models a first visit ranks with: the default subset where shipped, else all."""
+    chosen = [name for name in DEFAULT_RANK_MODELS if name in available]
+    return chosen or list(available)
+
 
 @dataclass(frozen=True)
 class SeedStudy:

@@ -3,14 +3,22 @@ training curves), and the reason any checkpoint is disabled."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import pandas as pd
 import streamlit as st
 
 from matching import glossary
-from matching.cards import KNOWN_LIMITS, metrics_rows
+from matching.cards import (
+    KNOWN_LIMITS,
+    PAPER_GROUP,
+    ModelCard,
+    attention_rows,
+    attention_verdict,
+    metrics_rows,
+    seed_line,
+    significance_rows,
+)
 from matching.metrics import METRICS
+from matching.reporting import model_row
 from pages.views import common, components, state
 
 st.title(":material/model_training: Models")
@@ -25,20 +33,23 @@ components.glossary(["MAP", "MRR", "P@1", "nDCG", "tie rule", "baseline", "MV-LS
                      *glossary.mentioned_in(card_text + " ".join(KNOWN_LIMITS))], key="models_glossary")
 
 errors = state.load_errors()
+GROUP_TEXT = {PAPER_GROUP: "Configurations of the MV-LSTM and aMV-LSTM papers (each card lists where the "
+                           "training here differs).",
+              "MatchLens variant": "Models with a MatchLens addition (sparse attention gates, an exact-match "
+                                   "channel); each card lists every deviation from its paper."}
 
 
-def overview(cards: dict[str, dict[str, Any]]) -> pd.DataFrame:
-    rows = []
-    for name, card in cards.items():
-        test, dev = card.get("metrics", {}).get("test", {}), card.get("metrics", {}).get("dev", {})
-        paper = card.get("paper") or {}
-        rows.append({"model": name, "test MAP": test.get("MAP"), "test MRR": test.get("MRR"),
-                     "test P@1": test.get("P@1"), "dev MAP": dev.get("MAP"), "paper MAP": paper.get("MAP"),
-                     "epochs": card.get("epochs_run"), "seed": card.get("seed")})
-    return pd.DataFrame(rows)
+def typed_cards() -> dict[str, ModelCard | None]:
+    cards: dict[str, ModelCard | None] = {}
+    for name, matcher in loaded.items():
+        try:
+            cards[name] = ModelCard.from_dict({"name": name, **matcher.card}) if matcher.card else None
+        except (TypeError, ValueError):
+            cards[name] = None
+    return cards
 
 
-def metrics_block(card: dict[str, Any], split: str, key: str) -> None:
+def metrics_block(card: ModelCard, split: str, key: str) -> None:
     try:
         rows = metrics_rows(card, split)
     except (KeyError, TypeError):
@@ -55,58 +66,89 @@ def metrics_block(card: dict[str, Any], split: str, key: str) -> None:
         components.chart("metrics_chart", rows, "MAP", f"{split} MAP", key=f"{key}_chart")
 
 
-def card_view(name: str, card: dict[str, Any], key: str) -> None:
-    if not card:
-        st.warning("This checkpoint has no model card (card.json); it still ranks.", icon=":material/warning:")
+def figures_table(rows: list[dict[str, object]], key: str) -> None:
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", key=key, placeholder="-",
+                 column_config={c: st.column_config.NumberColumn(c, format="%.4f")
+                                for c in ("value", "MAP difference", "p-value")})
+
+
+def card_view(name: str, card: ModelCard | None, key: str) -> None:
+    if card is None:
+        st.warning("This checkpoint has no readable model card (card.json); it still ranks.",
+                   icon=":material/warning:")
         return
-    st.markdown(components.md(str(card.get("description", ""))))
-    st.markdown("**Architecture.** " + components.md(str(card.get("architecture", ""))))
+    st.markdown(components.md(card.description))
+    st.markdown(f"**{components.md(card.group)}.** **Architecture.** " + components.md(card.architecture))
     left, right = common.panels(2)
     with left:
         st.markdown("**Test** (the paper's figure for comparison)")
         metrics_block(card, "test", f"{key}_test")
     with right:
-        st.markdown("**Dev** (used for early stopping and seed selection)")
+        st.markdown("**Dev** (used for selection)")
         metrics_block(card, "dev", f"{key}_dev")
-    if card.get("log"):
+    if card.seed_study:
+        study = card.seed_study
+        st.markdown(f"**Seed study.** Test MAP over seeds {study.seeds}: {seed_line(card)}; "
+                    f"shipped seed {card.seed} ({study.selection}).")
+    figures = common.panels(2)
+    with figures[0]:
+        if card.significance:
+            st.markdown("**Is the difference real?** Paired randomisation test on per-question test AP")
+            figures_table(significance_rows(card), f"{key}_significance")
+    with figures[1]:
+        if card.attention:
+            st.markdown("**Does the attention matter?** The same model, gate overridden on test")
+            figures_table(attention_rows(card), f"{key}_attention")
+            st.caption(components.md(attention_verdict(card)))
+    if card.deviations:
+        with st.expander("Deviations from the paper", icon=":material/difference:"):
+            for line in card.deviations:
+                st.markdown(f"- {components.md(line)}")
+    if card.log:
         st.markdown("**Training curves**")
         curves = common.panels(2)
         with curves[0]:
-            components.chart("training_curves", card["log"], name, key=f"{key}_loss", part=0)
+            components.chart("training_curves", card.log, name, key=f"{key}_loss", part=0)
         with curves[1]:
-            components.chart("training_curves", card["log"], name, key=f"{key}_devmap", part=1)
-    study = card.get("seed_study")
-    if study:
-        st.markdown(f"**Seed study.** Test MAP over seeds {study.get('seeds')}: mean {study.get('mean', 0):.4f} "
-                    f"± {study.get('std', 0):.4f} (std); shipped seed {card.get('seed')} (best dev MAP).")
+            components.chart("training_curves", card.log, name, key=f"{key}_devmap", part=1)
     params, training = common.panels(2)
     with params:
         st.markdown("**Hyperparameters**")
-        st.dataframe(pd.DataFrame([{"parameter": k, "value": str(v)} for k, v in card.get("params", {}).items()]),
+        st.dataframe(pd.DataFrame([{"parameter": k, "value": str(v)} for k, v in card.params.items()]),
                      hide_index=True, width="stretch", key=f"{key}_params")
     with training:
         st.markdown("**Training**")
-        st.dataframe(pd.DataFrame([{"setting": k, "value": str(v)} for k, v in card.get("training", {}).items()]),
+        st.dataframe(pd.DataFrame([{"setting": k, "value": str(v)} for k, v in card.training.items()]),
                      hide_index=True, width="stretch", key=f"{key}_training")
-    data = card.get("data", {})
     splits = ", ".join(f"{split}: {d.get('questions')} questions / {d.get('pairs')} pairs"
-                       for split, d in data.items() if isinstance(d, dict))
-    st.caption(components.md(f"Data: {data.get('source', '?')} ({splits}). Seed {card.get('seed')}, "
-                             f"epoch {card.get('best_epoch')} of {card.get('epochs_run')} kept. "
-                             f"Trained {card.get('date', '?')} with MatchLens {card.get('code_version', '?')}."))
-    if card.get("command"):
-        st.code(str(card["command"]), language="bash")
+                       for split, d in card.data.items() if isinstance(d, dict))
+    kept = ", ".join(map(str, card.kept_epochs)) or "?"
+    st.caption(components.md(f"Data: {card.data.get('source', '?')} ({splits}). Seed {card.seed}, "
+                             f"epoch(s) {kept} of {card.epochs_run} kept. "
+                             f"Trained {card.date or '?'} with MatchLens {card.code_version or '?'}."))
+    if card.command:
+        st.code(card.command, language="bash")
 
 
+cards = typed_cards()
 if not loaded and not errors:
     st.info("The models folder has no checkpoints.", icon=":material/folder_off:")
 
 if loaded:
-    cards = {name: matcher.card for name, matcher in loaded.items()}
     st.subheader("At a glance", divider="gray")
-    st.dataframe(overview(cards), hide_index=True, width="stretch", key="models_overview", placeholder="-",
-                 column_config={c: st.column_config.NumberColumn(c, format="%.4f")
-                                for c in ("test MAP", "test MRR", "test P@1", "dev MAP", "paper MAP")})
+    groups = sorted({c.group for c in cards.values() if c}, key=lambda g: g != PAPER_GROUP)
+    for group in groups:
+        st.markdown(f"**{components.md(group)}**: {components.md(GROUP_TEXT.get(group, ''))}")
+        rows = [model_row(c) for c in cards.values() if c and c.group == group]
+        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", key=f"models_overview_{group}",
+                     placeholder="-", column_config={
+                         c: st.column_config.NumberColumn(c, format="%.4f")
+                         for c in ("test MAP", "dev MAP", "test MRR", "test P@1", "entropy", "top-weight ratio",
+                                   "uniform-α MAP", "permuted-α MAP", "paper MAP")})
+    st.caption("Seeds: test MAP over the configuration's 5 seeds. ΔMAP (p): paired randomisation test on "
+               "per-question AP. Entropy: mean H(alpha)/log n on test (1 = flat). Uniform-α / permuted-α MAP: "
+               "the same model with alpha replaced at inference; if they match its own MAP, the bars carry "
+               "little of the score.")
 
 labels = ([f":material/check_circle: {components.md(name)}" for name in loaded]
           + [f":material/block: {components.md(name)}" for name in errors])
@@ -117,7 +159,7 @@ if labels:
         if tab.open is False:
             continue
         with tab:
-            card_view(name, loaded[name].card, key=f"models_{name}")
+            card_view(name, cards[name], key=f"models_{name}")
     for tab, name in zip(tabs[len(loaded):], errors, strict=True):  # one line each: always drawn
         with tab:
             st.error(f"**{components.md(name)} is disabled.** {components.md(errors[name])}", icon=":material/block:")

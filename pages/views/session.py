@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from matching import urlstate
+from matching.cards import default_models
 from matching.counterfactual import Comparison, compare
 from matching.examples import EXAMPLES, Example
 from matching.inputs import join_candidates, remap_gold, split_candidates
@@ -92,7 +93,7 @@ def chosen_models() -> list[str]:
     loaded = list(models())
     chosen = st.session_state.get(MODELS)
     if chosen is None:
-        return loaded
+        return default_models(loaded)
     return [n for n in chosen if n in loaded]
 
 
