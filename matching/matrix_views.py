@@ -17,6 +17,7 @@ CONTRIBUTIONS = "contributions"
 COMBINED = "combined"
 WINDOWS = "windows"
 DIRECTIONS = ("forward", "backward")
+EXACT_MATCH = "exact match"
 TOP_CELLS = 10
 """Cells outlined on the contributions view: the ones with the largest |gradient x value|."""
 
@@ -24,6 +25,8 @@ VIEW_HELP = {
     COMBINED: "The matrix that was pooled (for the tensor model, the average of its slices, for orientation).",
     "forward": "Cosine of the forward-LSTM states only.",
     "backward": "Cosine of the backward-LSTM states only.",
+    EXACT_MATCH: "1 where the question word and the answer word have the same lookup key (times the question "
+                 "word's IDF, or both words' attention weights, where the model says so), 0 elsewhere.",
     CONTRIBUTIONS: "Each cell's contribution to the score (gradient x value); they add up, with the bias, "
                    "to the score exactly.",
     WINDOWS: "Dynamic pooling splits the real rows and columns into a fixed grid of windows; each filter "
@@ -49,8 +52,9 @@ class MatrixView:
 
 
 def main_matrices(explanation: Explanation) -> list[str]:
-    """The matrices proper (cosine, bilinear, tensor slices, word matching), not the direction ones."""
-    return [name for name in explanation.interaction_matrices if name not in DIRECTIONS]
+    """The matrices proper (cosine, bilinear, tensor slices, word matching), not the direction ones
+    nor the exact-match channel (each has its own view)."""
+    return [name for name in explanation.interaction_matrices if name not in (*DIRECTIONS, EXACT_MATCH)]
 
 
 def view_names(explanation: Explanation) -> list[str]:
@@ -61,7 +65,8 @@ def view_names(explanation: Explanation) -> list[str]:
         first = main
     directions = [d for d in DIRECTIONS if d in explanation.interaction_matrices or d in explanation.display_matrices]
     windows = [WINDOWS] if _has_windows(explanation) else []
-    return [*first, *windows, *directions, CONTRIBUTIONS]
+    exact = [EXACT_MATCH] if EXACT_MATCH in explanation.interaction_matrices else []
+    return [*first, *windows, *directions, *exact, CONTRIBUTIONS]
 
 
 def _has_windows(explanation: Explanation) -> bool:
@@ -133,6 +138,10 @@ def matrix_view(explanation: Explanation, view: str) -> MatrixView:
         return MatrixView(view, explanation.interaction_matrices[view],
                           _pooled_outlines(explanation, [view], False),
                           f"The {view} matrix the network reads; outlined: the pooled cells (numbered by rank).")
+    if view == EXACT_MATCH and view in explanation.interaction_matrices:
+        return MatrixView(view, explanation.interaction_matrices[view], _pooled_outlines(explanation, [view], False),
+                          VIEW_HELP[view] + " The network pools it like the others; outlined: its own k cells.",
+                          zero_centered=False)
     if view in explanation.interaction_matrices:  # a direction matrix this model pools too
         return MatrixView(view, explanation.interaction_matrices[view],
                           _pooled_outlines(explanation, [view], False),

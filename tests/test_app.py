@@ -18,6 +18,7 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from matching.cards import default_models
 from matching.examples import BY_KEY, EXAMPLES, Example
 from matching.inputs import join_candidates
 
@@ -93,7 +94,9 @@ def test_rank_page_ranks_the_default_example(at: AppTest) -> None:
     frame = table(at)
     example = EXAMPLES[0]
     assert list(frame["candidate"]) == list(example.candidates)
-    for name in checkpoints():
+    shown = default_models(checkpoints())
+    assert not any(f"{name} rank" in frame.columns for name in set(checkpoints()) - set(shown))
+    for name in shown:
         assert f"{name} rank" in frame.columns and f"{name} score" in frame.columns
         assert sorted(frame[f"{name} rank"]) == sorted(frame[f"{name} rank"])
         assert set(frame[f"{name} rank"]) <= {1, 2, 3, 4}
@@ -165,6 +168,8 @@ def test_choosing_models_and_gold() -> None:
     at.multiselect(key="rank_gold").set_value([1, 2]).run()
     assert list(table(at)["correct"]) == [False, True, True, False]
     assert at.query_params["gold"] == "2,3"
+    at.multiselect(key="rank_models").set_value(checkpoints()).run()  # the rest can be added
+    assert all(f"{name} rank" in table(at).columns for name in checkpoints())
     at.multiselect(key="rank_models").set_value([]).run()
     assert_clean(at)
     assert any("only the baselines" in i for i in texts(at, "info"))

@@ -113,3 +113,31 @@ def test_pool_directions_pools_the_shown_direction_matrices(make_matcher: Matche
     for name in ("forward", "backward"):
         cells = [c for c in explanation.pooled_cells if c.matrix == name and not c.filler]
         assert cells and all(explanation.interaction_matrices[name][c.i, c.j] == c.value for c in cells)
+
+
+@pytest.mark.parametrize("variant", ["cosine-exact", "amv-question-exact-idf", "amv-both-exact-attention"])
+def test_exact_match_channel_is_an_interaction_matrix(variant: str, make_matcher: MatcherFactory) -> None:
+    from matching.matrix_views import EXACT_MATCH, matrix_view, view_names
+
+    matcher = make_matcher(seed=5, **VARIANTS[variant])
+    explanation = matcher.explain("Who wrote Hamlet , the zzqxv play ?",
+                                  ["Hamlet , the play , was written by zzqxv ."])[0]
+    matrix = explanation.interaction_matrices[EXACT_MATCH]
+    q_keys = [t.key for t in explanation.seen_question_tokens]
+    a_keys = [t.key for t in explanation.seen_answer_tokens]
+    same = np.array([[q == a for a in a_keys] for q in q_keys])
+    # Zero wherever the lookup keys differ; with binary or IDF weights, non-zero wherever they are
+    # equal (unknown words included); attention weights may zero a shared word (sparse gate).
+    assert (matrix[~same] == 0).all() and same.any()
+    if variant != "amv-both-exact-attention":
+        assert (matrix[same] > 0).all()
+    if variant == "cosine-exact":
+        assert set(np.unique(matrix)) <= {0.0, 1.0}
+    if variant == "amv-question-exact-idf":  # the table's common words weigh less than unseen ones
+        the, hamlet = q_keys.index("the"), q_keys.index("hamlet")
+        assert 0 < matrix[the].max() < matrix[hamlet].max() == 1.0
+    assert EXACT_MATCH in view_names(explanation)
+    view = matrix_view(explanation, EXACT_MATCH)
+    assert not view.zero_centered and (view.matrix == matrix).all()
+    assert any(c.matrix == EXACT_MATCH and not c.filler for c in explanation.pooled_cells)
+    assert_explanation_invariants(explanation, matcher)

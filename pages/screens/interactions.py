@@ -47,11 +47,13 @@ if found is not None:
                             key=f"interactions_view_{side}_{name}",
                             help="The matrix the model reads (combined: the pooled matrix or the average of the "
                                  "tensor slices; slice n: one tensor matrix); forward/backward: one LSTM "
-                                 "direction; contributions: each cell's gradient x value.")
+                                 "direction; exact match: where the two texts share a word; contributions: "
+                                 "each cell's gradient x value.")
             shown = matrix_view(explanation, view)
             figure = charts.interaction_heatmap(
                 shown.matrix, explanation.question_tokens, explanation.answer_tokens, shown.outlines,
-                title=f"{name} · {view} · candidate #{pick + 1}", show_cells=show_cells)
+                title=f"{name} · {view} · candidate #{pick + 1}", show_cells=show_cells,
+                zero_centered=shown.zero_centered)
             components.plotly(figure, key=f"interactions_heatmap_{side}")
             st.caption(shown.caption)
             fillers = sum(c.filler for c in explanation.pooled_cells)

@@ -9,6 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from matching import glossary
+from matching.cards import default_models
 from matching.examples import EXAMPLES, Example
 from matching.export import rows_to_csv
 from matching.ranking import Ranking, compact_rows, rank_column, score_column
@@ -60,7 +61,7 @@ def _gold_changed() -> None:
 
 def _models_changed() -> None:
     chosen = list(ss["rank_models"])
-    ss[state.MODELS] = None if chosen == list(state.models()) else chosen
+    ss[state.MODELS] = None if chosen == default_models(list(state.models())) else chosen
 
 
 ss["rank_question"] = ss[state.QUESTION]
