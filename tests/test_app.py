@@ -44,6 +44,11 @@ def new_app(**query: str) -> AppTest:
     return at.run()
 
 
+def with_all_models(at: AppTest) -> AppTest:
+    """The Rank page opens with a default subset; add the rest, as a person would."""
+    return at.multiselect(key="rank_models").set_value(checkpoints()).run()
+
+
 def page(at: AppTest, name: str) -> AppTest:
     return at.switch_page(f"pages/screens/{name}.py").run()
 
@@ -262,7 +267,7 @@ def test_matchpyramid_side_by_side_with_mvlstm_on_every_page(name: str) -> None:
 
 
 def test_attention_side_filter() -> None:
-    at = new_app()
+    at = with_all_models(new_app())
     page(at, "attention")
     count = len(at.get("html"))
     at.button_group(key="attention_sides").set_value(["question"]).run()
@@ -300,7 +305,7 @@ def test_more_than_the_cap() -> None:
 
 def test_long_candidate_is_truncated_and_shown() -> None:
     long = " ".join(["Austen"] + ["word"] * 2500)[:10_000]
-    at = set_input(new_app(), candidates=["Jane Austen wrote it.", long])
+    at = set_input(with_all_models(new_app()), candidates=["Jane Austen wrote it.", long])
     assert_clean(at)
     assert any("Candidate #2" in w and "only the first 60" in w for w in texts(at, "warning"))
     assert any("too long to share" in c for c in texts(at, "caption"))
@@ -445,6 +450,7 @@ def broken_models(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[str,
 def test_broken_checkpoints_disable_only_themselves(broken_models: tuple[str, str, list[str]]) -> None:
     corrupt, missing, working = broken_models
     at = new_app()
+    at.multiselect(key="rank_models").set_value(working).run()
     assert not at.exception
     errors = texts(at, "error")
     assert any(corrupt in e and "corrupt or truncated" in e for e in errors)
