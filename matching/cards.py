@@ -20,9 +20,9 @@ KNOWN_LIMITS = [
 
 PAPER_GROUP, VARIANT_GROUP = "as in the paper", "MatchLens variant"
 
-DEFAULT_RANK_MODELS = ("mvlstm", "amvlstm-q", "mvlstm-em", "amvlstm-q-sparse-am")
-"""The Rank page opens with these (a readable subset: the papers' MV-LSTM and aMV-LSTM (Q),
-and the MatchLens variants of each); the person can add the rest."""
+DEFAULT_RANK_MODELS = ("mvlstm", "amvlstm-q", "amvlstm-qa", "mvlstm-em", "amvlstm-q-sparse-am")
+"""The Rank page opens with these (a readable subset: the papers' MV-LSTM, aMV-LSTM (Q) and
+(Q+A), and the MatchLens variants); the person can add the rest."""
 
 
 def default_models(available: list[str]) -> list[str]:
