@@ -143,10 +143,19 @@ def gate_rows(explanation: Explanation, side: str, length_scaled: bool) -> list[
             for label, logit, alpha in zip(labels, values.gate_logits, attention, strict=True)]
 
 
-def softmax_check(rows: Sequence[dict[str, Any]]) -> float:
-    """The largest gap between the traced alpha and exp(logit)/sum exp(logits) (the softmax on the board)."""
+def softmax_check(rows: Sequence[dict[str, Any]], gate: str = "softmax") -> float:
+    """The largest gap between the traced alpha and the gate recomputed from the traced logits:
+    exp(logit)/sum exp(logits) for the softmax on the board, or the model's sparse gate."""
     logits = np.array([r["V^T w"] for r in rows], dtype=np.float64)
     alpha = np.array([r["alpha"] for r in rows], dtype=np.float64)
+    if gate != "softmax":
+        import torch
+
+        from .blocks import GATES
+
+        row = torch.from_numpy(logits)[None]
+        board = GATES[gate](row, torch.ones_like(row, dtype=torch.bool))[0].numpy()
+        return float(np.abs(board - alpha).max())
     board = np.exp(logits - logits.max())
     return float(np.abs(board / board.sum() - alpha).max())
 

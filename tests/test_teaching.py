@@ -121,7 +121,7 @@ def step_heading(at: AppTest) -> str:
 def test_every_step_renders_for_every_shipped_model() -> None:
     at = walk(new_app())
     assert_clean(at)
-    for model in checkpoints():
+    for model in default_models(checkpoints()):  # the models the walkthrough offers: the chosen ones
         at.selectbox(key="walkthrough_model").select(model).run()
         for number in range(1, len(walkthrough.STEPS) + 1):
             at.session_state["ml_step"] = number - 1
