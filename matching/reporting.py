@@ -33,6 +33,7 @@ def model_row(card: ModelCard) -> dict[str, Any]:
     row["uniform-α MAP"] = attention.uniform_MAP if attention else None
     row["permuted-α MAP"] = attention.permuted_MAP if attention else None
     row["paper MAP"] = card.paper.get("MAP")
+    row["train s"] = round(card.training_seconds) if card.training_seconds else None
     return row
 
 
@@ -48,6 +49,10 @@ def models_table(raw_cards: Iterable[Mapping[str, Any]]) -> str:
                       "test MRR": values.get("MRR"), "test P@1": values.get("P@1")}
                      for name, values in first.baselines.get("test", {}).items()]
         sections.append("**baselines** (same tie rule)\n\n" + markdown_table(baselines))
+        seconds = [c.training_seconds for c in cards if c.training_seconds]
+        sections.append(f"Training time of the shipped runs: {sum(seconds) / 60:.0f} min for {len(seconds)} runs "
+                        f"(longest {max(seconds) / 60:.1f} min); a 5-seed study of every configuration is "
+                        f"about 5 x that: {5 * sum(seconds) / 3600:.1f} h on the machine and load they ran on.")
     return "\n\n".join(sections)
 
 
