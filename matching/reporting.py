@@ -50,9 +50,10 @@ def models_table(raw_cards: Iterable[Mapping[str, Any]]) -> str:
                      for name, values in first.baselines.get("test", {}).items()]
         sections.append("**baselines** (same tie rule)\n\n" + markdown_table(baselines))
         seconds = [c.training_seconds for c in cards if c.training_seconds]
-        sections.append(f"Training time of the shipped runs: {sum(seconds) / 60:.0f} min for {len(seconds)} runs "
-                        f"(longest {max(seconds) / 60:.1f} min); a 5-seed study of every configuration is "
-                        f"about 5 x that: {5 * sum(seconds) / 3600:.1f} h on the machine and load they ran on.")
+        if seconds:
+            sections.append(f"Training time of the shipped runs: {sum(seconds) / 60:.0f} min for {len(seconds)} runs "
+                            f"(longest {max(seconds) / 60:.1f} min); a 5-seed study of every configuration is "
+                            f"about 5 x that: {5 * sum(seconds) / 3600:.1f} h on the machine and load they ran on.")
     return "\n\n".join(sections)
 
 
