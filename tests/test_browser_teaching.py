@@ -23,6 +23,7 @@ from test_app import checkpoints
 from test_browser import CHROMIUM, SHOTS, WAIT_MS, browser, server, settle  # noqa: F401 - fixtures
 
 from matching import walkthrough
+from matching.cards import default_models
 from matching.examples import BY_KEY
 
 pytestmark = pytest.mark.skipif(not CHROMIUM.exists() and not os.environ.get("CI"),
@@ -164,7 +165,7 @@ def test_every_page_in_presentation_mode_on_a_projector(server: str, projector: 
         assert sizes and min(sizes) >= 22, f"{name}: body text of {min(sizes)} px"
         assert projector.locator("[data-testid=stMain] textarea").count() == 0, f"{name}: no editing controls"
         if name == "rank":
-            assert_rank_columns_fit(projector, models=len(checkpoints()))
+            assert_rank_columns_fit(projector, models=len(default_models(checkpoints())))  # the opening subset
         assert_nothing_cut(projector, name)
         shot(projector, f"30-present-{name}")
 
@@ -203,7 +204,7 @@ def test_the_walkthrough_with_the_keyboard(server: str, projector: Page) -> None
 def test_the_rank_table_at_150_percent_zoom(server: str, browser: Browser) -> None:  # noqa: F811
     for page in context_page(browser, 853, 480):  # 1280x720 at 150 %: the CSS viewport is two thirds
         open_page(page, server, "")
-        assert_rank_columns_fit(page, models=len(checkpoints()))
+        assert_rank_columns_fit(page, models=len(default_models(checkpoints())))  # the opening subset
         page.locator(".st-key-rank_compact").scroll_into_view_if_needed()
         shot(page, "32-present-rank-zoom-150")
 
