@@ -109,6 +109,8 @@ class ModelCard:
 def deviations(params: dict[str, Any], training: dict[str, Any]) -> list[str]:
     """How a configuration differs from its paper (MV-LSTM: Wan et al. 2016; aMV-LSTM:
     Belkacem et al. 2019), as MODELS.md records the papers' settings."""
+    if params.get("family") == "matchpyramid":
+        return pyramid_deviations(params, training)
     amv = params.get("family") == "amvlstm"
     out = ["WikiQA's standard split (the aMV-LSTM paper used MatchZoo's own split)",
            "GloVe 6B 50d, frozen, one learned vector for unknown words"
@@ -301,3 +303,30 @@ Trained {card.date} with MatchLens {card.code_version}.
 ## Known limits
 {limits}
 """
+
+
+def pyramid_deviations(params: dict[str, Any], training: dict[str, Any]) -> list[str]:
+    """How a MatchPyramid configuration differs from the ECIR 2019 paper's MatchZoo runs."""
+    out = ["WikiQA's standard split (the ECIR paper cross-validated 80/10/10 splits in MatchZoo)",
+           "GloVe 6B 50d, frozen, one learned vector for unknown words (paper: GloVe 300d, Common Crawl)",
+           f"{training.get('optimizer', 'adam')} lr {training.get('learning_rate')}, batch "
+           f"{training.get('batch_size')}, at most {training.get('max_epochs')} epochs with early stopping on dev "
+           "(paper: 400 epochs, figures at the end of training)",
+           f"{params.get('kernel_count')} kernels of {params.get('kernel_rows')}x{params.get('kernel_cols')}, "
+           f"dynamic pooling to {params.get('pool_rows')}x{params.get('pool_cols')} (MatchZoo's recommended "
+           "settings; the paper does not list them)",
+           f"an MLP of {params.get('mlp_hidden')} ReLU units before the score (MatchZoo: one linear layer)",
+           "dynamic pooling reads real cells only (stretched over each text's own length)"]
+    if params.get("matching") == "cosine":
+        out.append("cosine matching: the dot product of unit word vectors (MatchZoo's default: dot)")
+    if params.get("dropout"):
+        out.append(f"dropout {params['dropout']} on the pooled features")
+    if params.get("attention", "none") != "none":
+        out.append("the attention softmax runs over real tokens only")
+        if params.get("attention_scaling") == "length":
+            out.append("words weighted by alpha_t x sentence length, mean weight 1 (paper: alpha_t)")
+        if params.get("matching") == "cosine":
+            out.append("the gate reweights the unit word vectors, so it still changes the cosine matrix")
+    if training.get("loss", "hinge") != "hinge":
+        out.append(f"{training['loss']} loss (paper: pairwise hinge)")
+    return out
