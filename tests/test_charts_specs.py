@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import altair as alt
 
-from matching.cards import metrics_rows
+from matching.cards import ModelCard, metrics_rows
 from matching.matcher import Matcher
 from matching.ranking import rank
 from matching.tables import cell_rows, strongest
@@ -33,8 +33,8 @@ def test_ranking_and_explanation_charts_are_valid(variant_matcher: Matcher) -> N
             validated(charts.attention_chart(tokens, weights, "attention", "tiny"))
 
 
-def test_model_card_charts_are_valid(trained: tuple[Matcher, dict]) -> None:  # type: ignore[type-arg]
+def test_model_card_charts_are_valid(trained: tuple[Matcher, ModelCard]) -> None:
     _, card = trained
-    validated(charts.training_curves(card["log"], "tiny"))
+    validated(charts.training_curves(card.log, "tiny"))
     validated(charts.metrics_chart(metrics_rows(card, "dev"), "MAP", "dev MAP"))
 
