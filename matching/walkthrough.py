@@ -41,7 +41,8 @@ STEPS: tuple[Step, ...] = (
     Step("vectors", "Word vectors", "Each word becomes a list of 50 numbers from GloVe (one strip per word, "
          "blue below zero, red above). Every unknown word gets the same learned vector."),
     Step("gate", "The attention gate", "aMV-LSTM scores each word (V^T w_t), turns the scores into weights that "
-         "add up to 1 (softmax) and multiplies each word vector by its weight."),
+         "add up to 1 (a softmax in the paper; sparse gates can give words exactly 0) and multiplies each word "
+         "vector by its weight."),
     Step("bilstm", "The Bi-LSTM: positional vectors", "Two LSTMs read the words, one left to right and one right "
          "to left. Each position gets both states side by side: a vector of the word in its context."),
     Step("cell", "One interaction cell, then the matrix", "Every question position meets every answer position. "
@@ -141,6 +142,20 @@ def gate_rows(explanation: Explanation, side: str, length_scaled: bool) -> list[
     scale = len(attention) if length_scaled else 1
     return [{"word": label, "V^T w": float(logit), "alpha": float(alpha), "weight applied": float(alpha) * scale}
             for label, logit, alpha in zip(labels, values.gate_logits, attention, strict=True)]
+
+
+GATE_FORMULAS = {
+    "softmax": "alpha_t = exp(V^T w_t) / sum of exp(V^T w) over the {n} words",
+    "sparsemax": "alpha = sparsemax(V^T w) over the {n} words: the closest weights to the scores that add up to 1, "
+                 "so low-scoring words get exactly 0",
+    "entmax15": "alpha = 1.5-entmax(V^T w) over the {n} words: between softmax and sparsemax, low-scoring words "
+                "can get exactly 0",
+}
+"""How each gate turns the scores V^T w_t into weights, in words for the board."""
+
+
+def gate_formula(gate: str, words: int) -> str:
+    return GATE_FORMULAS.get(gate, GATE_FORMULAS["softmax"]).format(n=words)
 
 
 def softmax_check(rows: Sequence[dict[str, Any]], gate: str = "softmax") -> float:

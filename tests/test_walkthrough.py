@@ -116,3 +116,11 @@ def test_each_family_reads_its_own_lead(explained) -> None:  # type: ignore[no-u
 def test_step_index_is_clamped() -> None:
     assert walkthrough.step_index(-3) == 0 and walkthrough.step_index(99) == len(walkthrough.STEPS) - 1
     assert len(walkthrough.STEPS) == 8
+
+
+def test_the_gate_formula_names_the_models_own_gate() -> None:
+    from matching.walkthrough import gate_formula
+
+    assert gate_formula("softmax", 4).startswith("alpha_t = exp(V^T w_t)")
+    assert "sparsemax" in gate_formula("sparsemax", 4) and "exactly 0" in gate_formula("sparsemax", 4)
+    assert "1.5-entmax" in gate_formula("entmax15", 4)

@@ -81,7 +81,8 @@ elif found is not None:
     elif current.key == "vectors":
         steps.vectors(explanation, key)
     elif current.key == "gate":
-        steps.gate(explanation, getattr(params, "attention_scaling", "none") == "length", key)
+        steps.gate(explanation, getattr(params, "attention_scaling", "none") == "length", key,
+                   getattr(params, "attention_gate", "softmax"))
     elif current.key == "bilstm":
         steps.bilstm(explanation, key)
     elif current.key == "cell":

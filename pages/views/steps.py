@@ -54,7 +54,7 @@ def vectors(explanation: Explanation, key: str) -> None:
                                                highlight=unknown), key=f"{key}_{side}")
 
 
-def gate(explanation: Explanation, length_scaled: bool, key: str) -> None:
+def gate(explanation: Explanation, length_scaled: bool, key: str, kind: str = "softmax") -> None:
     if _note(explanation, "gate"):
         return
     _problems(explanation, "gate")
@@ -63,8 +63,8 @@ def gate(explanation: Explanation, length_scaled: bool, key: str) -> None:
         if rows is None:
             st.caption(f"The {side} has no gate in this model: every {side} word keeps weight 1.")
             continue
-        st.markdown(f"**{side.capitalize()}**: alpha_t = exp(V^T w_t) / sum of exp(V^T w) over the {len(rows)} "
-                    "words" + (f"; each vector is multiplied by alpha_t x {len(rows)} (the model scales by the "
+        st.markdown(f"**{side.capitalize()}**: {walk.gate_formula(kind, len(rows))}"
+                    + (f"; each vector is multiplied by alpha_t x {len(rows)} (the model scales by the "
                                "length, so the mean weight is 1)." if length_scaled else " and multiplied by alpha_t."))
         st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", key=f"{key}_{side}_table",
                      column_config={c: st.column_config.NumberColumn(c, format="%.4f")
