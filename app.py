@@ -30,6 +30,8 @@ PAGES = [
     st.Page("pages/screens/attention.py", title="Attention", icon=":material/visibility:", url_path="attention"),
     st.Page("pages/screens/interactions.py", title="Interactions", icon=":material/grid_on:", url_path="interactions"),
     st.Page("pages/screens/pooled.py", title="Pooled cells", icon=":material/filter_list:", url_path="pooled"),
+    st.Page("pages/screens/compare.py", title="Compare", icon=":material/compare_arrows:", url_path="compare"),
+    st.Page("pages/screens/sanity.py", title="Sanity checks", icon=":material/rule:", url_path="sanity"),
     st.Page("pages/screens/evaluate.py", title="Evaluate", icon=":material/fact_check:", url_path="evaluate"),
     st.Page("pages/screens/models.py", title="Models", icon=":material/model_training:", url_path="models"),
 ]
@@ -66,7 +68,12 @@ if state.presenting():
     components.presentation_style()
 
 if st.session_state.get(state.URL_ERROR):
-    st.error(st.session_state[state.URL_ERROR], icon=":material/link_off:")
+    # Shown on the page the link opened (until the input is edited); leaving that page clears it.
+    opened = st.session_state.setdefault(state.URL_ERROR_PAGE, page.url_path)
+    if opened == page.url_path:
+        st.error(st.session_state[state.URL_ERROR], icon=":material/link_off:")
+    else:
+        st.session_state.pop(state.URL_ERROR, None)
 if st.session_state.get(state.URL_NOTE):
     st.warning(st.session_state.pop(state.URL_NOTE), icon=":material/link:")
 if not loaded:

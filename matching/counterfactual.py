@@ -39,8 +39,9 @@ class Comparison:
     """(index before, index now) of each candidate present in both rankings."""
     changes: tuple[WordChange, ...]
     rows: tuple[dict[str, object], ...]
-    """One row per paired candidate: '#', then '<model> rank before', '<model> rank change'
-    (positive = moved up) and '<model> score change' for each model in both rankings."""
+    """One row per paired candidate: '#', then '<model> rank before', '<model> rank now',
+    '<model> rank change' (positive = moved up), '<model> rank' (text: '4 → 3', or '2' when
+    unchanged) and '<model> score change' for each model in both rankings."""
     models: tuple[str, ...]
     added: int = 0
     """Candidates now that have no partner before."""
@@ -62,6 +63,11 @@ class Comparison:
     def moved(self, model: str) -> int:
         """How many candidates changed rank under `model`."""
         return sum(row[f"{model} rank change"] != 0 for row in self.rows)
+
+
+def rank_text(before: int, now: int) -> str:
+    """'4 → 3' when the rank moved, '2' when it stayed."""
+    return f"{before} → {now}" if before != now else str(now)
 
 
 def word_changes(before: Sequence[Token], after: Sequence[Token], where: str) -> list[WordChange]:
@@ -101,7 +107,9 @@ def compare(before: Ranking, after: Ranking) -> Comparison:
         for m in models:
             rank_before, rank_now = int(before.models[m].ranks[old]), int(after.models[m].ranks[new])
             row[f"{m} rank before"] = rank_before
+            row[f"{m} rank now"] = rank_now
             row[f"{m} rank change"] = rank_before - rank_now
+            row[f"{m} rank"] = rank_text(rank_before, rank_now)
             row[f"{m} score change"] = float(after.models[m].scores[new] - before.models[m].scores[old])
         rows.append(row)
     return Comparison(pairs=tuple(pairs), changes=tuple(changes), rows=tuple(rows), models=models,

@@ -64,20 +64,25 @@ def strongest(rows: list[dict[str, Any]], limit: int = MAX_CELL_ROWS) -> list[di
 
 
 def shared_cells(explanations: Mapping[str, Explanation]) -> list[dict[str, Any]]:
-    """Cells (question position, answer position) pooled by more than one model, with each model's rank.
+    """Cells (question position, answer position) pooled by more than one model.
 
-    Across models the matrices differ, so a cell is matched by its positions; the rank shown is
-    the best pooling rank of that position in any of the model's matrices.
+    Across models the matrices differ, so a cell is matched by its positions. Each model's
+    column says where that model pooled it: the matrix and the k-max rank ('cosine #2'), or
+    the filter and the pooling window ('filter 1, window 3'), the best when several; it is
+    empty ('') when that model did not pool the cell.
     """
-    best: dict[tuple[int, int], dict[str, int]] = {}
+    best: dict[tuple[int, int], dict[str, tuple[int, str]]] = {}
     words: dict[tuple[int, int], tuple[str, str]] = {}
     for name, explanation in explanations.items():
         for cell in explanation.pooled_cells:
             if cell.filler or cell.i is None or cell.j is None:
                 continue
             position = (cell.i, cell.j)
+            where = (f"{cell.group}, window {cell.rank}" if cell.window is not None
+                     else f"{cell.matrix} #{cell.rank}")
             ranks = best.setdefault(position, {})
-            ranks[name] = min(ranks.get(name, cell.rank), cell.rank)
+            if name not in ranks or cell.rank < ranks[name][0]:
+                ranks[name] = (cell.rank, where)
             words[position] = (explanation.question_tokens[cell.i].text, explanation.answer_tokens[cell.j].text)
     rows = []
     for (i, j), ranks in best.items():
@@ -85,6 +90,6 @@ def shared_cells(explanations: Mapping[str, Explanation]) -> list[dict[str, Any]
             continue
         row: dict[str, Any] = {"question word": words[(i, j)][0], "question position": i + 1,
                                "answer word": words[(i, j)][1], "answer position": j + 1, "models": len(ranks)}
-        row.update({rank_column(name): ranks.get(name) for name in explanations})
+        row.update({rank_column(name): ranks[name][1] if name in ranks else "" for name in explanations})
         rows.append(row)
     return sorted(rows, key=lambda r: (-r["models"], r["question position"], r["answer position"]))

@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")
 MODELS = Path(os.environ.get("MATCHLENS_MODELS") or ROOT / "pretrained")
 TIMEOUT = 90
-PAGES = ["rank", "attention", "interactions", "pooled", "evaluate", "models"]
+PAGES = ["rank", "attention", "interactions", "pooled", "evaluate", "models", "compare", "sanity"]
 XSS = '<img src=x onerror="window.__xss=1"> and <script>alert(1)</script> **bold** [link](http://x)'
 
 
@@ -209,7 +209,7 @@ def test_counterfactual_edit_from_an_explanation_page() -> None:
     at.text_input(key="pooled_edit_question").input("Who wrote the famous book Pride and Prejudice?").run()
     assert_clean(at)
     assert any("Since your last edit" in m for m in texts(at, "markdown"))
-    assert any(any(str(c).endswith("rank change") for c in df.value.columns) for df in at.dataframe)
+    assert any("rank" in df.value.columns and "score change" in df.value.columns for df in at.dataframe)
     at.text_area(key="pooled_edit_candidate").input("Pride and Prejudice is a book by Jane Austen.").run()
     assert_clean(at)
     page(at, "rank")

@@ -37,6 +37,7 @@ def test_compare_reports_rank_and_score_deltas() -> None:
     assert [c.describe() for c in comparison.changes] == ["candidate 2: 'dog' -> 'cat'"]
     first, second = comparison.rows
     assert first["m rank before"] == 2 and first["m rank change"] == 1  # moved up to rank 1
+    assert first["m rank now"] == 1 and first["m rank"] == "2 → 1"
     assert second["m rank change"] == -1
     assert abs(float(first["m score change"]) - 2.0) < 1e-9  # type: ignore[arg-type]
     assert comparison.moved("m") == 2 and comparison.moved("n") == 0

@@ -20,6 +20,16 @@ def test_round_trip_keeps_everything() -> None:
     assert decode(params) == state
 
 
+def test_compare_pair_round_trip_and_refusals() -> None:
+    state = SharedState("q", ("a", "b", "c"), pair=(2, 0))
+    params = encode(state)
+    assert params is not None and params["pair"] == "3,1"
+    assert decode(params) == state
+    for bad in ("1,1", "1", "1,2,3", "0,2", "1,9", "a,b"):
+        with pytest.raises(UrlStateError, match="pair"):
+            decode({"q": "q", "c": '["a", "b", "c"]', "pair": bad})
+
+
 def test_defaults_are_left_out_of_the_link() -> None:
     params = encode(SharedState("q", ("a", "b")))
     assert params is not None and set(params) == {"q", "c"}

@@ -4,14 +4,26 @@ from __future__ import annotations
 
 import streamlit as st
 
+from matching.deletion import DeletionEffects, attention_agreement, deletion_effects
 from matching.explanation import Explanation
-from pages.views import common, components, state
+from pages.views import charts, common, components, state
 
 st.title(":material/visibility: Attention")
 st.caption("aMV-LSTM and MatchPyramid.omega reweight every word vector by an attention coefficient before the "
            "model reads it (the Bi-LSTM, or the word matching matrix). "
            "Bars show each word's weight; the dashed line is the uniform weight 1/n (a word above it counts "
-           "more than average). The same weights shade the original text. Hover for exact values.")
+           "more than average). The same weights shade the original text. Beside them: what deleting each word does "
+           "to the score (scored from scratch), and the rank correlation between the two. Hover for exact values.")
+
+def _agreement_text(rho: float | None) -> str:
+    if rho is None:
+        return ("Rank correlation of attention and |deletion effect|: not defined here (fewer than 3 words, or "
+                "one of them constant).")
+    reading = ("the model's score moves most where it attends most" if rho >= 0.5 else
+               "attention and what moves the score only loosely agree" if rho >= 0.2 else
+               "what the model attends to is not what moves its score")
+    return f"Spearman ρ(attention, |deletion effect|) = {rho:+.2f}: {reading}."
+
 
 components.glossary(["attention gate", "gate logit", "softmax", "alpha", "uniform weight 1/n", "word vector",
                      "unknown word", "truncated", "Bi-LSTM", "MV-LSTM", "MatchPyramid", "score", "rank"],
@@ -52,11 +64,23 @@ if found is not None:
                                        key=f"{column_key}_{side}_text")
                 components.chart("attention_chart", tokens, weights, f"{side} attention", name,
                                  key=f"{column_key}_{side}_bars")
+                if show_deletion:
+                    effects = deletions[name]
+                    rho = attention_agreement(weights, effects, side)
+                    components.altair(charts.deletion_chart(effects.rows(side), f"{name}: deleting each {side} word"),
+                                      key=f"{column_key}_{side}_deletion")
+                    st.caption(_agreement_text(rho))
                 if any(t.truncated for t in tokens):
                     unseen = sum(t.truncated for t in tokens)
                     st.caption(f":material/content_cut: {unseen:,} word(s) past the model's maximum length are "
                                "not seen (struck through above).")
 
+        show_deletion = st.toggle("Word deletion beside attention", value=True, key="attention_deletion",
+                                  help="Delete each word in turn and score the edited text from scratch.")
+        deletions: dict[str, DeletionEffects] = {}
+        if show_deletion:
+            deletions = {name: deletion_effects(state.models()[name], ranking.question_tokens,
+                                                ranking.candidate_tokens, [pick])[pick] for name in attending}
         names = list(attending)
         if state.presenting():
             names = [common.one_model(names, key="attention_present_model", default=names[-1])]

@@ -14,10 +14,9 @@ from matching.export import rows_to_csv
 from matching.inputs import join_candidates
 from matching.metrics import METRICS
 from matching.text import TextError
-from pages.views import components, state
+from pages.views import common, components, state
 
 ss = st.session_state
-SAMPLE = state.APP_DIR / "samples" / "sample-ranking.csv"
 RESULT = "ml_evaluation"
 
 st.title(":material/fact_check: Evaluate")
@@ -66,18 +65,9 @@ def _open_in_rank(item: RankingList) -> None:
     st.switch_page("pages/screens/rank.py")
 
 
-upload_column, sample_column = st.columns([3, 1], vertical_alignment="bottom")
-with upload_column:
-    uploaded = st.file_uploader("Ranking file", type=["csv", "tsv", "txt"], key="evaluate_upload",
-                                help="UTF-8 text, up to 20 MB.")
-with sample_column:
-    use_sample = st.button("Try the sample file", icon=":material/science:", key="evaluate_sample",
-                           help="8 questions written for MatchLens, 4 candidates each.", width="stretch")
-
-if uploaded is not None:
-    _run(uploaded.getvalue(), uploaded.name)
-elif use_sample:
-    _run(SAMPLE.read_bytes(), SAMPLE.name)
+chosen = common.ranking_file("evaluate")
+if chosen is not None:
+    _run(*chosen)
 
 result = ss.get(RESULT)
 if result is None:

@@ -80,8 +80,9 @@ if found is not None:
         st.subheader("Cells pooled by more than one model", divider="gray")
         overlap = shared_cells(explanations)
         if overlap:
-            st.caption("Same (question position, answer position) pair, with each model's pooling rank "
-                       "(blank: that model did not pool it).")
+            st.caption("Same (question position, answer position) pair. Each model's column names the matrix "
+                       "and the pooling rank it pooled the cell with ('cosine #2'; for MatchPyramid the filter "
+                       "and the pooling window); empty: that model did not pool it.")
             st.dataframe(pd.DataFrame(overlap), hide_index=True, width="stretch", key="pooled_overlap")
         else:
             st.caption("No cell was pooled by more than one of these models.")

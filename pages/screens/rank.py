@@ -13,7 +13,8 @@ from matching.cards import default_models
 from matching.examples import EXAMPLES, Example
 from matching.export import rows_to_csv
 from matching.ranking import Ranking, compact_rows, rank_column, score_column
-from pages.views import charts, components, state
+from matching.trust import unknown_warning
+from pages.views import charts, common, components, state
 
 ss = st.session_state
 presenting = state.presenting()
@@ -113,6 +114,9 @@ if not ranking.models:
     st.info("No model chosen: only the baselines are shown.", icon=":material/info:")
 
 
+trust_note = unknown_warning(ranking)
+if trust_note:
+    st.warning(trust_note, icon=":material/help:")
 for message in ranking.truncation_notes():
     st.warning(message, icon=":material/content_cut:")
 
@@ -226,7 +230,7 @@ if presenting:
 else:
     _full_table(ranking, frame, config, order)
 
-components.comparison_view(state.before_comparison(ranking), key="rank_changes")
+common.changes(ranking, key="rank_changes")
 
 if ranking.models:  # the models' own tokens carry the unknown-word flags
     explained = next(iter(ranking.models.values())).explanations

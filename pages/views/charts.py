@@ -104,6 +104,56 @@ def attention_chart(tokens: Sequence[Token], weights: np.ndarray, heading: str, 
     return (bars + rule).properties(height=max(90, ROW_PX * n), title=title(heading, subtitle))
 
 
+def deletion_chart(rows: Sequence[Mapping[str, Any]], title: str) -> alt.LayerChart:
+    """Word-deletion effects: one bar per word in text order, green where the word raised the score."""
+    data = pd.DataFrame([r for r in rows if r["effect"] is not None])
+    if data.empty:
+        data = pd.DataFrame({"position": [], "word": [], "effect": [], "rank": [], "rank after": []})
+    data["label"] = [f"{int(p)}. {short(str(w), 24)}" for p, w in zip(data["position"], data["word"], strict=True)]
+    data["direction"] = np.where(data["effect"] >= 0, "raises the score", "lowers the score")
+    bars = alt.Chart(data).mark_bar().encode(
+        y=alt.Y("label:N", sort=data["label"].tolist(), title=None, axis=alt.Axis(labelLimit=220, labelOverlap=False)),
+        x=alt.X("effect:Q", title="score - score without the word"),
+        color=alt.Color("direction:N", scale=alt.Scale(domain=["raises the score", "lowers the score"],
+                                                       range=[POSITIVE, NEGATIVE]),
+                        legend=alt.Legend(title=None, orient="bottom")),
+        tooltip=[alt.Tooltip("position:Q"), alt.Tooltip("word:N"), alt.Tooltip("effect:Q", format="+.4f"),
+                 alt.Tooltip("rank:Q", title="rank with the word"),
+                 alt.Tooltip("rank after:Q", title="rank without it")])
+    zero = alt.Chart(pd.DataFrame({"x": [0.0]})).mark_rule(color="#374151").encode(x="x:Q")
+    return (bars + zero).properties(height=max(90, 24 * len(data)), title=title)
+
+
+def randomisation_chart(rows: Sequence[Mapping[str, Any]], title: str) -> alt.Chart:
+    """Rank correlation with the trained model after each cascading randomisation step."""
+    data = pd.DataFrame(rows)
+    steps = data.drop_duplicates("step")
+    labels = {int(r["step"]): f"{int(r['step'])}. {r['layer']}" for _, r in steps.iterrows()}
+    data["after"] = [labels[int(s)] for s in data["step"]]
+    return alt.Chart(data).mark_line(point=True).encode(
+        x=alt.X("after:N", sort=[labels[k] for k in sorted(labels)], title="randomised down to (cascading)",
+                axis=alt.Axis(labelAngle=-20, labelLimit=200)),
+        y=alt.Y("value:Q", title="rank correlation / share kept", scale=alt.Scale(domain=[-1, 1])),
+        color=alt.Color("measure:N", legend=alt.Legend(title=None, orient="right", labelLimit=200)),
+        tooltip=["after:N", "measure:N", alt.Tooltip("value:Q", format="+.3f")],
+    ).properties(height=300, title=title)
+
+
+def curves_chart(points: Sequence[Mapping[str, Any]], title: str) -> alt.FacetChart:
+    """Comprehensiveness and sufficiency per share of words cut, one line per word order, one column per model."""
+    data = pd.DataFrame(points).melt(id_vars=["model", "order", "fraction"],
+                                     value_vars=["comprehensiveness", "sufficiency"], var_name="measure",
+                                     value_name="score drop")
+    return alt.Chart(data).mark_line(point=True).encode(
+        x=alt.X("fraction:Q", title="share of words (top k%)", axis=alt.Axis(format="%")),
+        y=alt.Y("score drop:Q", title="score - edited score"),
+        color=alt.Color("order:N", title="words ordered by", legend=alt.Legend(orient="bottom")),
+        tooltip=["model:N", "order:N", "measure:N", alt.Tooltip("fraction:Q", format="%"),
+                 alt.Tooltip("score drop:Q", format="+.3f")],
+    ).properties(width=170, height=170).facet(
+        row=alt.Row("measure:N", title=None), column=alt.Column("model:N", title=None)).properties(title=title)
+
+
 # ---------------------------------------------------------------- Interactions page
 
 def _axis_labels(tokens: Sequence[Token], seen: int, shown: int) -> list[str]:
@@ -120,11 +170,12 @@ def _axis_labels(tokens: Sequence[Token], seen: int, shown: int) -> list[str]:
 
 def interaction_heatmap(matrix: np.ndarray, question_tokens: Sequence[Token], answer_tokens: Sequence[Token],
                         outlines: Sequence[Outline], title: str, show_cells: bool = True,
-                        zero_centered: bool = True) -> go.Figure:
+                        zero_centered: bool = True, limit: float | None = None) -> go.Figure:
     """Question tokens down, answer tokens across; the given cells outlined and labelled.
 
     Unseen (truncated) tokens are appended as grey, empty rows/columns (up to
     MAX_TRUNCATED_SHOWN of each) so the reader sees where the model stopped reading.
+    `limit` fixes the colour scale at [-limit, limit] (two heatmaps on one scale).
     """
     m, n = matrix.shape
     extra_rows = min(len(question_tokens) - m, MAX_TRUNCATED_SHOWN)
@@ -141,7 +192,8 @@ def interaction_heatmap(matrix: np.ndarray, question_tokens: Sequence[Token], an
                 hover[i, j] = f"question {i + 1}: {q}<br>answer {j + 1}: {a}<br>value {matrix[i, j]:.4f}"
             else:
                 hover[i, j] = f"question {i + 1}: {q}<br>answer {j + 1}: {a}<br>not seen (truncated)"
-    limit = float(np.nanmax(np.abs(matrix))) if matrix.size else 1.0
+    if limit is None:
+        limit = float(np.nanmax(np.abs(matrix))) if matrix.size else 1.0
     limit = limit if limit > 0 else 1.0
     heat = go.Heatmap(z=z, x=list(range(cols)), y=list(range(rows)), text=hover, hoverinfo="text",
                       hovertemplate="%{text}<extra></extra>", colorscale="RdBu", reversescale=True,

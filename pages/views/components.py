@@ -205,15 +205,31 @@ def model_status(loaded: Sequence[str], errors: Mapping[str, str], key: str) -> 
             st.error(f"**{md(folder)}** is disabled: {md(reason)}", icon=":material/block:")
 
 
-def comparison_view(comparison: Comparison | None, key: str, selected: int | None = None) -> None:
-    """What the last edit changed: the words, and every model's rank/score deltas.
+def comparison_view(comparison: Comparison | None, key: str, selected: int | None = None, pinned: bool = False,
+                    on_pin: Callable[[], None] | None = None, on_unpin: Callable[[], None] | None = None) -> None:
+    """What changed since the starting point: the words, and every model's old and new rank ('4 → 3').
 
-    Shown for counterfactual-sized edits (a few words); a new input altogether is not compared.
+    The starting point is the input before the last edit (shown for counterfactual-sized edits only)
+    or, when `pinned`, an input the person pinned (always shown). With `selected`, one row per model
+    for that candidate; else one row per candidate and one column per model.
     """
-    if comparison is None or not comparison.changed or not comparison.small:
+    if comparison is None or not comparison.changed or not (comparison.small or pinned):
+        if pinned and on_unpin is not None:
+            with st.container(key=key, horizontal=True, vertical_alignment="center"):
+                st.caption(":material/keep: A starting point is pinned: edits will be compared with it.")
+                st.button("Unpin", key=f"{key}_unpin", on_click=on_unpin, icon=":material/keep_off:")
         return
     with st.container(border=True, key=key):
-        st.markdown("**:material/compare_arrows: Since your last edit**")
+        head = st.columns([4, 1], vertical_alignment="center")
+        title = "Since your pinned starting point" if pinned else "Since your last edit"
+        head[0].markdown(f"**:material/compare_arrows: {title}**")
+        if pinned and on_unpin is not None:
+            head[1].button("Unpin", key=f"{key}_unpin", on_click=on_unpin, icon=":material/keep_off:",
+                           help="Compare with the input before the last edit again.", width="stretch")
+        elif not pinned and on_pin is not None:
+            head[1].button("Pin this start", key=f"{key}_pin", on_click=on_pin, icon=":material/keep:",
+                           help="Keep comparing every later edit with the input before this edit.",
+                           width="stretch")
         if comparison.changes:
             st.caption(" · ".join(md(change.describe()) for change in comparison.changes[:8])
                        + (" · …" if len(comparison.changes) > 8 else ""))
@@ -222,20 +238,24 @@ def comparison_view(comparison: Comparison | None, key: str, selected: int | Non
                        "the others are compared by their text.")
         if not comparison.rows or not comparison.models:
             return
-        frame = pd.DataFrame(comparison.rows)
-        if selected is not None:
-            frame = frame[frame["#"] == selected + 1]
-            if frame.empty:
-                return
-        columns = {"#": st.column_config.NumberColumn("#", width="small")}
-        for model in comparison.models:
-            columns[f"{model} rank change"] = st.column_config.NumberColumn(
-                f"{model} rank change", help="Positive: moved up (closer to rank 1).", format="%+d")
-            columns[f"{model} score change"] = st.column_config.NumberColumn(f"{model} score change", format="%+.4f")
-            columns[f"{model} rank before"] = None
         moved = ", ".join(f"{m}: {comparison.moved(m)}" for m in comparison.models)
-        st.caption(f"Candidates that changed rank, per model: {moved}.")
-        st.dataframe(frame, hide_index=True, column_config=columns, width="stretch", key=f"{key}_table")
+        st.caption(f"Candidates that changed rank, per model: {moved}. Ranks read 'before → now'.")
+        if selected is not None:
+            row = next((r for r in comparison.rows if r["#"] == selected + 1), None)
+            if row is None:
+                return
+            frame = pd.DataFrame([{"model": m, "rank": row[f"{m} rank"], "score change": row[f"{m} score change"]}
+                                  for m in comparison.models])
+            st.dataframe(frame, hide_index=True, width="stretch", key=f"{key}_table", column_config={
+                "rank": st.column_config.TextColumn("rank (before → now)"),
+                "score change": st.column_config.NumberColumn("score change", format="%+.4f")})
+            return
+        frame = pd.DataFrame([{"#": r["#"], **{m: f"{r[f'{m} rank']}  ({float(r[f'{m} score change']):+.3f})"  # type: ignore[arg-type]
+                                                for m in comparison.models}} for r in comparison.rows])
+        st.dataframe(frame, hide_index=True, width="stretch", key=f"{key}_table", column_config={
+            "#": st.column_config.NumberColumn("#", width="small"),
+            **{m: st.column_config.TextColumn(m, help=f"{m}: rank before → now (score change)")
+               for m in comparison.models}})
 
 
 def download(label: str, data: str | bytes | Callable[[], str | bytes], file_name: str, mime: str, key: str,

@@ -11,6 +11,7 @@ from pages.views.session import (
     CANDIDATES,
     GOLD,
     MODELS,
+    PAIR,
     PICK,
     PRESENT,
     QUESTION,
@@ -18,6 +19,7 @@ from pages.views.session import (
     URL_ERROR,
     URL_NOTE,
     WALK_MODEL,
+    compare_pair,
     current_request,
     pick_index,
     view,
@@ -49,6 +51,7 @@ def read_link_once() -> None:
     ss[CANDIDATES] = join_candidates(shared.candidates)
     ss[GOLD] = list(shared.gold)
     ss[PICK] = shared.pick
+    ss[PAIR] = None if shared.pair is None else list(shared.pair)
     if shared.models is not None:
         known = [n for n in shared.models if n in models()]
         unknown = [n for n in shared.models if n not in models()]
@@ -64,7 +67,8 @@ def write_link() -> None:
     shared = urlstate.SharedState(question=ss[QUESTION], candidates=request.parsed.candidates,
                                   gold=tuple(clean_gold(ss[GOLD], len(request.parsed.candidates))),
                                   pick=pick_index(len(request.parsed.candidates)),
-                                  models=None if ss[MODELS] is None else tuple(ss[MODELS]))
+                                  models=None if ss[MODELS] is None else tuple(ss[MODELS]),
+                                  pair=compare_pair(len(request.parsed.candidates)))
     params = urlstate.encode(shared)
     ss[LINK_TOO_LONG] = params is None
     wanted = {**(params or {}), **urlstate.encode_view(view())}

@@ -16,6 +16,7 @@ import streamlit as st
 
 from matching import urlstate
 from matching.cards import default_models
+from matching.contrast import valid_pair
 from matching.counterfactual import Comparison, compare
 from matching.examples import EXAMPLES, Example
 from matching.inputs import join_candidates, remap_gold, split_candidates
@@ -26,6 +27,12 @@ QUESTION, CANDIDATES, GOLD, PICK, MODELS = "ml_question", "ml_candidates", "ml_g
 BEFORE, URL_ERROR, URL_NOTE = "ml_before", "ml_url_error", "ml_url_note"
 PRESENT, STEP, WALK_MODEL = "ml_present", "ml_step", "ml_walk_model"
 """The view (presentation mode, walkthrough step and model): kept in the link, never part of the input."""
+URL_ERROR_PAGE = "ml_url_error_page"
+"""The page (url_path) a broken link opened: its error is shown there only."""
+PINNED = "ml_pinned"
+"""An input the person pinned as the starting point of the comparison (else: the input before the last edit)."""
+PAIR = "ml_pair"
+"""(A, B) on the Compare page, 0-based, or None for its default pair."""
 
 
 def _default_example() -> Example:
@@ -44,6 +51,7 @@ def seed_defaults() -> None:
         ss[MODELS] = None
         ss[BEFORE] = None
         ss[PRESENT], ss[STEP], ss[WALK_MODEL] = False, 0, None
+        ss[PAIR] = None
 
 
 def view() -> urlstate.ViewState:
@@ -69,6 +77,8 @@ def set_inputs(question: str | None = None, candidates: str | None = None, gold:
     new_candidates = ss[CANDIDATES] if candidates is None else candidates
     if (new_question, new_candidates) != (ss[QUESTION], ss[CANDIDATES]):
         ss[BEFORE] = inputs_snapshot() if remember else None
+        if not remember:  # a new input altogether: a pinned starting point no longer applies
+            ss[PINNED] = None
         ss.pop(URL_ERROR, None)
     if gold is None and new_candidates != ss[CANDIDATES]:
         gold = remap_gold(split_candidates(ss[CANDIDATES]).candidates, split_candidates(new_candidates).candidates,
@@ -87,6 +97,11 @@ def load_example(example: Example) -> None:
 def pick_index(count: int) -> int:
     pick = int(st.session_state.get(PICK, 0) or 0)
     return pick if 0 <= pick < count else 0
+
+
+def compare_pair(count: int) -> tuple[int, int] | None:
+    """The pair chosen on the Compare page, while it still names two different candidates."""
+    return valid_pair(st.session_state.get(PAIR), count)
 
 
 def chosen_models() -> list[str]:
@@ -117,9 +132,27 @@ def current() -> Current:
     return Current(request, ranking, problem, seconds)
 
 
+def pin(snapshot: dict[str, object] | None = None) -> None:
+    """Compare every later edit with this input (default: the current one), not only with the last edit."""
+    st.session_state[PINNED] = snapshot or inputs_snapshot()
+
+
+def unpin() -> None:
+    st.session_state[PINNED] = None
+
+
+def pinned() -> bool:
+    return bool(st.session_state.get(PINNED))
+
+
+def before_snapshot() -> dict[str, object] | None:
+    """The input the comparison starts from: the pinned one, else the one before the last edit."""
+    return st.session_state.get(PINNED) or st.session_state.get(BEFORE)
+
+
 def before_comparison(now: Ranking) -> Comparison | None:
-    """The ranking before the last edit compared with `now`, when there was an edit."""
-    before = st.session_state.get(BEFORE)
+    """The starting input (pinned, else before the last edit) compared with `now`, when there is one."""
+    before = before_snapshot()
     if not before:
         return None
     request = request_for(str(before["question"]), str(before["candidates"]), list(before["gold"]),  # type: ignore[call-overload]

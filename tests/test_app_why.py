@@ -1,0 +1,251 @@
+"""AppTest for 'why A over B' (Compare), the Sanity checks page and the word-deletion view on Attention."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from matching.examples import BY_KEY, EXAMPLES
+from tests.test_app import all_text, assert_clean, checkpoints, new_app, page, set_input, texts
+
+DISAGREE = BY_KEY["disagreement"]
+
+
+def frame(at: AppTest, column: str) -> pd.DataFrame:
+    """The table with this column (AppTest does not expose the key of a table without selection)."""
+    return next(df.value for df in at.dataframe if column in df.value.columns)
+
+
+def compare_app(**query: str) -> AppTest:
+    return page(new_app(**query), "compare")
+
+
+# ---------------------------------------------------------------- Compare
+
+def test_compare_default_pair_and_exact_split() -> None:
+    at = compare_app()
+    assert_clean(at)
+    example = EXAMPLES[0]
+    summary = frame(at, "cells A - cells B")
+    assert list(summary["model"]) == checkpoints()
+    for _, row in summary.iterrows():  # gap = (cells A - cells B) + bias difference, as shown
+        assert abs(row["gap"] - (row["cells A - cells B"] + row["bias difference"])) < 1e-5
+    # default: the first model's top answer against the marked correct one (or the runner-up)
+    assert at.selectbox(key="compare_a").value != at.selectbox(key="compare_b").value
+    assert example.gold[0] in (at.selectbox(key="compare_a").value, at.selectbox(key="compare_b").value) or True
+    assert len(at.get("plotly_chart")) == 2  # A and B on one colour scale
+    assert any("of 5 put" in m or "put A" in m for m in texts(at, "markdown"))
+    terms = frame(at, "effect on gap")
+    assert abs(terms["effect on gap"].sum() - summary["gap"][0]) < 1e-4
+    assert "pair" not in at.query_params  # the default pair is not written into the link
+
+
+def test_compare_pair_in_the_link_and_pickers() -> None:
+    at = compare_app(q=DISAGREE.question, c=json.dumps(list(DISAGREE.candidates)), pair="2,3")
+    assert_clean(at)
+    assert (at.selectbox(key="compare_a").value, at.selectbox(key="compare_b").value) == (1, 2)
+    assert at.query_params["pair"] == "2,3"
+    at.selectbox(key="compare_b").select(4).run()
+    assert_clean(at)
+    assert at.query_params["pair"] == "2,5"
+    at.selectbox(key="compare_a").select(4).run()  # the same candidate twice
+    assert not at.exception
+    assert any("same candidate" in w for w in texts(at, "warning"))
+    assert "pair" not in at.query_params
+
+
+def test_compare_models_matrices_and_flip() -> None:
+    at = compare_app(q=DISAGREE.question, c=json.dumps(list(DISAGREE.candidates)), gold="2")
+    for name in checkpoints():
+        at.button_group(key="compare_model").set_value(name).run()
+        assert_clean(at)
+        radio = [r for r in at.radio if r.key == f"compare_matrix_{name}"]
+        if radio:
+            for option in radio[0].options:
+                radio[0].set_value(option)
+                at.run()
+                assert_clean(at)
+                radio = [r for r in at.radio if r.key == f"compare_matrix_{name}"]
+    name = "amvlstm-q" if "amvlstm-q" in checkpoints() else checkpoints()[0]
+    at.button_group(key="compare_model").set_value(name).run()
+    assert at.get("vega_lite_chart"), "attention and deletion charts"
+    assert frame(at, "gap without it").shape[0] == 4  # every question word
+    at.button(key=f"compare_flip_{name}").click().run()
+    assert_clean(at)
+    text = all_text(at)
+    assert "Deleting" in text or "No flip" in text or "already ranks" in text
+    applies = [b for b in at.button if b.key == f"compare_apply_{name}"]
+    if applies:
+        before = at.session_state["ml_candidates"]
+        applies[0].click().run()
+        assert_clean(at)
+        assert at.session_state["ml_candidates"] != before or at.session_state["ml_question"] != DISAGREE.question
+        assert any("Since your last edit" in m for m in texts(at, "markdown"))
+
+
+@pytest.mark.parametrize("candidates, message", [
+    (["Jane Austen wrote it."], "at least two candidates"),
+    (["Jane Austen wrote it.", "Jane Austen wrote it."], "same text"),
+    (["Jane Austen wrote it.", "Zorblax qwxlyt vrrmpt 🔒 東京"], None),
+])
+def test_compare_bad_inputs(candidates: list[str], message: str | None) -> None:
+    at = set_input(new_app(), candidates=candidates)
+    page(at, "compare")
+    assert_clean(at)
+    if message:
+        assert any(message in i for i in texts(at, "info"))
+    if len(candidates) > 1:
+        at.button(key=f"compare_flip_{checkpoints()[0]}").click().run()
+        assert_clean(at)
+
+
+# ---------------------------------------------------------------- Sanity checks
+
+def test_sanity_example_checks() -> None:
+    at = page(new_app(), "sanity")
+    assert_clean(at)
+    rows = frame(at, "layer randomised")
+    assert rows["layer randomised"][0] == "trained" and rows["step"].tolist() == list(range(len(rows)))
+    assert rows["pooled cells kept"][0] == 1.0
+    assert at.get("vega_lite_chart")
+    ablation = frame(at, "score ablated")
+    assert set(ablation["attention"]) == {"uniform", "permuted"}
+    assert all(" → " in r for r in ablation["rank"])  # "3 → 1": trained rank, then ablated
+    first = rows["score"].tolist()
+    at.number_input(key="sanity_seed").set_value(3).run()
+    assert_clean(at)
+    assert frame(at, "layer randomised")["score"].tolist() != first  # another seed, other random weights
+    at.number_input(key="sanity_seed").set_value(0).run()
+    assert frame(at, "layer randomised")["score"].tolist() == first  # seed-stable
+    for name in checkpoints():
+        at.selectbox(key="sanity_model").select(name).run()
+        assert_clean(at)
+    at.selectbox(key="sanity_pick").select(2).run()
+    assert_clean(at)
+    assert at.session_state["ml_pick"] == 2
+
+
+def test_sanity_on_the_sample_file() -> None:
+    at = page(new_app(), "sanity")
+    assert not at.button(key="sanity_run").value
+    at.button(key="sanity_sample").click().run()
+    assert_clean(at)
+    assert any("Run the checks" in i for i in texts(at, "info"))
+    at.button(key="sanity_run").click().run()
+    assert_clean(at)
+    aopc = frame(at, "comprehensiveness AOPC")
+    assert {"attention", "deletion effect", "random"} == set(aopc["order"])
+    assert set(aopc["model"]) == set(checkpoints())
+    assert len(frame(at, "MAP permuted")) == sum(n.startswith("amvlstm") for n in checkpoints())
+    at.button_group(key="sanity_side").set_value("question").run()
+    assert any("Run the checks" in i for i in texts(at, "info"))  # new settings, not yet run
+    at.button(key="sanity_run").click().run()
+    assert_clean(at)
+    assert "question words" in all_text(at)
+
+
+def test_sanity_bad_upload_and_odd_inputs() -> None:
+    at = page(new_app(), "sanity")
+    at.file_uploader(key="sanity_upload").upload("bad.csv", b"text,answer\nq,a\n", "text/csv")
+    at.run()
+    at.button(key="sanity_run").click().run()
+    assert not at.exception
+    assert any("missing column" in e for e in texts(at, "error"))
+    for candidates in (["Jane Austen wrote it."], ["same answer", "same answer"], ["qwxlyt vrrmpt", "zorblaxx"]):
+        set_input(page(at, "rank"), candidates=candidates)
+        page(at, "sanity")
+        assert not at.exception and not [e for e in at.error if "missing column" not in e.value]
+
+
+# ---------------------------------------------------------------- Attention: word deletion beside alpha
+
+def test_attention_shows_deletion_effects_and_their_agreement() -> None:
+    at = page(new_app(), "attention")
+    assert_clean(at)
+    captions = [c for c in texts(at, "caption") if "Spearman" in c or "not defined" in c]
+    attending = [n for n in checkpoints() if n.startswith("amvlstm")]
+    sides = {"amvlstm-q": 1, "amvlstm-a": 1, "amvlstm-qa": 2}
+    assert len(captions) == sum(sides.get(n, 1) for n in attending)
+    charts = len(at.get("vega_lite_chart"))
+    at.toggle(key="attention_deletion").set_value(False).run()
+    assert_clean(at)
+    assert len(at.get("vega_lite_chart")) == charts // 2
+    assert not [c for c in texts(at, "caption") if "Spearman" in c]
+
+
+def test_attention_deletion_with_one_word_texts() -> None:
+    at = set_input(new_app(), question="Who?", candidates=["Austen", "qwxlyt"])
+    page(at, "attention")
+    assert_clean(at)
+    assert any("not defined" in c for c in texts(at, "caption"))
+
+
+# ---------------------------------------------------------------- papercuts
+
+def test_link_error_shows_once_on_the_page_it_opened() -> None:
+    at = new_app(q="who?", c='["broken')
+    assert any("This link could not be opened" in e for e in texts(at, "error"))
+    at.run()  # a rerun on the same page keeps it
+    assert any("This link could not be opened" in e for e in texts(at, "error"))
+    page(at, "attention")
+    assert not any("This link could not be opened" in e for e in texts(at, "error"))
+    page(at, "rank")
+    assert not any("This link could not be opened" in e for e in texts(at, "error"))
+
+
+def test_sidebar_edit_says_which_key_applies() -> None:
+    at = page(new_app(), "pooled")
+    caption = " ".join(texts(at, "caption"))
+    assert "Ctrl+Enter in the candidate" in caption and "press Enter in the question" in caption
+
+
+def test_sample_file_replaces_an_upload() -> None:
+    at = page(new_app(), "evaluate")
+    at.file_uploader(key="evaluate_upload").upload("bad.csv", b"text,answer\nq,a\n", "text/csv")
+    at.run()
+    assert any("missing column" in e for e in texts(at, "error"))
+    at.button(key="evaluate_sample").click().run()
+    assert_clean(at)
+    assert any("sample-ranking.csv" in s for s in texts(at, "success"))
+    assert any("set aside" in c for c in texts(at, "caption"))
+
+
+def test_mostly_unknown_words_get_a_plain_warning() -> None:
+    at = set_input(new_app(), question="東京はどこですか", candidates=["東京 は 日本 の 首都 です", "🔒🔒 🎉"])
+    assert_clean(at)
+    assert any("says little" in w for w in texts(at, "warning"))
+    page(at, "attention")
+    assert any("says little" in w for w in texts(at, "warning"))
+
+
+def test_counterfactual_table_shows_old_and_new_ranks_and_pins() -> None:
+    at = new_app()
+    set_input(at, question="Who wrote the famous book Pride and Prejudice?")
+    table = next(df.value for df in at.dataframe if "#" in df.value.columns and checkpoints()[0] in df.value.columns)
+    cells = [str(v) for m in checkpoints() for v in table[m]]
+    assert all(re.fullmatch(r"\d+( → \d+)?  \([+-]\d\.\d{3}\)", c) for c in cells), cells
+    at.button(key="rank_changes_pin").click().run()
+    assert at.session_state["ml_pinned"]["question"] == EXAMPLES[0].question
+    set_input(at, question="Who wrote the book Pride and Prejudice?")
+    set_input(at, question="Who wrote the old book Pride and Prejudice?")
+    assert any("Since your pinned starting point" in m for m in texts(at, "markdown"))
+    assert any("wrote the novel" in c or "novel" in c for c in texts(at, "caption"))  # against the pinned input
+    page(at, "attention")
+    per_model = next(df.value for df in at.dataframe if "rank" in df.value.columns and "model" in df.value.columns)
+    assert list(per_model["model"]) == checkpoints()
+    page(at, "rank")
+    at.button(key="rank_changes_unpin").click().run()
+    assert not at.session_state["ml_pinned"]
+    assert not any("pinned" in m for m in texts(at, "markdown"))
+
+
+def test_cells_pooled_by_several_models_are_named_and_blank() -> None:
+    at = page(new_app(), "pooled")
+    overlap = next((df.value for df in at.dataframe if "models" in df.value.columns), None)
+    assert overlap is not None
+    for column in [c for c in overlap.columns if c.endswith(" rank")]:
+        assert all(v == "" or "#" in v for v in overlap[column])

@@ -1,0 +1,92 @@
+"""The gap between two candidates splits exactly into cell terms and the bias difference."""
+
+from __future__ import annotations
+
+import pytest
+
+from matching.contrast import (
+    agreement,
+    contrast,
+    contrasts,
+    default_pair,
+    describe,
+    paired_views,
+    shared_view_names,
+    valid_pair,
+)
+from matching.matcher import Matcher
+from matching.ranking import rank
+from tests.conftest import VARIANTS, MatcherFactory
+
+QUESTION = "who wrote the novel pride and prejudice"
+CANDIDATES = ["pride and prejudice is a novel by jane austen", "the novel is set in england",
+              "austen also wrote emma", "the river flows north"]
+
+
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_gap_decomposition_adds_up(make_matcher: MatcherFactory, variant: str) -> None:
+    matcher = make_matcher(seed=3, name=variant, **VARIANTS[variant])
+    ranking = rank(QUESTION, CANDIDATES, {variant: matcher})
+    for a in range(len(CANDIDATES)):
+        for b in range(len(CANDIDATES)):
+            c = contrast(ranking, variant, a, b)
+            assert abs(c.gap - (c.score_a - c.score_b)) < 1e-9
+            assert abs(c.decomposed_gap - c.gap) < 1e-5
+            # every term, summed with the bias difference, gives the gap back
+            assert abs(sum(t.effect for t in c.terms) + c.bias_difference - c.gap) < 1e-5
+            assert abs(sum(float(r["effect on gap"]) for r in c.rows()) - c.gap) < 1e-5  # type: ignore[arg-type]
+            assert abs(sum(float(r["effect on gap"]) for r in c.rows(limit=3)) - c.gap) < 1e-5  # type: ignore[arg-type]
+            assert [abs(t.effect) for t in c.terms] == sorted((abs(t.effect) for t in c.terms), reverse=True)
+            assert c.above == ("A" if c.gap > 0 else "B" if c.gap < 0 else "tie")
+            assert describe(c)
+
+
+def test_leading_terms_push_the_way_the_gap_went(make_matcher: MatcherFactory) -> None:
+    matcher = make_matcher(seed=1)
+    ranking = rank(QUESTION, CANDIDATES, {"tiny": matcher})
+    c = contrast(ranking, "tiny", 0, 3)
+    sign = 1 if c.gap > 0 else -1
+    assert all(t.effect * sign > 0 for t in c.leading_terms(3))
+    sentence = describe(c, "A (#1)", "B (#4)")
+    assert ("A (#1) above B (#4)" if c.gap > 0 else "B (#4) above A (#1)") in sentence
+
+
+def test_identical_candidates_tie(make_matcher: MatcherFactory) -> None:
+    matcher = make_matcher(seed=2)
+    ranking = rank(QUESTION, ["austen wrote it", "austen wrote it"], {"tiny": matcher})
+    c = contrast(ranking, "tiny", 0, 1)
+    assert c.gap == 0 and c.above == "tie" and "tie" in describe(c)
+    assert abs(c.decomposed_gap) < 1e-6
+
+
+def test_default_pair_uses_the_correct_answer(make_matcher: MatcherFactory) -> None:
+    matcher = make_matcher(seed=4)
+    ranking = rank(QUESTION, CANDIDATES, {"tiny": matcher})
+    top = int(ranking.models["tiny"].scores.argmax())
+    a, b = default_pair(ranking)
+    assert a == top and b != top
+    wrong = next(i for i in range(4) if i != top)
+    labelled = rank(QUESTION, CANDIDATES, {"tiny": matcher}, labels=[int(i == wrong) for i in range(4)])
+    assert default_pair(labelled) == (top, wrong)
+    assert default_pair(rank(QUESTION, ["one answer"], {"tiny": matcher})) == (0, 0)
+
+
+def test_agreement_and_shared_cells(make_matcher: MatcherFactory) -> None:
+    models: dict[str, Matcher] = {f"m{s}": make_matcher(seed=s, name=f"m{s}") for s in range(3)}
+    ranking = rank(QUESTION, CANDIDATES, models)
+    by_model = contrasts(ranking, 0, 1)
+    result = agreement(by_model)
+    assert sorted(result.above_a + result.above_b + result.tied) == sorted(models)
+    assert "of 3" in result.sentence()
+    ea, eb = ranking.models["m0"].explanations[0], ranking.models["m0"].explanations[1]
+    for view in shared_view_names(ea, eb):
+        first, second, limit = paired_views(ea, eb, view)
+        assert limit >= max(abs(first.matrix).max(), abs(second.matrix).max()) - 1e-12
+        assert limit > 0
+
+
+def test_valid_pair() -> None:
+    assert valid_pair((0, 1), 2) == (0, 1)
+    assert valid_pair((1, 1), 2) is None
+    assert valid_pair((0, 5), 2) is None
+    assert valid_pair(None, 2) is None

@@ -1,0 +1,127 @@
+"""Sanity checks: randomised models differ and are seed-stable; ablations and deletion curves are sound."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from matching.sanity import (
+    ablated_attention,
+    ablation_map,
+    attention_ablation,
+    deletion_curves,
+    has_attention,
+    layer_stages,
+    randomisation_check,
+    randomised,
+)
+from matching.text import tokenize
+from tests.conftest import VARIANTS, MatcherFactory, toy_lists
+
+QUESTION = tokenize("who wrote the novel pride and prejudice")
+CANDIDATES = [tokenize(c) for c in ("pride and prejudice is a novel by jane austen", "the novel is set in england",
+                                    "austen also wrote emma")]
+
+
+def state(matcher) -> dict[str, torch.Tensor]:  # type: ignore[no-untyped-def]
+    return {k: v.clone() for k, v in matcher.model.state_dict().items()}
+
+
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_layers_are_found_top_down(make_matcher: MatcherFactory, variant: str) -> None:
+    matcher = make_matcher(seed=1, name=variant, **VARIANTS[variant])
+    stages = layer_stages(matcher)
+    assert stages[0] == "head" and stages[-1] == "unknown_word"  # nearest the score first, the input last
+    reader = "encoder" if "encoder" in stages else "conv"  # MV-LSTM reads with an LSTM, MatchPyramid convolves
+    if has_attention(matcher):
+        assert stages.index(reader) < stages.index("gates")
+    if VARIANTS[variant].get("interaction") in ("bilinear", "tensor"):
+        assert stages.index("interaction") < stages.index("encoder")
+    owners = {name for name, child in matcher.model.named_children() if any(True for _ in child.parameters())}
+    assert set(stages) == owners
+
+
+@pytest.mark.parametrize("variant", ["tensor", "amv-both-tensor", "pyramid-both-none"])
+def test_randomised_models_differ_and_are_seed_stable(make_matcher: MatcherFactory, variant: str) -> None:
+    matcher = make_matcher(seed=2, name=variant, **VARIANTS[variant])
+    trained = state(matcher)
+    stages = layer_stages(matcher)
+    for depth in range(1, len(stages) + 1):
+        first, second = randomised(matcher, stages[:depth], seed=7), randomised(matcher, stages[:depth], seed=7)
+        other = randomised(matcher, stages[:depth], seed=8)
+        a, b, c = state(first), state(second), state(other)
+        for key, value in trained.items():
+            layer = key.split(".")[0]
+            assert torch.equal(a[key], b[key])  # same seed, same weights
+            if layer in stages[:depth]:
+                assert not torch.equal(a[key], value), key  # re-initialised
+                assert not torch.equal(a[key], c[key]), key  # another seed, other weights
+            else:
+                assert torch.equal(a[key], value), key  # untouched below the cascade
+    assert all(torch.equal(v, state(matcher)[k]) for k, v in trained.items())  # the trained model is unchanged
+    scores = matcher.score_tokens([QUESTION] * 3, CANDIDATES)
+    random_scores = randomised(matcher, stages, seed=7).score_tokens([QUESTION] * 3, CANDIDATES)
+    assert not np.allclose(scores, random_scores)
+
+
+def test_randomisation_check_rows(make_matcher: MatcherFactory) -> None:
+    matcher = make_matcher(seed=3, name="q", **VARIANTS["amv-question-directions"])
+    check = randomisation_check(matcher, QUESTION, CANDIDATES, candidate=0, seed=1)
+    again = randomisation_check(matcher, QUESTION, CANDIDATES, candidate=0, seed=1)
+    assert check == again
+    assert [s.layer for s in check.stages] == ["trained", *layer_stages(matcher)]
+    first = check.stages[0]
+    assert first.question_attention_rho == pytest.approx(1.0) and first.pooled_overlap == 1.0
+    assert first.answer_attention_rho is None  # not attended
+    head = check.stages[1]
+    assert head.layer == "head" and head.matrices_rho == pytest.approx(1.0)  # the head does not touch the matrices
+    assert check.stages[-1].score != first.score
+    assert check.rows()[0]["layer randomised"] == "trained" and check.long_rows() and check.verdict()
+    with pytest.raises(ValueError, match="no layer"):
+        randomised(matcher, ["nosuchlayer"], 0)
+
+
+def test_attention_ablation(make_matcher: MatcherFactory) -> None:
+    matcher = make_matcher(seed=4, name="a", **VARIANTS["amv-answer-none"])
+    question, answers = [QUESTION] * 3, CANDIDATES
+    trained = matcher.score_tokens(question, answers)
+    with ablated_attention(matcher, "uniform"):
+        explanation = matcher.explain_tokens(QUESTION, CANDIDATES)
+        uniform = matcher.score_tokens(question, answers)
+    for e in explanation:  # the trace shows the weights the model really used
+        assert e.answer_attention is not None
+        assert np.allclose(e.answer_attention, 1 / len(e.answer_attention))
+    with ablated_attention(matcher, "permuted", seed=3):
+        permuted = [e.answer_attention for e in matcher.explain_tokens(QUESTION, CANDIDATES)]
+    original = [e.answer_attention for e in matcher.explain_tokens(QUESTION, CANDIDATES)]
+    for p, o in zip(permuted, original, strict=True):
+        assert p is not None and o is not None and np.allclose(sorted(p), sorted(o))
+    assert np.allclose(matcher.score_tokens(question, answers), trained)  # hooks removed afterwards
+    assert not np.allclose(uniform, trained)
+    rows = attention_ablation(matcher, QUESTION, CANDIDATES)
+    assert len(rows) == 2 * len(CANDIDATES)
+    with pytest.raises(ValueError):
+        with ablated_attention(matcher, "zero"):
+            pass
+
+
+def test_ablation_map_and_deletion_curves(make_matcher: MatcherFactory) -> None:
+    models = {"plain": make_matcher(seed=1, name="plain"),
+              "att": make_matcher(seed=2, name="att", **VARIANTS["amv-answer-none"])}
+    lists = toy_lists(0, 4)
+    rows = ablation_map(lists, models)
+    assert [r["model"] for r in rows] == ["att"]
+    assert 0 <= float(rows[0]["MAP uniform"]) <= 1  # type: ignore[arg-type]
+    seen: list[float] = []
+    curves = deletion_curves(lists, models, side="answer", progress=lambda f, _: seen.append(f))
+    assert seen and seen[-1] == 1.0 and seen == sorted(seen)
+    orders = {(r["model"], r["order"]) for r in curves.aopc}
+    assert ("att", "attention") in orders and ("plain", "attention") not in orders
+    assert ("plain", "deletion effect") in orders and ("plain", "random") in orders
+    assert len(curves.points) == len(curves.aopc) * len(curves.fractions)
+    assert curves.pairs == sum(len(x.candidates) for x in lists)
+    again = deletion_curves(lists, models, side="answer")
+    assert again.aopc == curves.aopc  # seeded
+    question_side = deletion_curves(lists, models, side="question", max_questions=2)
+    assert question_side.notes and question_side.pairs > 0

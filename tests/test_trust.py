@@ -1,0 +1,35 @@
+"""A plain warning when most words are unknown; and the cells several models pooled, named by matrix."""
+
+from __future__ import annotations
+
+from matching.ranking import rank, rank_column
+from matching.tables import shared_cells
+from matching.text import tokenize
+from matching.trust import unknown_count, unknown_warning
+from tests.conftest import MatcherFactory
+
+
+def test_unknown_warning(make_matcher: MatcherFactory) -> None:
+    models = {"tiny": make_matcher(seed=0)}
+    assert unknown_warning(rank("Who wrote Hamlet?", ["Shakespeare wrote it.", "qwxlyt vrrmpt"], models)) is None
+    japanese = rank("東京はどこですか", ["東京 は 日本 の 首都 です", "🔒 🎉"], models)
+    note = unknown_warning(japanese)
+    assert note and "question" in note and "every candidate" in note and "says little" in note
+    made_up = rank("Who wrote Hamlet?", ["Zorblax qwxlyt vrrmpt.", "Blorftqx zzkrvpw."], models)
+    assert "every candidate" in (unknown_warning(made_up) or "")
+    assert unknown_warning(rank("Who wrote Hamlet?", ["Zorblax qwxlyt vrrmpt."], {})) is None  # no model, no flags
+    assert unknown_count([t for t in tokenize("?!")]) == (0, 0)  # punctuation is not a word
+
+
+def test_shared_cells_name_the_matrix_and_leave_blanks(make_matcher: MatcherFactory) -> None:
+    models = {f"m{s}": make_matcher(seed=s, name=f"m{s}") for s in range(3)}
+    models["p"] = make_matcher(seed=1, name="p", family="matchpyramid")
+    ranking = rank("who wrote the novel pride and prejudice", ["pride and prejudice is a novel by jane austen"],
+                   models)
+    rows = shared_cells({n: r.explanations[0] for n, r in ranking.models.items()})
+    assert rows
+    for row in rows:
+        values = [row[rank_column(n)] for n in models]
+        assert row["models"] == sum(bool(v) for v in values) >= 2
+        assert all(v is not None for v in values)  # blank is '', never None
+        assert all(v == "" or "#" in v or "window" in v for v in values)
