@@ -249,3 +249,28 @@ def test_cells_pooled_by_several_models_are_named_and_blank() -> None:
     assert overlap is not None
     for column in [c for c in overlap.columns if c.endswith(" rank")]:
         assert all(v == "" or "#" in v for v in overlap[column])
+
+
+# ---------------------------------------------------------------- Evaluate, deeper
+
+def test_evaluate_slices_top_answers_csv_and_empty_filter() -> None:
+    at = page(new_app(), "evaluate")
+    at.button(key="evaluate_sample").click().run()
+    assert_clean(at)
+    assert "Metrics (CSV)" in {b.label for b in at.get("download_button")}
+    for slicing in ("question word", "correct-answer length", "word overlap"):
+        rows = frame(at, slicing)
+        assert rows["questions"].sum() == 8  # every sample question has a correct answer
+    at.button_group(key="evaluate_per_model").set_value("top answer").run()
+    assert_clean(at)
+    questions = next(df for df in at.dataframe if df.key == "evaluate_questions").value
+    assert all(f"{m} top answer" in questions.columns for m in checkpoints())
+    assert len(questions.columns) <= 10  # fits at 1440 px
+    at.button(key="evaluate_identical_run").click().run()
+    assert_clean(at)
+    shares = frame(at, "identical-word share")
+    assert list(shares["model"]) == checkpoints() and shares["identical-word share"].between(0, 1).all()
+    at.checkbox(key="evaluate_low").check().run()
+    at.number_input(key="evaluate_threshold").set_value(100).run()
+    assert_clean(at)
+    assert any("No question shown" in i and "rank" in i for i in texts(at, "info"))

@@ -13,6 +13,7 @@ from matching.evaluation import READING, Evaluation, evaluate
 from matching.export import rows_to_csv
 from matching.inputs import join_candidates
 from matching.metrics import METRICS
+from matching.slices import empty_filter_reason, identical_word_share, slice_rows, top_answers
 from matching.text import TextError
 from pages.views import common, components, state
 
@@ -94,6 +95,38 @@ else:
     table.insert(1, "kind", ["model" if s in models_set else "baseline" for s in table["system"]])
     st.dataframe(table.style.highlight_max(subset=list(METRICS), color="#d1f2d9").format(
         {m: "{:.4f}" for m in METRICS}), hide_index=True, width="stretch", key="evaluate_metrics")
+    components.download("Metrics (CSV)", rows_to_csv(table.to_dict("records")), "matchlens-metrics.csv",
+                        "text/csv", key="evaluate_metrics_export", icon=":material/download:")
+
+    st.subheader("Slices", divider="gray")
+    st.caption("MAP per group of questions: by question word, by the length of the correct answers (mean words), "
+               "and by how many of the question's words the best-overlapping correct answer repeats. Small groups "
+               "vary a lot; the count says how many questions each holds.")
+    slice_tables = slice_rows(evaluation, lists)
+    slice_columns = st.columns(len(slice_tables), gap="medium")
+    for column, (slicing, rows) in zip(slice_columns, slice_tables.items(), strict=True):
+        with column:
+            st.markdown(f"**{slicing}**")
+            slice_frame = pd.DataFrame(rows)
+            st.dataframe(slice_frame, hide_index=True, width="stretch", key=f"evaluate_slice_{slicing}",
+                         column_config={c: st.column_config.NumberColumn(c.removesuffix(" MAP"), format="%.3f")
+                                        for c in slice_frame.columns if c.endswith(" MAP")})
+    with st.expander("How much of each model's score comes from identical words?", icon=":material/join_inner:",
+                     key="evaluate_identical"):
+        st.caption("Share of all |pooled-cell contributions| coming from cells that join a question word with the "
+                   "same word in the candidate (over every pair of the file, at most 200 questions). Word overlap "
+                   "and BM25 score only such matches; a model near 0 reads meaning beyond exact words.")
+        if st.button("Compute", key="evaluate_identical_run", icon=":material/calculate:"):
+            bar = st.progress(0.0, text="Explaining every pair...")
+            ss["ml_identical"] = {"digest": result["digest"], "rows": identical_word_share(
+                lists, dict(state.models()), max_questions=200,
+                progress=lambda f, what: bar.progress(f, text=f"{what} done"))}
+            bar.empty()
+        identical = ss.get("ml_identical")
+        if identical and identical["digest"] == result["digest"]:
+            st.dataframe(pd.DataFrame(identical["rows"]), hide_index=True, width="stretch",
+                         key="evaluate_identical_table", column_config={"identical-word share": st.column_config.
+                                                                        NumberColumn(format="percent")})
 
     st.subheader("Per question", divider="gray")
     st.caption("Click a row to open that question with its candidates and labels on the Rank page.")
@@ -104,14 +137,22 @@ else:
     threshold = filters[2].number_input("Low means rank ≥", min_value=2, max_value=100, value=3,
                                         key="evaluate_threshold")
     frame = pd.DataFrame(evaluation.per_question)
+    tops = top_answers(evaluation, lists)
     model_names = [s for s in evaluation.systems if s in models_set]
     first = [f"{m} first correct" for m in model_names]
     if disagree:
         frame = frame[frame["models disagree"]]
     if low and first:
         frame = frame[(frame[first] >= threshold).any(axis=1)]
-    columns = ["qid", "question", "candidates", "correct", *first, *[f"{m} AP" for m in model_names],
-               "models disagree", "BM25 first correct"]
+    frame = frame.copy()
+    shown = st.segmented_control("Per model", ["first correct rank", "AP", "top answer"],
+                                 default="first correct rank", key="evaluate_per_model",
+                                 help="One column per model, so every column fits the screen.") or "first correct rank"
+    for model in model_names:
+        frame[f"{model} top answer"] = [tops[int(n)][model] for n in frame.index]
+    per_model = {"first correct rank": first, "AP": [f"{m} AP" for m in model_names],
+                 "top answer": [f"{m} top answer" for m in model_names]}[shown]
+    columns = ["qid", "question", "candidates", "correct", *per_model, "models disagree", "BM25 first correct"]
     columns = [c for c in columns if c in frame.columns]
     if all(str(row["qid"]) == str(row["question"]) for row in evaluation.per_question):
         columns.remove("qid")  # CSV files have no ids: the question is its own id
@@ -119,9 +160,18 @@ else:
                                                help="Rank of the best-placed correct answer (1 = top)")
               for c in first + ["BM25 first correct"]}
     config.update({f"{m} AP": st.column_config.NumberColumn(f"{m} AP", format="%.3f") for m in model_names})
-    config["question"] = st.column_config.TextColumn("question", width="large", pinned=True)
+    config.update({f"{m} top answer": st.column_config.TextColumn(m, help=f"{m}'s top answer", width="medium")
+                   for m in model_names})
+    config["question"] = st.column_config.TextColumn("question", width="medium", pinned=True)
+    config["candidates"] = st.column_config.NumberColumn("cands", width="small", help="Candidates")
+    config["correct"] = st.column_config.NumberColumn("correct", width="small", help="Correct candidates")
+    config["models disagree"] = st.column_config.CheckboxColumn("disagree", width="small",
+                                                                help="The models disagree on the top answer")
     config["qid"] = st.column_config.TextColumn("qid", width="small")
     st.caption(f"{len(frame)} of {len(evaluation.per_question)} questions shown.")
+    if frame.empty:
+        st.info(components.md(empty_filter_reason(evaluation, disagree, low, int(threshold))),
+                icon=":material/filter_alt_off:")
     selection = st.dataframe(frame[columns].reset_index(drop=True), column_config=config, hide_index=True,
                              width="stretch", key="evaluate_questions", on_select="rerun",
                              selection_mode="single-row", height=min(38 + 35 * len(frame), 520))

@@ -1,0 +1,51 @@
+"""Slices, top answers, identical-word share and the empty-filter sentence on tiny data."""
+
+from __future__ import annotations
+
+from matching.evaluation import evaluate
+from matching.slices import (
+    empty_filter_reason,
+    identical_word_share,
+    overlap,
+    question_word,
+    slice_rows,
+    top_answers,
+)
+from matching.text import tokenize
+from tests.conftest import MatcherFactory, toy_lists
+
+
+def test_question_word_and_overlap() -> None:
+    assert question_word(tokenize("Who wrote Hamlet?")) == "who"
+    assert question_word(tokenize("In which year did it end?")) == "other"
+    assert question_word(tokenize("Tell me: how hot is the sun")) == "how"
+    assert overlap(tokenize("who wrote hamlet ?"), tokenize("Hamlet was written by Shakespeare.")) == 1 / 3
+    assert overlap(tokenize("?"), tokenize("x")) == 0.0
+
+
+def test_slices_cover_every_question_with_a_correct_answer(make_matcher: MatcherFactory) -> None:
+    lists = toy_lists()
+    models = {"tiny": make_matcher(seed=1)}
+    evaluation = evaluate(lists, models)
+    tables = slice_rows(evaluation, lists)
+    assert set(tables) == {"question word", "correct-answer length", "word overlap"}
+    for rows in tables.values():
+        assert sum(int(r["questions"]) for r in rows) == len(lists)  # type: ignore[call-overload]
+        assert all(0 <= float(r["tiny MAP"]) <= 1 for r in rows)  # type: ignore[arg-type]
+    words = {r["question word"] for r in tables["question word"]}
+    assert {"where", "who", "what", "how", "when"} <= words
+    tops = top_answers(evaluation, lists, limit=20)
+    assert len(tops) == len(lists) and all(len(t["tiny"]) <= 20 for t in tops)
+    for item, top, scores in zip(lists, tops, evaluation.scores["tiny"], strict=True):
+        assert item.candidates[int(scores.argmax())].startswith(top["tiny"].rstrip("…"))
+    shares = identical_word_share(lists, models, max_questions=3)
+    assert shares[0]["pairs"] == 12 and 0 <= float(shares[0]["identical-word share"]) <= 1  # type: ignore[arg-type]
+
+
+def test_empty_filter_reason(make_matcher: MatcherFactory) -> None:
+    lists = toy_lists(0, 3)
+    evaluation = evaluate(lists, {"a": make_matcher(seed=1, name="a")})
+    text = empty_filter_reason(evaluation, disagree=True, low=False, threshold=3)
+    assert "agree on the top answer for all 3 questions" in text  # one model cannot disagree with itself
+    text = empty_filter_reason(evaluation, disagree=False, low=True, threshold=100)
+    assert "rank ≥ 100" in text
