@@ -283,6 +283,7 @@ def test_evaluate_sample_then_open_a_question(server: str, page: Page) -> None:
                                                                                      timeout=WAIT_MS)
     page.wait_for_timeout(1000)
     shot(page, "20-evaluate")
+    grid.scroll_into_view_if_needed()  # below the metrics and the slices
     box = grid.bounding_box()
     assert box is not None
     page.mouse.click(box["x"] + 18, box["y"] + 35 + 35 + 17)  # the second question's row

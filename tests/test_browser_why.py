@@ -18,11 +18,15 @@ except ImportError:  # pragma: no cover - skipped without chromium (pytestmark)
     Page = object  # type: ignore[assignment,misc]
 
 
-def full_shot(tab: Page, name: str) -> None:
+def full_shot(tab: Page, name: str, height: int = 3600) -> None:
+    """Streamlit scrolls inside its own container, so a tall viewport shows the whole page."""
     SHOTS.mkdir(parents=True, exist_ok=True)
+    tab.set_viewport_size({"width": 1440, "height": height})
     tab.mouse.move(1, 1)
-    tab.wait_for_timeout(800)
-    tab.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+    tab.wait_for_timeout(2500)
+    tab.screenshot(path=str(SHOTS / f"{name}.png"))
+    tab.set_viewport_size({"width": 1440, "height": 1600})
+    tab.wait_for_timeout(500)
 
 
 def no_errors(tab: Page) -> None:
@@ -34,7 +38,8 @@ def test_compare_and_sanity_pages(server: str, page: Page) -> None:  # noqa: F81
     example = BY_KEY["disagreement"]
     query = urlencode({"q": example.question, "c": json.dumps(list(example.candidates)), "gold": "2",
                        "pair": "3,2"})
-    open_app(page, server, f"compare?{query}")
+    open_app(page, server, f"?{query}")  # the link opens on Rank; the sidebar leads to Compare
+    go(page, "Compare", "compare", ".js-plotly-plot")
     page.get_by_text("Across models").wait_for(timeout=WAIT_MS)
     page.locator(".js-plotly-plot .heatmaplayer").nth(1).wait_for(timeout=WAIT_MS)
     page.locator(".vega-embed").first.wait_for(timeout=WAIT_MS)
@@ -44,7 +49,7 @@ def test_compare_and_sanity_pages(server: str, page: Page) -> None:  # noqa: F81
 
     page.get_by_role("button", name="Find the smallest rank flip").click()
     settle(page)
-    page.get_by_text("Smallest rank flip").wait_for(timeout=WAIT_MS)
+    page.get_by_text("Smallest rank flip", exact=True).wait_for(timeout=WAIT_MS)
     page.locator("[data-testid=stAlert]", has_text="#").first.wait_for(timeout=WAIT_MS)
     no_errors(page)
     apply = page.get_by_role("button", name="Apply as a counterfactual edit")
@@ -65,7 +70,8 @@ def test_compare_and_sanity_pages(server: str, page: Page) -> None:  # noqa: F81
     page.get_by_role("button", name="Run the checks").click()
     page.get_by_text("pairs from").wait_for(timeout=WAIT_MS)
     settle(page)
-    page.locator(".st-key-sanity_curves_chart .vega-embed").wait_for(timeout=WAIT_MS)
+    page.get_by_text("Attention ablation on the file").wait_for(timeout=WAIT_MS)
+    page.locator("[role=tabpanel] .vega-embed >> visible=true").first.wait_for(timeout=WAIT_MS)
     page.wait_for_timeout(1500)
     no_errors(page)
     full_shot(page, "33-sanity-curves")

@@ -26,9 +26,9 @@ ss = st.session_state
 FLIPS = "ml_compare_flips"
 
 st.title(":material/compare_arrows: Compare two candidates")
-st.caption("Why does a model put one candidate above another? Each score is exactly the sum of its pooled cells' "
-           "contributions plus a bias term, so the gap score(A) - score(B) splits exactly into A's cells, minus "
-           "B's cells, plus the difference of the bias terms.")
+st.caption("Why does a model put one candidate above another? Each score is exactly the sum of its matrix cells' "
+           "contributions (gradient × value) plus a bias term, so the gap score(A) - score(B) splits exactly into "
+           "A's cells, minus B's cells, plus the difference of the bias terms.")
 
 GAP_COLUMNS = {
     "candidate": st.column_config.TextColumn("cell of", width="small"),

@@ -103,10 +103,9 @@ else:
                "and by how many of the question's words the best-overlapping correct answer repeats. Small groups "
                "vary a lot; the count says how many questions each holds.")
     slice_tables = slice_rows(evaluation, lists)
-    slice_columns = st.columns(len(slice_tables), gap="medium")
-    for column, (slicing, rows) in zip(slice_columns, slice_tables.items(), strict=True):
-        with column:
-            st.markdown(f"**{slicing}**")
+    slice_tabs = st.tabs([f"By {slicing}" for slicing in slice_tables])
+    for tab, (slicing, rows) in zip(slice_tabs, slice_tables.items(), strict=True):
+        with tab:
             slice_frame = pd.DataFrame(rows)
             st.dataframe(slice_frame, hide_index=True, width="stretch", key=f"evaluate_slice_{slicing}",
                          column_config={c: st.column_config.NumberColumn(c.removesuffix(" MAP"), format="%.3f")

@@ -48,16 +48,13 @@ def _example() -> None:
                "trained model's pooled cells still pooled. Blank: not defined (no attention on that side, a "
                "constant vector, or fewer than 3 candidates).")
     st.markdown(components.md(check.verdict()))
-    left, right = st.columns([3, 2], gap="medium")
-    with left:
-        components.altair(charts.randomisation_chart(check.long_rows(), f"{name}: explanation vs trained model"),
-                          key="sanity_randomisation_chart")
-    with right:
-        st.dataframe(pd.DataFrame(check.rows()), hide_index=True, width="stretch", key="sanity_randomisation",
-                     column_config={"score": st.column_config.NumberColumn(format="%+.3f"),
-                                    **{c: RHO for c in ("candidate scores", "question attention", "answer attention",
-                                                        "interaction matrices", "cell contributions")},
-                                    "pooled cells kept": st.column_config.NumberColumn(format="%.2f")})
+    components.altair(charts.randomisation_chart(check.long_rows(), f"{name}: explanation vs trained model"),
+                      key="sanity_randomisation_chart")
+    st.dataframe(pd.DataFrame(check.rows()), hide_index=True, width="stretch", key="sanity_randomisation",
+                 column_config={"score": st.column_config.NumberColumn(format="%+.3f"),
+                                **{c: RHO for c in ("candidate scores", "question attention", "answer attention",
+                                                    "interaction matrices", "cell contributions")},
+                                "pooled cells kept": st.column_config.NumberColumn(format="%.2f")})
     st.subheader("Attention ablation on this example", divider="gray")
     attending = [n for n in names if has_attention(state.models()[n])]
     if not attending:
@@ -133,7 +130,8 @@ def _dataset() -> None:
         st.markdown(f"**{curves.pairs} pairs** from {components.md(result['name'])}, {side} words.")
         components.altair(charts.curves_chart(curves.points, f"Deletion curves ({side} words)"),
                           key="sanity_curves_chart")
-        st.dataframe(pd.DataFrame(curves.aopc), hide_index=True, width="stretch", key="sanity_aopc", column_config={
+        st.dataframe(pd.DataFrame(curves.aopc), hide_index=True, width="stretch", key="sanity_aopc",
+                     height=38 + 35 * len(curves.aopc), column_config={
             "comprehensiveness AOPC": st.column_config.NumberColumn(format="%+.3f", help="Higher is better"),
             "sufficiency AOPC": st.column_config.NumberColumn(format="%+.3f", help="Lower is better")})
     st.markdown("**Attention ablation on the file** (MAP with the learned, uniform and permuted attention)")

@@ -132,7 +132,7 @@ def randomisation_chart(rows: Sequence[Mapping[str, Any]], title: str) -> alt.Ch
     data["after"] = [labels[int(s)] for s in data["step"]]
     return alt.Chart(data).mark_line(point=True).encode(
         x=alt.X("after:N", sort=[labels[k] for k in sorted(labels)], title="randomised down to (cascading)",
-                axis=alt.Axis(labelAngle=-20, labelLimit=200)),
+                axis=alt.Axis(labelAngle=0, labelLimit=200, labelOverlap=False)),
         y=alt.Y("value:Q", title="rank correlation / share kept", scale=alt.Scale(domain=[-1, 1])),
         color=alt.Color("measure:N", legend=alt.Legend(title=None, orient="right", labelLimit=200)),
         tooltip=["after:N", "measure:N", alt.Tooltip("value:Q", format="+.3f")],
@@ -147,7 +147,9 @@ def curves_chart(points: Sequence[Mapping[str, Any]], title: str) -> alt.FacetCh
     return alt.Chart(data).mark_line(point=True).encode(
         x=alt.X("fraction:Q", title="share of words (top k%)", axis=alt.Axis(format="%")),
         y=alt.Y("score drop:Q", title="score - edited score"),
-        color=alt.Color("order:N", title="words ordered by", legend=alt.Legend(orient="bottom")),
+        color=alt.Color("order:N", title="words ordered by", legend=alt.Legend(orient="bottom"),
+                        scale=alt.Scale(domain=["attention", "deletion effect", "random"],
+                                        range=[ACCENT, POSITIVE, GREY])),
         tooltip=["model:N", "order:N", "measure:N", alt.Tooltip("fraction:Q", format="%"),
                  alt.Tooltip("score drop:Q", format="+.3f")],
     ).properties(width=170, height=170).facet(
