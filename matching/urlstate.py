@@ -1,0 +1,179 @@
+"""The app's shareable state in the URL: plain strings and one JSON list, validated and capped.
+
+A link carries the question (`q`), the candidates (`c`, a JSON list of strings),
+the correct candidates (`gold`, 1-based numbers such as "1,3"), the candidate being
+explained (`pick`, 1-based), the chosen models (`models`, comma-separated names) and the
+pair on the Compare page (`pair`, two 1-based numbers such as "1,3").
+How the view is shown travels apart (`ViewState`): presentation mode (`present=1`),
+the walkthrough's step (`step`, 1-based) and model (`model`); a link with only these
+carries no input.
+Decoding only parses strings and JSON (never evaluates anything), checks every
+field's type and size, and raises `UrlStateError` with a sentence a person can act
+on when a link was cut short or edited by hand.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+MAX_LINK_CHARS = 8_000
+"""Longest state put in a link (sum of the parameter values); browsers and servers cut longer URLs."""
+MAX_QUESTION_CHARS = 2_000
+MAX_CANDIDATE_CHARS = 4_000
+MAX_LINK_CANDIDATES = 100
+MAX_MODELS = 16
+KEYS = ("q", "c", "gold", "pick", "models", "pair")
+VIEW_KEYS = ("present", "step", "model")
+MAX_STEP = 99
+_MODEL_NAME = re.compile(r"^[A-Za-z0-9_.+-]{1,64}$")
+_NUMBERS = re.compile(r"^\d{1,4}(,\d{1,4})*$")
+
+
+class UrlStateError(ValueError):
+    """A link whose state cannot be read; the message says what is wrong."""
+
+
+@dataclass(frozen=True)
+class SharedState:
+    question: str
+    candidates: tuple[str, ...]
+    gold: tuple[int, ...] = ()
+    """0-based indices of the correct candidates."""
+    pick: int = 0
+    """0-based index of the candidate being explained."""
+    models: tuple[str, ...] | None = None
+    """Chosen model names, or None for the app's default."""
+    pair: tuple[int, int] | None = None
+    """0-based (A, B) compared on the Compare page, or None for its default."""
+
+
+def _single(params: Mapping[str, str | Sequence[str]], key: str) -> str | None:
+    value = params.get(key)
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return value
+    values = list(value)
+    if len(values) != 1 or not isinstance(values[0], str):
+        raise UrlStateError(f"the link gives '{key}' {len(values)} times; it should appear once")
+    return values[0]
+
+
+def has_state(params: Mapping[str, object]) -> bool:
+    return any(key in params for key in KEYS)
+
+
+def encode(state: SharedState) -> dict[str, str] | None:
+    """Query parameters for `state`, or None when it is too large for a link."""
+    params = {"q": state.question,
+              "c": json.dumps(list(state.candidates), ensure_ascii=False, separators=(",", ":"))}
+    if state.gold:
+        params["gold"] = ",".join(str(i + 1) for i in sorted(set(state.gold)))
+    if state.pick:
+        params["pick"] = str(state.pick + 1)
+    if state.models is not None:
+        params["models"] = ",".join(state.models)
+    if state.pair is not None:
+        params["pair"] = f"{state.pair[0] + 1},{state.pair[1] + 1}"
+    too_big = (sum(len(v) for v in params.values()) > MAX_LINK_CHARS
+               or len(state.question) > MAX_QUESTION_CHARS
+               or len(state.candidates) > MAX_LINK_CANDIDATES
+               or any(len(c) > MAX_CANDIDATE_CHARS for c in state.candidates))
+    return None if too_big else params
+
+
+def _numbers(text: str, key: str, count: int) -> list[int]:
+    if not _NUMBERS.match(text):
+        raise UrlStateError(f"the link's '{key}' should be candidate numbers such as 1,3; got {text[:40]!r}")
+    numbers = [int(part) for part in text.split(",")]
+    bad = [n for n in numbers if not 1 <= n <= count]
+    if bad:
+        raise UrlStateError(f"the link's '{key}' names candidate {bad[0]}, but there are {count}")
+    return [n - 1 for n in numbers]
+
+
+def decode(params: Mapping[str, str | Sequence[str]]) -> SharedState | None:
+    """The state a link carries, None when it carries none; UrlStateError when it is broken."""
+    if not has_state(params):
+        return None
+    total = 0
+    values: dict[str, str | None] = {}
+    for key in KEYS:
+        values[key] = _single(params, key)
+        total += len(values[key] or "")
+    if total > MAX_LINK_CHARS:
+        raise UrlStateError(f"the link carries {total:,} characters of state; the limit is {MAX_LINK_CHARS:,}")
+    question, raw_candidates = values["q"], values["c"]
+    if question is None or raw_candidates is None:
+        raise UrlStateError("the link needs both a question ('q') and candidates ('c'); it may have been cut short")
+    if len(question) > MAX_QUESTION_CHARS:
+        raise UrlStateError(f"the link's question has {len(question):,} characters; the limit is "
+                            f"{MAX_QUESTION_CHARS:,}")
+    try:
+        candidates = json.loads(raw_candidates)
+    except (json.JSONDecodeError, RecursionError):
+        raise UrlStateError("the link's candidates ('c') are not valid JSON; the link may have been "
+                            "cut short or edited") from None
+    if not isinstance(candidates, list) or not all(isinstance(c, str) for c in candidates):
+        raise UrlStateError("the link's candidates ('c') should be a JSON list of texts")
+    if not candidates:
+        raise UrlStateError("the link's candidate list ('c') is empty")
+    if len(candidates) > MAX_LINK_CANDIDATES:
+        raise UrlStateError(f"the link has {len(candidates)} candidates; the limit is {MAX_LINK_CANDIDATES}")
+    long = [n for n, c in enumerate(candidates, start=1) if len(c) > MAX_CANDIDATE_CHARS]
+    if long:
+        raise UrlStateError(f"the link's candidate {long[0]} is longer than {MAX_CANDIDATE_CHARS:,} characters")
+    gold = _numbers(values["gold"], "gold", len(candidates)) if values["gold"] else []
+    pick = _numbers(values["pick"], "pick", len(candidates))[0] if values["pick"] else 0
+    pair: tuple[int, int] | None = None
+    if values["pair"]:
+        numbers = _numbers(values["pair"], "pair", len(candidates))
+        if len(numbers) != 2 or numbers[0] == numbers[1]:
+            raise UrlStateError("the link's 'pair' should be two different candidate numbers such as 1,3")
+        pair = (numbers[0], numbers[1])
+    models: tuple[str, ...] | None = None
+    if values["models"] is not None:
+        names = [n for n in values["models"].split(",") if n]
+        if len(names) > MAX_MODELS or not all(_MODEL_NAME.match(n) for n in names):
+            raise UrlStateError("the link's 'models' should be model names separated by commas")
+        models = tuple(dict.fromkeys(names))
+    return SharedState(question=question, candidates=tuple(candidates), gold=tuple(sorted(set(gold))),
+                       pick=pick, models=models, pair=pair)
+
+
+@dataclass(frozen=True)
+class ViewState:
+    """How the input is shown: presentation mode, and where the walkthrough stands."""
+
+    present: bool = False
+    step: int = 0
+    """0-based walkthrough step (the page clamps it to its own number of steps)."""
+    model: str | None = None
+    """The model the walkthrough explains, or None for the page's default."""
+
+
+def encode_view(view: ViewState) -> dict[str, str]:
+    """Query parameters for `view` (only what differs from the defaults)."""
+    params = {}
+    if view.present:
+        params["present"] = "1"
+    if view.step:
+        params["step"] = str(view.step + 1)
+    if view.model is not None:
+        params["model"] = view.model
+    return params
+
+
+def decode_view(params: Mapping[str, str | Sequence[str]]) -> ViewState:
+    """The view a link asks for; UrlStateError (with the defaults unusable) when it is malformed."""
+    present, step, model = (_single(params, key) for key in VIEW_KEYS)
+    if present not in (None, "0", "1"):
+        raise UrlStateError(f"the link's 'present' should be 1 or 0; got {present[:20]!r}")
+    if step is not None and not (step.isdigit() and 1 <= int(step) <= MAX_STEP):
+        raise UrlStateError(f"the link's 'step' should be a step number from 1 to {MAX_STEP}; got {step[:20]!r}")
+    if model is not None and not _MODEL_NAME.match(model):
+        raise UrlStateError("the link's 'model' should be one model name")
+    return ViewState(present=present == "1", step=int(step) - 1 if step else 0, model=model)
