@@ -5,7 +5,8 @@ Prints, each as a median over repeated runs (after a warm-up), with torch on one
   (goal <= 300 ms);
 - word-deletion effects for a 15-word question and a 60-word candidate, per model (goal <= 150 ms);
 - the cascading randomisation check on one example, per model (goal <= 1 s);
-- deletion curves (and the attention-ablation MAP) on the 8-question sample file, all models (goal <= 20 s).
+- deletion curves (and the attention-ablation MAP) on the 8-question sample file, all models (goal <= 20 s),
+  with the AOPC of every word order.
 Run: python bench/why.py
 """
 
@@ -74,6 +75,9 @@ def main() -> None:
         curve_s = time.perf_counter() - start
         print(f"deletion curves, {side} words, {len(lists)} questions / {pairs} pairs x {len(models)} models: "
               f"{curve_s:.2f} s (goal <= 20 s; {curves.pairs} pairs with 2+ words)")
+        for row in curves.aopc:
+            print(f"  {row['model']}, by {row['order']}: comprehensiveness AOPC {row['comprehensiveness AOPC']:+.3f}, "
+                  f"sufficiency AOPC {row['sufficiency AOPC']:+.3f}")
     start = time.perf_counter()
     ablation_map(lists, models)
     print(f"attention-ablation MAP on the sample, every attending model: {time.perf_counter() - start:.2f} s")

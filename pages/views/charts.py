@@ -116,7 +116,7 @@ def deletion_chart(rows: Sequence[Mapping[str, Any]], title: str) -> alt.LayerCh
         x=alt.X("effect:Q", title="score - score without the word"),
         color=alt.Color("direction:N", scale=alt.Scale(domain=["raises the score", "lowers the score"],
                                                        range=[POSITIVE, NEGATIVE]),
-                        legend=alt.Legend(title=None, orient="bottom")),
+                        legend=alt.Legend(title=None, orient="bottom", columns=1)),
         tooltip=[alt.Tooltip("position:Q"), alt.Tooltip("word:N"), alt.Tooltip("effect:Q", format="+.4f"),
                  alt.Tooltip("rank:Q", title="rank with the word"),
                  alt.Tooltip("rank after:Q", title="rank without it")])
