@@ -30,6 +30,11 @@ st.caption("Why does a model put one candidate above another? Each score is exac
            "contributions (gradient × value) plus a bias term, so the gap score(A) - score(B) splits exactly into "
            "A's cells, minus B's cells, plus the difference of the bias terms.")
 
+components.glossary(["score", "rank", "contribution", "gradient x value", "bias", "interaction matrix", "cosine",
+                     "forward and backward matrices", "tensor interaction", "k-max pooling", "MV-LSTM",
+                     "MatchPyramid", "dynamic pooling", "alpha", "attention gate", "unknown word"],
+                    key="compare_glossary")
+
 GAP_COLUMNS = {
     "candidate": st.column_config.TextColumn("cell of", width="small"),
     "matrix": st.column_config.TextColumn("matrix", width="small"),

@@ -20,6 +20,10 @@ st.caption("Checks that an explanation deserves trust. Model randomisation (Adeb
            "ablation: how much the score needs the learned attention. Deletion curves (ERASER): do the words an "
            "order puts first carry the score?")
 
+components.glossary(["score", "rank", "alpha", "attention gate", "uniform weight 1/n", "word vector",
+                     "unknown word", "MLP", "Bi-LSTM", "interaction matrix", "k-max pooling", "contribution",
+                     "MAP"], key="sanity_glossary")
+
 RHO = st.column_config.NumberColumn(format="%+.2f")
 
 
@@ -45,7 +49,7 @@ def _example() -> None:
     st.caption("Step by step, one more layer is re-initialised (the one nearest the score first) and the same "
                f"candidate #{pick + 1} is explained again. Each value is a Spearman rank correlation with the "
                "trained model's explanation (1 = unchanged, 0 = unrelated); 'pooled cells kept' is the share of the "
-               "trained model's pooled cells still pooled. Blank: not defined (no attention on that side, a "
+               "trained model's pooled cells still pooled. None: not defined (no attention on that side, a "
                "constant vector, or fewer than 3 candidates).")
     st.markdown(components.md(check.verdict()))
     components.altair(charts.randomisation_chart(check.long_rows(), f"{name}: explanation vs trained model"),
@@ -128,8 +132,14 @@ def _dataset() -> None:
                    icon=":material/warning:")
     else:
         st.markdown(f"**{curves.pairs} pairs** from {components.md(result['name'])}, {side} words.")
-        components.altair(charts.curves_chart(curves.points, f"Deletion curves ({side} words)"),
-                          key="sanity_curves_chart")
+        names = list(dict.fromkeys(str(p["model"]) for p in curves.points))
+        for start in range(0, len(names), 3):
+            row = names[start:start + 3]
+            for column, name in zip(st.columns(3, gap="medium"), row, strict=False):
+                with column:
+                    components.altair(charts.curves_chart(curves.points, name), key=f"sanity_curves_{name}")
+        st.caption("Solid: comprehensiveness (higher: the first words carry the score). Dashed: sufficiency "
+                   "(lower: the first words alone keep it).")
         st.dataframe(pd.DataFrame(curves.aopc), hide_index=True, width="stretch", key="sanity_aopc",
                      height=38 + 35 * len(curves.aopc), column_config={
             "comprehensiveness AOPC": st.column_config.NumberColumn(format="%+.3f", help="Higher is better"),

@@ -139,21 +139,26 @@ def randomisation_chart(rows: Sequence[Mapping[str, Any]], title: str) -> alt.Ch
     ).properties(height=300, title=title)
 
 
-def curves_chart(points: Sequence[Mapping[str, Any]], title: str) -> alt.FacetChart:
-    """Comprehensiveness and sufficiency per share of words cut, one line per word order, one column per model."""
-    data = pd.DataFrame(points).melt(id_vars=["model", "order", "fraction"],
-                                     value_vars=["comprehensiveness", "sufficiency"], var_name="measure",
-                                     value_name="score drop")
+def curves_chart(points: Sequence[Mapping[str, Any]], model: str) -> alt.Chart:
+    """One model's deletion curves: comprehensiveness (solid) and sufficiency (dashed) per share of words cut,
+    one colour per word order."""
+    rows = [p for p in points if p["model"] == model]
+    data = pd.DataFrame(rows).melt(id_vars=["model", "order", "fraction"],
+                                   value_vars=["comprehensiveness", "sufficiency"], var_name="measure",
+                                   value_name="score drop")
     return alt.Chart(data).mark_line(point=True).encode(
-        x=alt.X("fraction:Q", title="share of words (top k%)", axis=alt.Axis(format="%")),
+        x=alt.X("fraction:Q", title="top k% of the words", axis=alt.Axis(format="%", tickCount=5)),
         y=alt.Y("score drop:Q", title="score - edited score"),
-        color=alt.Color("order:N", title="words ordered by", legend=alt.Legend(orient="bottom"),
+        color=alt.Color("order:N", title="words ordered by", legend=alt.Legend(orient="bottom", columns=1),
                         scale=alt.Scale(domain=["attention", "deletion effect", "random"],
                                         range=[ACCENT, POSITIVE, GREY])),
-        tooltip=["model:N", "order:N", "measure:N", alt.Tooltip("fraction:Q", format="%"),
+        strokeDash=alt.StrokeDash("measure:N", title=None,
+                                  legend=alt.Legend(orient="bottom", columns=1, labelLimit=200),
+                                  scale=alt.Scale(domain=["comprehensiveness", "sufficiency"],
+                                                  range=[[1, 0], [5, 4]])),
+        tooltip=["order:N", "measure:N", alt.Tooltip("fraction:Q", format="%"),
                  alt.Tooltip("score drop:Q", format="+.3f")],
-    ).properties(width=170, height=170).facet(
-        row=alt.Row("measure:N", title=None), column=alt.Column("model:N", title=None)).properties(title=title)
+    ).properties(height=240, title=model)
 
 
 # ---------------------------------------------------------------- Interactions page
