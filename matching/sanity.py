@@ -29,7 +29,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from .batching import make_batch
+from .batching import make_token_batch
 from .blocks import AttentionGate
 from .data import RankingList
 from .deletion import seen_positions, spearman, without
@@ -58,9 +58,7 @@ def layer_stages(matcher: Matcher) -> list[str]:
     model = matcher.model
     probe = [Token("the", 0, 3, "the"), Token("zqxjv", 4, 9, "zqxjv")]  # one known, one unknown word
     params = matcher.params
-    batch = make_batch([matcher.encode(probe, params.max_question_len)],
-                       [matcher.encode(probe, params.max_answer_len)],
-                       params.max_question_len, params.max_answer_len)
+    batch = make_token_batch(matcher.vectors, [probe], [probe], params.max_question_len, params.max_answer_len)
     with torch.enable_grad():
         score = model(batch)
     assert isinstance(score, torch.Tensor)
