@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import copy
 import math
+import zlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -379,13 +380,13 @@ def deletion_curves(lists: Sequence[RankingList], matchers: Mapping[str, Matcher
     if side not in ("question", "answer"):
         raise ValueError("side must be 'question' or 'answer'")
     kept, notes = _usable(lists, max_questions)
-    rng = np.random.default_rng(seed)
     points: list[dict[str, object]] = []
     aopc: list[dict[str, object]] = []
     pairs_used = 0
     names = list(matchers)
     for model_index, name in enumerate(names):
         matcher = matchers[name]
+        rng = np.random.default_rng([seed, zlib.crc32(name.encode("utf-8"))])  # the same whatever else is loaded
         limit = matcher.params.max_question_len if side == "question" else matcher.params.max_answer_len
         # 1. one traced pass per question: scores and attention
         base: list[tuple[Sequence[Token], Sequence[Token], float, np.ndarray | None, int]] = []
