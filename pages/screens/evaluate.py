@@ -151,7 +151,8 @@ else:
         frame[f"{model} top answer"] = [tops[int(n)][model] for n in frame.index]
     per_model = {"first correct rank": first, "AP": [f"{m} AP" for m in model_names],
                  "top answer": [f"{m} top answer" for m in model_names]}[shown]
-    columns = ["qid", "question", "candidates", "correct", *per_model, "models disagree", "BM25 first correct"]
+    columns = ["qid", "question", "candidates", "correct", *per_model, "models disagree",
+               *(["BM25 first correct"] if shown == "first correct rank" else [])]
     columns = [c for c in columns if c in frame.columns]
     if all(str(row["qid"]) == str(row["question"]) for row in evaluation.per_question):
         columns.remove("qid")  # CSV files have no ids: the question is its own id
@@ -159,7 +160,7 @@ else:
                                                help="Rank of the best-placed correct answer (1 = top)")
               for c in first + ["BM25 first correct"]}
     config.update({f"{m} AP": st.column_config.NumberColumn(f"{m} AP", format="%.3f") for m in model_names})
-    config.update({f"{m} top answer": st.column_config.TextColumn(m, help=f"{m}'s top answer", width="medium")
+    config.update({f"{m} top answer": st.column_config.TextColumn(m, help=f"{m}'s top answer", width="small")
                    for m in model_names})
     config["question"] = st.column_config.TextColumn("question", width="medium", pinned=True)
     config["candidates"] = st.column_config.NumberColumn("cands", width="small", help="Candidates")
