@@ -9,16 +9,22 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from matching.cards import default_models
 from matching.examples import BY_KEY, EXAMPLES
 from tests.test_app import MODELS, all_text, assert_clean, checkpoints, new_app, page, set_input, texts
 
 DISAGREE = BY_KEY["disagreement"]
 
 
+def shown() -> list[str]:
+    """The models a first visit ranks with (the pages show the chosen models)."""
+    return default_models(checkpoints())
+
+
 def attended_sides() -> dict[str, int]:
-    """Shipped model -> how many texts its attention gate weighs (0, 1 or 2), from its config."""
+    """Chosen model -> how many texts its attention gate weighs (0, 1 or 2), from its config."""
     sides = {}
-    for name in checkpoints():
+    for name in shown():
         config = json.loads((MODELS / name / "config.json").read_text())
         attention = (config.get("params") or config).get("attention", "none")
         sides[name] = {"none": 0, "question": 1, "answer": 1, "both": 2}[attention]
@@ -41,7 +47,7 @@ def test_compare_default_pair_and_exact_split() -> None:
     assert_clean(at)
     example = EXAMPLES[0]
     summary = frame(at, "cells A - cells B")
-    assert list(summary["model"]) == checkpoints()
+    assert list(summary["model"]) == shown()
     for _, row in summary.iterrows():  # gap = (cells A - cells B) + bias difference, as shown
         assert abs(row["gap"] - (row["cells A - cells B"] + row["bias difference"])) < 1e-5
     # default: the first model's top answer against the marked correct one (or the runner-up)
@@ -70,7 +76,7 @@ def test_compare_pair_in_the_link_and_pickers() -> None:
 
 def test_compare_models_matrices_and_flip() -> None:
     at = compare_app(q=DISAGREE.question, c=json.dumps(list(DISAGREE.candidates)), gold="2")
-    for name in checkpoints():
+    for name in shown():
         at.button_group(key="compare_model").set_value(name).run()
         assert_clean(at)
         radio = [r for r in at.radio if r.key == f"compare_matrix_{name}"]
@@ -80,7 +86,7 @@ def test_compare_models_matrices_and_flip() -> None:
                 at.run()
                 assert_clean(at)
                 radio = [r for r in at.radio if r.key == f"compare_matrix_{name}"]
-    name = "amvlstm-q" if "amvlstm-q" in checkpoints() else checkpoints()[0]
+    name = "amvlstm-q" if "amvlstm-q" in shown() else shown()[0]
     at.button_group(key="compare_model").set_value(name).run()
     assert at.get("vega_lite_chart"), "attention and deletion charts"
     assert frame(at, "gap without it").shape[0] == 4  # every question word
@@ -109,7 +115,7 @@ def test_compare_bad_inputs(candidates: list[str], message: str | None) -> None:
     if message:
         assert any(message in i for i in texts(at, "info"))
     if len(candidates) > 1:
-        at.button(key=f"compare_flip_{checkpoints()[0]}").click().run()
+        at.button(key=f"compare_flip_{shown()[0]}").click().run()
         assert_clean(at)
 
 
@@ -131,7 +137,7 @@ def test_sanity_example_checks() -> None:
     assert frame(at, "layer randomised")["score"].tolist() != first  # another seed, other random weights
     at.number_input(key="sanity_seed").set_value(0).run()
     assert frame(at, "layer randomised")["score"].tolist() == first  # seed-stable
-    for name in checkpoints():
+    for name in shown():
         at.selectbox(key="sanity_model").select(name).run()
         assert_clean(at)
     at.selectbox(key="sanity_pick").select(2).run()
@@ -149,7 +155,7 @@ def test_sanity_on_the_sample_file() -> None:
     assert_clean(at)
     aopc = frame(at, "comprehensiveness AOPC")
     assert {"attention", "deletion effect", "random"} == set(aopc["order"])
-    assert set(aopc["model"]) == set(checkpoints())
+    assert set(aopc["model"]) == set(shown())
     assert len(frame(at, "MAP permuted")) == sum(count > 0 for count in attended_sides().values())
     at.button_group(key="sanity_side").set_value("question").run()
     assert any("Run the checks" in i for i in texts(at, "info"))  # new settings, not yet run
@@ -233,8 +239,8 @@ def test_mostly_unknown_words_get_a_plain_warning() -> None:
 def test_counterfactual_table_shows_old_and_new_ranks_and_pins() -> None:
     at = new_app()
     set_input(at, question="Who wrote the famous book Pride and Prejudice?")
-    table = next(df.value for df in at.dataframe if "#" in df.value.columns and checkpoints()[0] in df.value.columns)
-    cells = [str(v) for m in checkpoints() for v in table[m]]
+    table = next(df.value for df in at.dataframe if "#" in df.value.columns and shown()[0] in df.value.columns)
+    cells = [str(v) for m in shown() for v in table[m]]
     assert all(re.fullmatch(r"\d+( → \d+)?  \([+-]\d\.\d{3}\)", c) for c in cells), cells
     at.button(key="rank_changes_pin").click().run()
     assert at.session_state["ml_pinned"]["question"] == EXAMPLES[0].question
@@ -244,7 +250,7 @@ def test_counterfactual_table_shows_old_and_new_ranks_and_pins() -> None:
     assert any("wrote the novel" in c or "novel" in c for c in texts(at, "caption"))  # against the pinned input
     page(at, "attention")
     per_model = next(df.value for df in at.dataframe if "rank" in df.value.columns and "model" in df.value.columns)
-    assert list(per_model["model"]) == checkpoints()
+    assert list(per_model["model"]) == shown()
     page(at, "rank")
     at.button(key="rank_changes_unpin").click().run()
     assert not at.session_state["ml_pinned"]
