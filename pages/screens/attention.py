@@ -67,7 +67,7 @@ if found is not None:
                 if show_deletion:
                     effects = deletions[name]
                     rho = attention_agreement(weights, effects, side)
-                    components.altair(charts.deletion_chart(effects.rows(side), f"{name}: each word deleted"),
+                    components.altair(charts.deletion_chart(effects.rows(side), "each word deleted", name),
                                       key=f"{column_key}_{side}_deletion")
                     st.caption(_agreement_text(rho))
                 if any(t.truncated for t in tokens):

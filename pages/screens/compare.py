@@ -151,14 +151,14 @@ def _details(name: str, c: ModelContrast, view: CompareView, ranking: Ranking, l
     st.caption(components.md(view_a.caption) + " One colour scale for A and B.")
     if ea.question_attention is not None:
         components.altair(charts.attention_chart(ea.question_tokens, ea.question_attention,
-                                                 f"{name}: question attention (the same for A and B)"),
+                                                 "question attention", f"{name}; the same for A and B"),
                           key=f"compare_question_attention_{name}")
     if ea.answer_attention is not None and eb.answer_attention is not None:
         columns = st.columns(2, gap="medium")
         for column, explanation, label, index in ((columns[0], ea, label_a, a), (columns[1], eb, label_b, b)):
             with column:
                 components.altair(charts.attention_chart(explanation.answer_tokens, explanation.answer_attention,
-                                                         f"{label}: answer attention"),
+                                                         f"{label}: answer attention", name),
                                   key=f"compare_answer_attention_{name}_{index}")
     st.markdown("**Every term of the gap**, largest first (the last row is the bias difference)")
     st.dataframe(pd.DataFrame(c.rows()), hide_index=True, width="stretch", column_config=GAP_COLUMNS,
@@ -169,7 +169,7 @@ def _details(name: str, c: ModelContrast, view: CompareView, ranking: Ranking, l
         columns = st.columns(2, gap="medium")
         for column, label, index in ((columns[0], label_a, a), (columns[1], label_b, b)):
             with column:
-                components.altair(charts.deletion_chart(effects[index].rows("answer"), f"{label}: its words"),
+                components.altair(charts.deletion_chart(effects[index].rows("answer"), f"{label}: its words", name),
                                   key=f"compare_deletion_{name}_{index}")
         st.dataframe(_question_effects(effects, a, b), hide_index=True, width="stretch",
                      key=f"compare_question_deletion_{name}", column_config={

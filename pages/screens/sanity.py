@@ -52,7 +52,7 @@ def _example() -> None:
                "trained model's pooled cells still pooled. None: not defined (no attention on that side, a "
                "constant vector, or fewer than 3 candidates).")
     st.markdown(components.md(check.verdict()))
-    components.altair(charts.randomisation_chart(check.long_rows(), f"{name}: explanation vs trained model"),
+    components.altair(charts.randomisation_chart(check.long_rows(), "explanation vs the trained model's", name),
                       key="sanity_randomisation_chart")
     st.dataframe(pd.DataFrame(check.rows()), hide_index=True, width="stretch", key="sanity_randomisation",
                  column_config={"score": st.column_config.NumberColumn(format="%+.3f"),

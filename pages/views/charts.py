@@ -104,7 +104,8 @@ def attention_chart(tokens: Sequence[Token], weights: np.ndarray, heading: str, 
     return (bars + rule).properties(height=max(90, ROW_PX * n), title=title(heading, subtitle))
 
 
-def deletion_chart(rows: Sequence[Mapping[str, Any]], title: str) -> alt.LayerChart:
+def deletion_chart(rows: Sequence[Mapping[str, Any]], heading: str, subtitle: str | None = None
+                   ) -> alt.LayerChart:
     """Word-deletion effects: one bar per word in text order, green where the word raised the score."""
     data = pd.DataFrame([r for r in rows if r["effect"] is not None])
     if data.empty:
@@ -121,10 +122,11 @@ def deletion_chart(rows: Sequence[Mapping[str, Any]], title: str) -> alt.LayerCh
                  alt.Tooltip("rank:Q", title="rank with the word"),
                  alt.Tooltip("rank after:Q", title="rank without it")])
     zero = alt.Chart(pd.DataFrame({"x": [0.0]})).mark_rule(color="#374151").encode(x="x:Q")
-    return (bars + zero).properties(height=max(90, 24 * len(data)), title=title)
+    return (bars + zero).properties(height=max(90, 24 * len(data)), title=title(heading, subtitle))
 
 
-def randomisation_chart(rows: Sequence[Mapping[str, Any]], title: str) -> alt.Chart:
+def randomisation_chart(rows: Sequence[Mapping[str, Any]], heading: str, subtitle: str | None = None
+                        ) -> alt.Chart:
     """Rank correlation with the trained model after each cascading randomisation step."""
     data = pd.DataFrame(rows)
     steps = data.drop_duplicates("step")
@@ -136,7 +138,7 @@ def randomisation_chart(rows: Sequence[Mapping[str, Any]], title: str) -> alt.Ch
         y=alt.Y("value:Q", title="rank correlation / share kept", scale=alt.Scale(domain=[-1, 1])),
         color=alt.Color("measure:N", legend=alt.Legend(title=None, orient="right", labelLimit=200)),
         tooltip=["after:N", "measure:N", alt.Tooltip("value:Q", format="+.3f")],
-    ).properties(height=300, title=title)
+    ).properties(height=300, title=title(heading, subtitle))
 
 
 def curves_chart(points: Sequence[Mapping[str, Any]], model: str) -> alt.Chart:
@@ -158,7 +160,7 @@ def curves_chart(points: Sequence[Mapping[str, Any]], model: str) -> alt.Chart:
                                                   range=[[1, 0], [5, 4]])),
         tooltip=["order:N", "measure:N", alt.Tooltip("fraction:Q", format="%"),
                  alt.Tooltip("score drop:Q", format="+.3f")],
-    ).properties(height=240, title=model)
+    ).properties(height=240, title=title(model))
 
 
 # ---------------------------------------------------------------- Interactions page
