@@ -235,6 +235,32 @@ def randomisation_check(matcher: Matcher, question: Sequence[Token], candidates:
     return RandomisationCheck(matcher.name, seed, candidate, tuple(stages))
 
 
+def randomisation_on_data(lists: Sequence[RankingList], matchers: Mapping[str, Matcher], seed: int = 0,
+                          max_questions: int | None = None, progress: Progress | None = None
+                          ) -> list[dict[str, object]]:
+    """The cascading randomisation over a data set: per model and step, each measure's mean over the
+    questions (explaining each question's first candidate) and the MAP of the randomised model."""
+    kept, _ = _usable(lists, max_questions)
+    rows: list[dict[str, object]] = []
+    for done, matcher in enumerate(matchers.values()):
+        if progress:
+            progress(done / max(len(matchers), 1), matcher.name)
+        checks = [randomisation_check(matcher, t.question, t.candidates, 0, seed) for t in kept]
+        layers = [TRAINED, *layer_stages(matcher)]
+        for index, layer in enumerate(layers):
+            model = matcher if index == 0 else randomised(matcher, layers[1:index + 1], seed)
+            row: dict[str, object] = {"model": matcher.name, "step": index, "layer randomised": layer,
+                                      "questions": len(kept), "MAP": _map(kept, _scores(model, kept))}
+            for field, label in MEASURES.items():
+                values = [getattr(c.stages[index], field) for c in checks]
+                defined = [float(v) for v in values if v is not None]
+                row[label] = float(np.mean(defined)) if defined else None
+            rows.append(row)
+    if progress:
+        progress(1.0, "done")
+    return rows
+
+
 # ---------------------------------------------------------------- attention ablation
 
 ABLATIONS = ("uniform", "permuted")

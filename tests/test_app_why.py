@@ -157,6 +157,9 @@ def test_sanity_on_the_sample_file() -> None:
     assert {"attention", "deletion effect", "random"} == set(aopc["order"])
     assert set(aopc["model"]) == set(shown())
     assert len(frame(at, "MAP permuted")) == sum(count > 0 for count in attended_sides().values())
+    randomisation = next(df.value for df in at.dataframe if {"model", "layer randomised"} <= set(df.value.columns))
+    assert set(randomisation["model"]) == set(shown()) and (randomisation["step"] == 0).sum() == len(shown())
+    assert (randomisation.loc[randomisation["step"] == 0, "pooled cells kept"] == 1.0).all()
     at.button_group(key="sanity_side").set_value("question").run()
     assert any("Run the checks" in i for i in texts(at, "info"))  # new settings, not yet run
     at.button(key="sanity_run").click().run()

@@ -125,3 +125,22 @@ def test_ablation_map_and_deletion_curves(make_matcher: MatcherFactory) -> None:
     assert again.aopc == curves.aopc  # seeded
     question_side = deletion_curves(lists, models, side="question", max_questions=2)
     assert question_side.notes and question_side.pairs > 0
+
+
+@pytest.mark.parametrize("variant", ["amv-question", "pyramid-question"])
+def test_randomisation_on_a_data_set(make_matcher: MatcherFactory, variant: str) -> None:
+    from matching.evaluation import evaluate
+    from matching.sanity import MEASURES, layer_stages, randomisation_on_data
+
+    matcher = make_matcher(seed=2, name="m", **VARIANTS[variant])
+    lists = toy_lists(0, 5)
+    rows = randomisation_on_data(lists, {"m": matcher}, seed=3)
+    layers = layer_stages(matcher)
+    assert [r["step"] for r in rows] == list(range(len(layers) + 1))
+    assert [r["layer randomised"] for r in rows][1:] == layers
+    trained = rows[0]
+    assert trained["MAP"] == pytest.approx(evaluate(lists, {"m": matcher}).overall["m"]["MAP"], abs=1e-9)
+    assert all(trained[label] == pytest.approx(1.0) for label in MEASURES.values() if trained[label] is not None)
+    last = rows[-1]
+    assert any(last[label] is not None and last[label] < 0.999 for label in MEASURES.values())
+    assert rows == randomisation_on_data(lists, {"m": matcher}, seed=3)  # the same seed, the same check

@@ -8,7 +8,15 @@ import pandas as pd
 import streamlit as st
 
 from matching.data import DataError, parse_ranking_file
-from matching.sanity import ablation_map, attention_ablation, deletion_curves, has_attention, randomisation_check
+from matching.sanity import (
+    MEASURES,
+    ablation_map,
+    attention_ablation,
+    deletion_curves,
+    has_attention,
+    randomisation_check,
+    randomisation_on_data,
+)
 from pages.views import charts, common, components, state
 
 ss = st.session_state
@@ -113,9 +121,13 @@ def _dataset() -> None:
             ablation = ablation_map(lists, matchers, seed, max_questions=limit,
                                     progress=lambda f, w: progress(0.2 * f, f"attention ablation: {w}"))
             curves = deletion_curves(lists, matchers, side, seed=seed, max_questions=limit,
-                                     progress=lambda f, w: progress(0.2 + 0.8 * f, f"deletion curves: {w}"))
+                                     progress=lambda f, w: progress(0.2 + 0.6 * f, f"deletion curves: {w}"))
+            randomisation = randomisation_on_data(
+                lists, matchers, seed, max_questions=limit,
+                progress=lambda f, w: progress(0.8 + 0.2 * f, f"model randomisation: {w}"))
             bar.empty()
-            ss[RESULT] = {"key": key, "name": file_name, "ablation": ablation, "curves": curves}
+            ss[RESULT] = {"key": key, "name": file_name, "ablation": ablation, "curves": curves,
+                          "randomisation": randomisation}
     result = ss.get(RESULT)
     if result is None or result["key"] != key:
         st.info("Press **Run the checks** to compute them for this file and these settings.",
@@ -153,6 +165,13 @@ def _dataset() -> None:
                                               "change permuted")})
     else:
         st.caption("None of the chosen models has attention.")
+    st.markdown("**Model randomisation on the file** (each step re-initialises one more layer, from the top; "
+                "each measure is the mean over the questions of the rank correlation with the trained model's "
+                "explanation of the question's first candidate; blank: not defined for this model)")
+    st.dataframe(pd.DataFrame(result["randomisation"]), hide_index=True, width="stretch",
+                 key="sanity_randomisation_data",
+                 column_config={c: st.column_config.NumberColumn(format="%.3f")
+                                for c in ("MAP", *MEASURES.values())})
 
 
 example_tab, dataset_tab = st.tabs([":material/science: This example", ":material/dataset: On a data set"])
