@@ -235,7 +235,8 @@ def test_interaction_views_and_tensor_slices() -> None:
 PYRAMIDS = "matchpyramid,matchpyramid-q"
 
 
-@pytest.mark.parametrize("name", ["rank", "attention", "interactions", "pooled"])
+@pytest.mark.parametrize("name", ["rank", "attention", "interactions", "pooled", "compare", "walkthrough", "sanity",
+                                  "evaluate"])
 def test_matchpyramid_side_by_side_with_mvlstm_on_every_page(name: str) -> None:
     """Both families through the same pages: the link picks MatchPyramid, MatchPyramid.omega and MV-LSTM."""
     example = BY_KEY["paraphrase"]
@@ -258,6 +259,12 @@ def test_matchpyramid_side_by_side_with_mvlstm_on_every_page(name: str) -> None:
             at.radio(key="interactions_view_0_matchpyramid-q").set_value(view).run()
             assert_clean(at)
             assert len(at.get("plotly_chart")) == 2
+    if name == "evaluate":
+        at.button(key="evaluate_sample").click().run()
+        assert_clean(at)
+    if name in ("compare", "walkthrough", "sanity", "evaluate"):
+        assert "matchpyramid-q" in all_text(at) + " ".join(str(s.value) for s in at.get("selectbox")) + " ".join(
+            str(df.value.to_string()) for df in at.dataframe)
     if name == "pooled":
         at.multiselect(key="pooled_models").set_value(["mvlstm", "matchpyramid-q"]).run()
         assert_clean(at)
