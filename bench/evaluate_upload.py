@@ -2,11 +2,12 @@
 
 Writes a CSV (question, candidate, label) of WikiQA-like lists (the generator of
 bench/throughput.py: ~10 candidates per question, answers of ~25 words), then times what the
-page runs on upload: parsing the file, then `evaluation.evaluate` with every shipped model and
-the baselines, with a progress callback as the page's progress bar uses. torch on one thread,
-as in the app.
+page runs on upload: parsing the file, then `evaluation.evaluate` with the models the page
+evaluates by default (the Rank page's default set; `--all-models` for every shipped one) and
+the baselines, with a progress callback as the page's progress bar uses. torch on one thread
+per scoring thread, as in the app.
 
-Run: python bench/evaluate_upload.py [--pairs 40000]
+Run: python bench/evaluate_upload.py [--pairs 40000] [--all-models]
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import torch
 from common import ROOT, wikiqa_like
 
 from matching import evaluation as evaluation_module
+from matching.cards import default_models
 from matching.checkpoint import load_all
 from matching.data import parse_ranking_file
 
@@ -46,11 +48,14 @@ def ranking_csv(pairs: int, vectors: object) -> bytes:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--pairs", type=int, default=40_000)
+    parser.add_argument("--all-models", action="store_true", help="every shipped model, not the default set")
     args = parser.parse_args()
     torch.set_num_threads(1)
     models, errors = load_all(ROOT / "pretrained")
     if errors:
         print("load errors:", errors)
+    if not args.all_models:
+        models = {name: models[name] for name in default_models(list(models))}
     raw = ranking_csv(args.pairs, next(iter(models.values())).vectors)
     updates: list[float] = []
 

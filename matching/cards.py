@@ -144,6 +144,8 @@ def deviations(params: dict[str, Any], training: dict[str, Any]) -> list[str]:
     if training.get("average_epochs"):
         out.append(f"ships the mean of the weights of the last {training['average_epochs']} epochs "
                    "(no early stopping)")
+    if training.get("fit_on_dev"):
+        out.append("trained on train + dev (dev chose the schedule in earlier runs; the seed is fixed in advance)")
     if training.get("weight_decay"):
         out.append(f"weight decay {training['weight_decay']}")
     if params.get("dropout"):
@@ -257,6 +259,11 @@ def render_card(card: ModelCard) -> str:
     averaged = card.log[-1].get("averaged_dev_MAP") if card.log else None
     kept = (f"epochs {', '.join(map(str, card.kept_epochs))} averaged (dev MAP of the average {averaged:.4f})"
             if averaged is not None else f"epoch {', '.join(map(str, card.kept_epochs))} kept (best dev MAP)")
+    if card.training.get("fit_on_dev"):  # dev was trained on: its figures are training figures
+        kept = kept.replace(" (best dev MAP)", "").replace("dev MAP of the average", "MAP of the average on dev, "
+                                                             "which it was trained on")
+    dev_heading = ("Dev (part of the training data: not a held-out figure)" if card.training.get("fit_on_dev")
+                   else "Dev (used for selection)")
     deviations = "\n".join(f"- {line}" for line in card.deviations) or "- none recorded"
     limits = "\n".join(f"- {line}" for line in KNOWN_LIMITS)
     return f"""# Model card: {card.name}
@@ -269,7 +276,7 @@ def render_card(card: ModelCard) -> str:
 ### Test (read once, after selection)
 {_table(metrics_rows(card, 'test'))}
 
-### Dev (used for selection)
+### {dev_heading}
 {_table(metrics_rows(card, 'dev'))}
 {seeds}{significance}{attention}
 ## Deviations from the paper

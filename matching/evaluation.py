@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -107,18 +107,59 @@ def default_workers() -> int:
     return max(1, min(4, os.cpu_count() or 1))
 
 
+CHUNK_QUESTIONS = 128
+"""Questions read per step of `evaluate`'s pipeline: small enough that scoring starts early,
+large enough that each model's batches stay full."""
+
+
 def evaluate(lists: Sequence[RankingList], models: Mapping[str, Matcher],
              progress: Progress | None = None, workers: int | None = None) -> Evaluation:
-    tokenized, skipped = tokenize_lists(lists, progress)
+    """Every model and baseline on every list, with the metrics per question and overall.
+
+    A pipeline: this thread reads (tokenises) the texts a chunk of questions at a time and
+    scores the chunk with the baselines, while `workers` threads score the chunks already read
+    with each model (the forward passes release the GIL, tokenising does not: the two overlap).
+    `progress(done, total, what)` comes from this thread: `READING` counts questions read, each
+    model's name counts its pairs scored; the stages advance side by side.
+    """
     workers = default_workers() if workers is None else workers
-    scores: dict[str, list[np.ndarray]] = {}
+    tokenized: list[TokenizedList] = []
+    skipped: list[str] = []
+    per_baseline: list[dict[str, np.ndarray]] = []
     # Each text's words are looked up once per vector table, not once per model; `tokenized` holds the
     # texts (and so their ids) until the last model is done.
     known: dict[int, RowCache] = {}
-    for name, matcher in models.items():
-        scores[name] = model_scores(matcher, tokenized, progress=progress, workers=workers,
-                                    known=known.setdefault(id(matcher.vectors), {}))
-    per_baseline = [baseline_scores(t.question, t.candidates) for t in tokenized]
+    pending: list[tuple[str, int, Future[list[np.ndarray]]]] = []
+    chunk_scores: dict[str, list[list[np.ndarray]]] = {name: [] for name in models}
+    total_pairs = sum(len(item.candidates) for item in lists)
+    scored = dict.fromkeys(models, 0)
+
+    def collect(block: bool) -> None:
+        """Take the finished chunks in order (all of them when `block`), reporting progress."""
+        while pending and (block or pending[0][2].done()):
+            name, pairs, future = pending.pop(0)
+            chunk_scores[name].append(future.result())
+            scored[name] += pairs
+            if progress:
+                progress(scored[name], total_pairs, name)
+
+    with ThreadPoolExecutor(max(1, workers)) as pool:
+        for start in range(0, len(lists), CHUNK_QUESTIONS):
+            chunk = lists[start: start + CHUNK_QUESTIONS]
+            read, left_out = tokenize_lists(chunk)
+            tokenized += read
+            skipped += left_out
+            pairs = sum(len(item.candidates) for item in chunk)  # progress units: every candidate
+            for name, matcher in models.items():
+                cache = known.setdefault(id(matcher.vectors), {})
+                pending.append((name, pairs, pool.submit(model_scores, matcher, read, known=cache)))
+            per_baseline += [baseline_scores(t.question, t.candidates) for t in read]
+            if progress:
+                progress(min(start + CHUNK_QUESTIONS, len(lists)), len(lists), READING)
+            collect(block=False)
+        collect(block=True)
+    scores: dict[str, list[np.ndarray]] = {name: [s for part in parts for s in part]
+                                           for name, parts in chunk_scores.items()}
     for name in BASELINES:
         scores[name] = [b[name] for b in per_baseline]
     systems = [*models, *BASELINES]

@@ -8,8 +8,9 @@ every model family (`matching.models.base`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, overload
 
 import numpy as np
 
@@ -142,59 +143,120 @@ def matrix_names(params: ModelParams) -> list[str]:
     return family_of(params).matrix_names(params)
 
 
-def _side_values(side: SideSteps, b: int, length: int) -> SideValues:
-    def rows(values: Any) -> np.ndarray | None:
-        return None if values is None else values[b, :length].detach().numpy()
+def _numpy(values: Any) -> np.ndarray | None:
+    return None if values is None else values.detach().numpy()
 
-    return SideValues(words=rows(side.words), gate_logits=rows(side.gate_logits),  # type: ignore[arg-type]
-                      gated_words=rows(side.gated_words), states=rows(side.states))  # type: ignore[arg-type]
+
+@dataclass(frozen=True)
+class _SideArrays:
+    """One side of a batched trace as numpy arrays, (batch, length, ...)."""
+
+    words: np.ndarray
+    gate_logits: np.ndarray | None
+    gated_words: np.ndarray
+    states: np.ndarray | None
+
+    @classmethod
+    def of(cls, side: SideSteps) -> _SideArrays:
+        return cls(words=_numpy(side.words), gate_logits=_numpy(side.gate_logits),  # type: ignore[arg-type]
+                   gated_words=_numpy(side.gated_words), states=_numpy(side.states))  # type: ignore[arg-type]
+
+    def values(self, b: int, length: int) -> SideValues:
+        def rows(values: np.ndarray | None) -> np.ndarray | None:
+            return None if values is None else values[b, :length].copy()
+
+        return SideValues(words=rows(self.words), gate_logits=rows(self.gate_logits),  # type: ignore[arg-type]
+                          gated_words=rows(self.gated_words), states=rows(self.states))  # type: ignore[arg-type]
+
+
+class TracedExplanations(Sequence[Explanation]):
+    """The explanations of one batched pass, each cut from the pass's trace when first asked for.
+
+    The trace is read into numpy once; the Explanation of pair b is built from it on first
+    access and kept. A page that shows one candidate builds one explanation, not one per
+    candidate, and every value still comes from the pass that produced the scores.
+    Sharing across threads is safe: building is deterministic, so a race builds the same object twice.
+    """
+
+    def __init__(self, trace: ForwardTrace, model: str, params: ModelParams,
+                 question_tokens: Sequence[Sequence[Token]], answer_tokens: Sequence[Sequence[Token]]) -> None:
+        if len(question_tokens) != len(answer_tokens) or len(answer_tokens) != trace.score.shape[0]:
+            raise ValueError("one question and one answer per pair of the trace")
+        self.model, self.params = model, params
+        self.question_tokens = [tuple(t) for t in question_tokens]
+        self.answer_tokens = [tuple(t) for t in answer_tokens]
+        self.scores = trace.score.detach().numpy().astype(np.float64)
+        self._names, self._groups = trace.matrix_names, trace.pooled_groups
+        self._group_matrix = [trace.matrix_names[m] for m in trace.pooled_matrix]
+        self._matrices = _numpy(trace.matrices)
+        self._cells = _numpy(trace.cell_contributions)
+        self._shown = {name: _numpy(values) for name, values in trace.display_matrices.items()}
+        pooled = trace.pooled
+        self._values, self._rows, self._cols, self._filler = (
+            _numpy(t) for t in (pooled.values, pooled.rows, pooled.cols, pooled.filler))
+        self._windows = _numpy(trace.windows)
+        self._contributions = _numpy(trace.contributions)
+        self._bias, self._cell_bias = _numpy(trace.bias_contribution), _numpy(trace.cell_bias)
+        self._hidden, self._features = _numpy(trace.hidden), _numpy(trace.features)
+        self._attention = (_numpy(trace.question_attention), _numpy(trace.answer_attention))
+        self._sides = (_SideArrays.of(trace.question), _SideArrays.of(trace.answer))
+        self._built: dict[int, Explanation] = {}
+
+    def __len__(self) -> int:
+        return len(self.answer_tokens)
+
+    @overload
+    def __getitem__(self, index: int) -> Explanation: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Explanation]: ...
+
+    def __getitem__(self, index: int | slice) -> Explanation | list[Explanation]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        b = range(len(self))[index]  # negative indices and IndexError as a list gives them
+        built = self._built.get(b)
+        if built is None:
+            built = self._built[b] = self._explain(b)
+        return built
+
+    def _explain(self, b: int) -> Explanation:
+        q_tokens, a_tokens = self.question_tokens[b], self.answer_tokens[b]
+        m = sum(not t.truncated for t in q_tokens)
+        n = sum(not t.truncated for t in a_tokens)
+        # Python lists: per-cell reads below would be ~10x slower as numpy scalars.
+        values, rows, cols = self._values[b].tolist(), self._rows[b].tolist(), self._cols[b].tolist()
+        filler, contributions = self._filler[b].tolist(), self._contributions[b].tolist()
+        windows = None if self._windows is None else self._windows[b].tolist()
+        count = len(values[0]) if values else 0
+        cells = []
+        for g, (group, matrix) in enumerate(zip(self._groups, self._group_matrix, strict=True)):
+            for r in range(count):
+                is_filler = filler[g][r]
+                slot = g * count + r
+                cells.append(PooledCell(
+                    slot=slot, group=group, matrix=matrix, rank=r + 1, value=values[g][r],
+                    i=None if is_filler else rows[g][r], j=None if is_filler else cols[g][r],
+                    filler=is_filler, contribution=contributions[slot],
+                    window=None if windows is None else tuple(windows[r])))
+        q_attention, a_attention = self._attention
+        return Explanation(
+            model=self.model, family=self.params.family, score=float(self.scores[b]),
+            question_tokens=q_tokens, answer_tokens=a_tokens,
+            question_attention=None if q_attention is None else q_attention[b, :m].copy(),
+            answer_attention=None if a_attention is None else a_attention[b, :n].copy(),
+            interaction_matrices={name: self._matrices[b, c, :m, :n].copy() for c, name in enumerate(self._names)},
+            display_matrices={name: matrix[b, :m, :n].copy() for name, matrix in self._shown.items()},
+            pooled_cells=tuple(cells), bias_contribution=float(self._bias[b]),
+            cell_contributions={name: self._cells[b, c, :m, :n].copy() for c, name in enumerate(self._names)},
+            cell_bias=float(self._cell_bias[b]),
+            steps=Steps(question=self._sides[0].values(b, m), answer=self._sides[1].values(b, n),
+                        hidden=self._hidden[b].copy(),
+                        features=None if self._features is None else self._features[b, :, :m, :n].copy()))
 
 
 def explanations_from_trace(trace: ForwardTrace, model: str, params: ModelParams,
                             question_tokens: list[list[Token]], answer_tokens: list[list[Token]]
                             ) -> list[Explanation]:
     """Split a batched trace into one Explanation per pair, trimming the padding."""
-    names, groups = trace.matrix_names, trace.pooled_groups
-    score = trace.score.tolist()
-    matrices = trace.matrices.detach().numpy()
-    cell_contributions = trace.cell_contributions.detach().numpy()
-    shown = {name: values.detach().numpy() for name, values in trace.display_matrices.items()}
-    # Python lists: per-cell reads below would be ~10x slower as numpy scalars.
-    values, rows, cols = (t.tolist() for t in (trace.pooled.values, trace.pooled.rows, trace.pooled.cols))
-    filler = trace.pooled.filler.tolist()
-    windows = None if trace.windows is None else trace.windows.tolist()
-    contributions = trace.contributions.tolist()
-    bias, cell_bias = trace.bias_contribution.tolist(), trace.cell_bias.tolist()
-    hidden = trace.hidden.detach().numpy()
-    features = None if trace.features is None else trace.features.detach().numpy()
-    q_attention = None if trace.question_attention is None else trace.question_attention.detach().numpy()
-    a_attention = None if trace.answer_attention is None else trace.answer_attention.detach().numpy()
-    count = trace.pooled.values.shape[2]
-    explanations = []
-    for b, (q_tokens, a_tokens) in enumerate(zip(question_tokens, answer_tokens, strict=True)):
-        m = sum(not t.truncated for t in q_tokens)
-        n = sum(not t.truncated for t in a_tokens)
-        cells = []
-        for g, group in enumerate(groups):
-            matrix = names[trace.pooled_matrix[g]]
-            for r in range(count):
-                is_filler = filler[b][g][r]
-                slot = g * count + r
-                cells.append(PooledCell(
-                    slot=slot, group=group, matrix=matrix, rank=r + 1, value=values[b][g][r],
-                    i=None if is_filler else rows[b][g][r], j=None if is_filler else cols[b][g][r],
-                    filler=is_filler, contribution=contributions[b][slot],
-                    window=None if windows is None else tuple(windows[b][r])))  # type: ignore[arg-type]
-        explanations.append(Explanation(
-            model=model, family=params.family, score=score[b],
-            question_tokens=tuple(q_tokens), answer_tokens=tuple(a_tokens),
-            question_attention=None if q_attention is None else q_attention[b, :m].copy(),
-            answer_attention=None if a_attention is None else a_attention[b, :n].copy(),
-            interaction_matrices={name: matrices[b, c, :m, :n].copy() for c, name in enumerate(names)},
-            display_matrices={name: matrix[b, :m, :n].copy() for name, matrix in shown.items()},
-            pooled_cells=tuple(cells), bias_contribution=bias[b],
-            cell_contributions={name: cell_contributions[b, c, :m, :n].copy() for c, name in enumerate(names)},
-            cell_bias=cell_bias[b],
-            steps=Steps(question=_side_values(trace.question, b, m), answer=_side_values(trace.answer, b, n),
-                        hidden=hidden[b], features=None if features is None else features[b, :, :m, :n])))
-    return explanations
+    return list(TracedExplanations(trace, model, params, question_tokens, answer_tokens))

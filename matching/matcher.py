@@ -12,7 +12,7 @@ import torch
 
 from .batching import RowCache, make_token_batch
 from .embeddings import WordVectors
-from .explanation import Explanation, explanations_from_trace
+from .explanation import Explanation, TracedExplanations
 from .models import ForwardTrace, MatchingModel
 from .params import ModelParams
 from .text import TextError, Token, tokenize
@@ -59,7 +59,12 @@ class Matcher:
 
     def explain_tokens(self, question: Sequence[Token], candidates: Sequence[Sequence[Token]]
                        ) -> list[Explanation]:
-        """One batched forward pass over all candidates, with its full trace."""
+        """One batched forward pass over all candidates, with its full trace, every explanation built."""
+        return list(self.traced(question, candidates))
+
+    def traced(self, question: Sequence[Token], candidates: Sequence[Sequence[Token]]) -> TracedExplanations:
+        """One batched forward pass over all candidates, with its full trace; each candidate's
+        explanation is cut from the trace when first asked for."""
         require_words(question, "the question")
         for index, candidate in enumerate(candidates):
             require_words(candidate, f"candidate {index + 1}")
@@ -68,7 +73,7 @@ class Matcher:
         a_tokens = [flag_tokens(a, self.vectors, params.max_answer_len) for a in candidates]
         trace = self._batch_pass([q_tokens] * len(a_tokens), a_tokens, trace=True)
         assert isinstance(trace, ForwardTrace)
-        return explanations_from_trace(trace, self.name, params, [q_tokens] * len(a_tokens), a_tokens)
+        return TracedExplanations(trace, self.name, params, [q_tokens] * len(a_tokens), a_tokens)
 
     def explain(self, question: str, candidates: Sequence[str]) -> list[Explanation]:
         return self.explain_tokens(tokenize(question), [tokenize(c) for c in candidates])

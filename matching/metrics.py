@@ -37,13 +37,17 @@ class TieGroup:
 
 def tie_groups(scores: Sequence[float], labels: Sequence[int]) -> list[TieGroup]:
     """Candidates grouped by equal score, best group first."""
-    scores_arr = np.asarray(scores, dtype=np.float64)
-    labels_arr = np.asarray(labels) > 0
+    # Plain Python: a question has tens of candidates, where numpy's per-call cost dominates
+    # (this runs once per question and system when a 40,000-pair file is evaluated).
+    sizes: dict[float, int] = {}
+    relevants: dict[float, int] = {}
+    for score, label in zip(np.asarray(scores, dtype=np.float64).tolist(), labels, strict=True):
+        sizes[score] = sizes.get(score, 0) + 1
+        relevants[score] = relevants.get(score, 0) + (label > 0)
     groups = []
     before = relevant_before = 0
-    for value in sorted(set(scores_arr.tolist()), reverse=True):
-        members = scores_arr == value
-        size, relevant = int(members.sum()), int(labels_arr[members].sum())
+    for value in sorted(sizes, reverse=True):
+        size, relevant = sizes[value], relevants[value]
         groups.append(TieGroup(size, relevant, before, relevant_before))
         before += size
         relevant_before += relevant
@@ -54,12 +58,16 @@ def _hypergeometric(x: int, population: int, successes: int, draws: int) -> floa
     return comb(successes, x) * comb(population - successes, draws - x) / comb(population, draws)
 
 
-def average_precision(scores: Sequence[float], labels: Sequence[int]) -> float:
-    total_relevant = int((np.asarray(labels) > 0).sum())
+def average_precision(scores: Sequence[float], labels: Sequence[int],
+                      groups: Sequence[TieGroup] | None = None) -> float:
+    groups = tie_groups(scores, labels) if groups is None else groups
+    total_relevant = sum(g.relevant for g in groups)
     if total_relevant == 0:
         return float("nan")
     expected_sum = 0.0
-    for g in tie_groups(scores, labels):
+    for g in groups:
+        if not g.relevant:
+            continue
         for p in range(1, g.size + 1):  # offset of one relevant candidate in its group
             for x in range(0, min(g.relevant - 1, p - 1) + 1):
                 chance = _hypergeometric(x, g.size - 1, g.relevant - 1, p - 1)
@@ -67,37 +75,42 @@ def average_precision(scores: Sequence[float], labels: Sequence[int]) -> float:
     return expected_sum / total_relevant
 
 
-def reciprocal_rank(scores: Sequence[float], labels: Sequence[int]) -> float:
-    for g in tie_groups(scores, labels):
+def reciprocal_rank(scores: Sequence[float], labels: Sequence[int],
+                    groups: Sequence[TieGroup] | None = None) -> float:
+    for g in tie_groups(scores, labels) if groups is None else groups:
         if g.relevant:
             return sum(comb(g.size - p, g.relevant - 1) / comb(g.size, g.relevant) / (g.before + p)
                        for p in range(1, g.size - g.relevant + 2))
     return float("nan")
 
 
-def precision_at_1(scores: Sequence[float], labels: Sequence[int]) -> float:
-    if not (np.asarray(labels) > 0).any():
+def precision_at_1(scores: Sequence[float], labels: Sequence[int],
+                   groups: Sequence[TieGroup] | None = None) -> float:
+    groups = tie_groups(scores, labels) if groups is None else groups
+    if not any(g.relevant for g in groups):
         return float("nan")
-    first = tie_groups(scores, labels)[0]
-    return first.relevant / first.size
+    return groups[0].relevant / groups[0].size
 
 
-def ndcg_at(scores: Sequence[float], labels: Sequence[int], cutoff: int) -> float:
+def ndcg_at(scores: Sequence[float], labels: Sequence[int], cutoff: int,
+            groups: Sequence[TieGroup] | None = None) -> float:
     """Binary-gain nDCG@cutoff with discount 1 / log2(rank + 1)."""
-    gains = np.asarray(labels) > 0
-    if not gains.any():
+    groups = tie_groups(scores, labels) if groups is None else groups
+    relevant = sum(g.relevant for g in groups)
+    if not relevant:
         return float("nan")
-    discount = [1.0 / log2(rank + 1) if rank <= cutoff else 0.0 for rank in range(1, len(gains) + 1)]
-    ideal = sum(discount[: int(gains.sum())])
-    expected = sum(g.relevant * float(np.mean(discount[g.before: g.before + g.size]))
-                   for g in tie_groups(scores, labels))
+    count = sum(g.size for g in groups)
+    discount = [1.0 / log2(rank + 1) if rank <= cutoff else 0.0 for rank in range(1, count + 1)]
+    ideal = sum(discount[:relevant])
+    expected = sum(g.relevant * sum(discount[g.before: g.before + g.size]) / g.size for g in groups if g.relevant)
     return expected / ideal
 
 
 def question_metrics(scores: Sequence[float], labels: Sequence[int]) -> dict[str, float]:
-    return {"MAP": average_precision(scores, labels), "MRR": reciprocal_rank(scores, labels),
-            "P@1": precision_at_1(scores, labels), "nDCG@3": ndcg_at(scores, labels, 3),
-            "nDCG@5": ndcg_at(scores, labels, 5)}
+    groups = tie_groups(scores, labels)  # once for all five metrics
+    return {"MAP": average_precision(scores, labels, groups), "MRR": reciprocal_rank(scores, labels, groups),
+            "P@1": precision_at_1(scores, labels, groups), "nDCG@3": ndcg_at(scores, labels, 3, groups),
+            "nDCG@5": ndcg_at(scores, labels, 5, groups)}
 
 
 def mean_metrics(per_question: Sequence[dict[str, float]]) -> dict[str, float]:

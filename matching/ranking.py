@@ -10,7 +10,7 @@ import numpy as np
 from . import glossary
 from .baselines import baseline_scores
 from .embeddings import WordVectors
-from .explanation import Explanation
+from .explanation import Explanation, TracedExplanations
 from .matcher import Matcher, require_words
 from .text import TextError, Token, tokenize
 
@@ -39,7 +39,25 @@ def competition_ranks(scores: np.ndarray) -> np.ndarray:
 class ModelRanking:
     scores: np.ndarray
     ranks: np.ndarray
-    explanations: list[Explanation]
+    explanations: Sequence[Explanation]
+    """One per candidate, from the pass that gave the scores (built when first read: see
+    `TracedExplanations`)."""
+
+    @property
+    def question_tokens(self) -> tuple[Token, ...]:
+        """The question's words as this model read them (unknown and truncated flags), without
+        building an explanation."""
+        return _tokens(self.explanations, 0, question=True)
+
+    def answer_tokens(self, index: int) -> tuple[Token, ...]:
+        return _tokens(self.explanations, index, question=False)
+
+
+def _tokens(explanations: Sequence[Explanation], index: int, question: bool) -> tuple[Token, ...]:
+    if isinstance(explanations, TracedExplanations):
+        return (explanations.question_tokens if question else explanations.answer_tokens)[index]
+    explanation = explanations[index]
+    return explanation.question_tokens if question else explanation.answer_tokens
 
 
 @dataclass(frozen=True)
@@ -81,14 +99,14 @@ class Ranking:
         if not self.models:
             return []
         # Every model reads the same maximum lengths unless told otherwise: report the first model's cut.
-        first = next(iter(self.models.values())).explanations
+        first = next(iter(self.models.values()))
         notes = []
-        question = first[0].question_tokens
+        question = first.question_tokens
         if any(t.truncated for t in question):
             seen = sum(not t.truncated for t in question)
             notes.append(f"The question has {len(question):,} words; the models read only the first {seen}.")
-        for index, explanation in enumerate(first):
-            tokens = explanation.answer_tokens
+        for index in range(len(self.candidates)):
+            tokens = first.answer_tokens(index)
             if any(t.truncated for t in tokens):
                 seen = sum(not t.truncated for t in tokens)
                 notes.append(f"Candidate #{index + 1} has {len(tokens):,} words; the models read only the first "
@@ -135,9 +153,8 @@ def rank_tokens(question: str, question_tokens: Sequence[Token], candidates: Seq
         candidate_tokens = [flag_unknown(tokens, vectors) for tokens in candidate_tokens]
     results = {}
     for name, matcher in models.items():
-        explanations = matcher.explain_tokens(question_tokens, candidate_tokens)
-        scores = np.array([e.score for e in explanations], dtype=np.float64)
-        results[name] = ModelRanking(scores, competition_ranks(scores), explanations)
+        explanations = matcher.traced(question_tokens, candidate_tokens)
+        results[name] = ModelRanking(explanations.scores, competition_ranks(explanations.scores), explanations)
     baselines = baseline_scores(question_tokens, candidate_tokens)
     return Ranking(
         question=question, candidates=tuple(candidates), question_tokens=tuple(question_tokens),

@@ -54,6 +54,12 @@ def lookup_key(text: str) -> str:
     return unicodedata.normalize("NFKC", text).translate(ZERO_WIDTH).lower()
 
 
+@functools.lru_cache(maxsize=100_000)
+def _word_key(word: str) -> str:
+    """`lookup_key` of one spaCy token, stripped; words repeat, so each is normalised once."""
+    return lookup_key(word).strip()
+
+
 def tokenize(text: str) -> list[Token]:
     """Split `text` into word tokens with their character offsets.
 
@@ -66,11 +72,12 @@ def tokenize(text: str) -> list[Token]:
         raise TextError(f"text has {len(text):,} characters; the limit is {MAX_TEXT_CHARS:,}")
     tokens = []
     for spacy_token in _tokenizer()(text):
-        key = lookup_key(spacy_token.text).strip()
-        if spacy_token.is_space or not key:
+        word = spacy_token.text
+        key = _word_key(word)
+        if not key or spacy_token.is_space:
             continue
         start = spacy_token.idx
-        tokens.append(Token(spacy_token.text, start, start + len(spacy_token.text), key))
+        tokens.append(Token(word, start, start + len(word), key))
     return tokens
 
 

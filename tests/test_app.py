@@ -101,8 +101,8 @@ def test_rank_page_ranks_the_default_example(at: AppTest) -> None:
     assert list(frame["candidate"]) == list(example.candidates)
     shown = default_models(checkpoints())
     assert not any(f"{name} rank" in frame.columns for name in set(checkpoints()) - set(shown))
-    for name in shown:
-        assert f"{name} rank" in frame.columns and f"{name} score" in frame.columns
+    for name in shown:  # scores only once "Show scores" is on: the table carries just what it shows
+        assert f"{name} rank" in frame.columns and f"{name} score" not in frame.columns
         assert sorted(frame[f"{name} rank"]) == sorted(frame[f"{name} rank"])
         assert set(frame[f"{name} rank"]) <= {1, 2, 3, 4}
     for baseline in ("original order", "word overlap", "BM25"):
@@ -185,7 +185,9 @@ def test_show_scores_toggle_keeps_ranks() -> None:
     at = new_app()
     at.toggle(key="rank_scores").set_value(True).run()
     assert_clean(at)
-    assert "mvlstm score" in table(at).columns or any(f"{m} score" in table(at).columns for m in checkpoints())
+    frame = table(at)
+    for name in default_models(checkpoints()):
+        assert f"{name} rank" in frame.columns and f"{name} score" in frame.columns
 
 
 def test_picked_candidate_carries_across_pages() -> None:
@@ -381,12 +383,24 @@ def test_bad_uploads() -> None:
     assert any("not a number" in e for e in texts(at, "error"))
 
 
+def test_evaluate_scores_with_the_models_chosen_on_rank() -> None:
+    at = new_app()
+    at.multiselect(key="rank_models").set_value(["mvlstm", "matchpyramid"]).run()
+    page(at, "evaluate")
+    at.button(key="evaluate_sample").click().run()
+    assert_clean(at)
+    metrics = next(df for df in at.dataframe if "system" in df.value.columns).value
+    assert list(metrics["system"]) == ["mvlstm", "matchpyramid", "original order", "word overlap", "BM25"]
+    assert any("mvlstm, matchpyramid" in c for c in texts(at, "caption"))
+
+
 def test_evaluate_sample_and_open_a_question() -> None:
     at = page(new_app(), "evaluate")
     at.button(key="evaluate_sample").click().run()
     assert_clean(at)
     metrics = next(df for df in at.dataframe if "system" in df.value.columns).value
-    assert set(checkpoints()) | {"original order", "word overlap", "BM25"} == set(metrics["system"])
+    # The models chosen on Rank (the default set on a first visit), then the baselines.
+    assert set(default_models(checkpoints())) | {"original order", "word overlap", "BM25"} == set(metrics["system"])
     questions = next(df for df in at.dataframe if df.key == "evaluate_questions").value
     assert len(questions) == 8
     at.checkbox(key="evaluate_low").check().run()

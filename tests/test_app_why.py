@@ -281,12 +281,13 @@ def test_evaluate_slices_top_answers_csv_and_empty_filter() -> None:
     at.button_group(key="evaluate_per_model").set_value("top answer").run()
     assert_clean(at)
     questions = next(df for df in at.dataframe if df.key == "evaluate_questions").value
-    assert all(f"{m} top answer" in questions.columns for m in checkpoints())
-    assert len(questions.columns) <= 4 + len(checkpoints())  # question, counts, one column per model, disagree
+    evaluated = default_models(checkpoints())
+    assert all(f"{m} top answer" in questions.columns for m in evaluated)
+    assert len(questions.columns) <= 4 + len(evaluated)  # question, counts, one column per model, disagree
     at.button(key="evaluate_identical_run").click().run()
     assert_clean(at)
     shares = frame(at, "identical-word share")
-    assert list(shares["model"]) == checkpoints() and shares["identical-word share"].between(0, 1).all()
+    assert list(shares["model"]) == default_models(checkpoints()) and shares["identical-word share"].between(0, 1).all()
     at.checkbox(key="evaluate_low").check().run()
     at.number_input(key="evaluate_threshold").set_value(100).run()
     assert_clean(at)

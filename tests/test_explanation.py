@@ -141,3 +141,28 @@ def test_exact_match_channel_is_an_interaction_matrix(variant: str, make_matcher
     assert not view.zero_centered and (view.matrix == matrix).all()
     assert any(c.matrix == EXACT_MATCH and not c.filler for c in explanation.pooled_cells)
     assert_explanation_invariants(explanation, matcher)
+
+
+def test_traced_explanations_are_built_on_demand_and_equal_the_eager_ones(variant_matcher: Matcher) -> None:
+    """A ranking cuts each candidate's explanation from the trace only when it is read; what it
+    cuts is the same as building all of them at once (scores, cells, steps)."""
+    from matching.text import tokenize
+
+    question = tokenize("who wrote the book")
+    answers = [tokenize("the book was written by austen"), tokenize("a city in france"), tokenize("book")]
+    traced = variant_matcher.traced(question, answers)
+    assert len(traced) == 3 and not traced._built
+    eager = variant_matcher.explain_tokens(question, answers)
+    second = traced[1]
+    assert set(traced._built) == {1} and traced[1] is second
+    assert traced[-1] is traced[2]
+    np.testing.assert_allclose(traced.scores, [e.score for e in eager], atol=0)
+    for built, reference in zip(traced, eager, strict=True):
+        assert built.pooled_cells == reference.pooled_cells
+        assert built.answer_tokens == reference.answer_tokens
+        for name, matrix in reference.interaction_matrices.items():
+            np.testing.assert_array_equal(built.interaction_matrices[name], matrix)
+        np.testing.assert_array_equal(built.steps.answer.words, reference.steps.answer.words)
+    assert [len(e.pooled_cells) for e in traced[0:2]] == [len(eager[0].pooled_cells)] * 2
+    with pytest.raises(IndexError):
+        traced[3]

@@ -211,3 +211,32 @@ def test_idf_table_from_the_training_answers(vectors: WordVectors) -> None:
     assert matcher.params.idf_words == len(ids)
     assert matcher.model.idf is not None
     torch.testing.assert_close(matcher.model.idf(torch.tensor([the, -5])), torch.tensor([by_id[the], 1.0]))
+
+
+def test_fit_on_dev_trains_on_train_and_dev_with_a_fixed_schedule(vectors: WordVectors) -> None:
+    """Dev joins the training data only with a schedule that needs no dev (weight averaging)."""
+    with pytest.raises(ValueError, match="fixed schedule"):
+        train(settings_config(settings={"fit_on_dev": True}), TRAIN, DEV, vectors, show_progress=False)
+    fixed = {"loss": "listwise", "batch_size": 3, "max_epochs": 2, "average_epochs": 2}
+    on_train, _ = train(settings_config(settings=fixed), TRAIN, DEV, vectors, show_progress=False)
+    on_both, _ = train(settings_config(settings={**fixed, "fit_on_dev": True}), TRAIN, DEV, vectors,
+                       show_progress=False)
+    # Same seed and schedule: only the extra dev questions can make the two models differ.
+    assert not np.array_equal(scores_on_test(on_train), scores_on_test(on_both))
+    just_dev_added, _ = train(settings_config(settings=fixed), [*TRAIN, *DEV], DEV, vectors, show_progress=False)
+    np.testing.assert_array_equal(scores_on_test(on_both), scores_on_test(just_dev_added))
+
+
+def test_a_sweep_fitted_on_dev_ships_the_seed_fixed_in_its_config(toy_data: Path, vectors: WordVectors,
+                                                                  tmp_path: Path) -> None:
+    from matching.training import seed_study
+
+    fixed = {"loss": "listwise", "batch_size": 3, "max_epochs": 2, "average_epochs": 2, "fit_on_dev": True}
+    config = settings_config(seed=2, settings=fixed)
+    run, card = seed_study(config, toy_data, [1, 2], tmp_path, vectors=vectors, show_progress=False)
+    assert run == tmp_path / config.name / "seed-2" and card.seed == 2
+    assert card.seed_study is not None and card.seed_study.selection.startswith("seed 2, fixed in the config")
+    assert any("train + dev" in line for line in card.deviations)
+    with pytest.raises(ValueError, match="not among"):
+        seed_study(settings_config(seed=7, settings=fixed), toy_data, [1, 2], tmp_path, vectors=vectors,
+                   show_progress=False)

@@ -1,4 +1,4 @@
-"""Evaluate: upload a ranking file, score it with every model, and find the questions worth a closer look."""
+"""Evaluate: upload a ranking file, score it with the chosen models, and find the questions worth a closer look."""
 
 from __future__ import annotations
 
@@ -26,12 +26,12 @@ st.caption("Upload a ranking file: WikiQA TSV (QuestionID, Question, ..., Senten
            "ties count as the mean over their orders.")
 
 
-components.glossary(["MAP", "MRR", "P@1", "nDCG", "tie rule", "baseline", "rank"], key="evaluate_glossary")
+components.glossary(["MAP", "MRR", "P@1", "nDCG", "tie rule", "baseline", "rank", "MV-LSTM"], key="evaluate_glossary")
 
 
-def _run(raw: bytes, name: str) -> None:
-    """Parse and evaluate one file; the result (or the reason it failed) is kept in the session."""
-    digest = hashlib.sha256(raw).hexdigest()
+def _run(raw: bytes, name: str, names: list[str]) -> None:
+    """Parse and evaluate one file with the chosen models; the result (or why it failed) is kept in the session."""
+    digest = hashlib.sha256(raw + "\x00".join(names).encode("utf-8")).hexdigest()
     if ss.get(RESULT, {}).get("digest") == digest:
         return
     try:
@@ -39,15 +39,16 @@ def _run(raw: bytes, name: str) -> None:
     except DataError as error:
         ss[RESULT] = {"digest": digest, "name": name, "error": str(error)}
         return
-    matchers = dict(state.models())
+    loaded = state.models()
+    matchers = {n: loaded[n] for n in names}
     bar = st.progress(0.0, text=f"Scoring {sum(len(x.candidates) for x in lists):,} pairs...")
-    steps = [READING, *matchers]  # tokenising the texts, then each model in turn
+    done_by_step = dict.fromkeys([READING, *matchers], 0.0)  # reading the texts and each model advance together
 
     def progress(done: int, total: int, what: str) -> None:
-        index = steps.index(what) if what in steps else 0
-        fraction = (index + done / max(total, 1)) / len(steps)
+        done_by_step[what] = done / max(total, 1)
         unit = "questions" if what == READING else "pairs"
-        bar.progress(min(fraction, 1.0), text=f"{what}: {done:,} of {total:,} {unit}")
+        bar.progress(min(sum(done_by_step.values()) / len(done_by_step), 1.0),
+                     text=f"{what}: {done:,} of {total:,} {unit}")
 
     try:
         evaluation = evaluate(lists, matchers, progress=progress)
@@ -66,9 +67,12 @@ def _open_in_rank(item: RankingList) -> None:
     st.switch_page("pages/screens/rank.py")
 
 
+evaluated_models = state.chosen_models()
+st.caption(f":material/model_training: Models: {components.md(', '.join(evaluated_models) or 'none (baselines only)')}"
+           " — the ones chosen on the Rank page; add or remove models there.")
 chosen = common.ranking_file("evaluate")
 if chosen is not None:
-    _run(*chosen)
+    _run(*chosen, evaluated_models)
 
 result = ss.get(RESULT)
 if result is None:
@@ -118,7 +122,7 @@ else:
         if st.button("Compute", key="evaluate_identical_run", icon=":material/calculate:"):
             bar = st.progress(0.0, text="Explaining every pair...")
             ss["ml_identical"] = {"digest": result["digest"], "rows": identical_word_share(
-                lists, dict(state.models()), max_questions=200,
+                lists, {n: state.models()[n] for n in evaluated_models}, max_questions=200,
                 progress=lambda f, what: bar.progress(f, text=f"{what} done"))}
             bar.empty()
         identical = ss.get("ml_identical")

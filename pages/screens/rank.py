@@ -164,6 +164,11 @@ def _table(ranking: Ranking, scores: bool) -> tuple[pd.DataFrame, dict[str, obje
     return frame, config, order
 
 
+def _shown(frame: pd.DataFrame, order: list[str]) -> pd.DataFrame:
+    """Only the columns on screen: the table's styling and transfer cost grow with every cell."""
+    return frame[order]
+
+
 def _style(frame: pd.DataFrame, models: list[str]) -> pd.io.formats.style.Styler:
     """Bold green rank 1; amber ranks where the models disagree by 2 or more; darker amber = larger spread."""
     rank_columns = [rank_column(m) for m in models]
@@ -200,7 +205,8 @@ def _full_table(ranking: Ranking, frame: pd.DataFrame, config: dict[str, object]
                    "differ by 2 or more (spread). Click a row to explain it on the other pages.")
     # One table widget per input: a new input starts from the shared pick, never from a stale selection.
     table_key = f"rank_table_{request.digest}"
-    st.dataframe(_style(frame, list(ranking.models)), key=table_key, on_select=partial(_selected, table_key),
+    st.dataframe(_style(_shown(frame, order), list(ranking.models)), key=table_key,
+                 on_select=partial(_selected, table_key),
                  selection_mode="single-row", selection_default={"selection": {"rows": [pick]}},
                  column_config=config, column_order=order, hide_index=True, width="stretch",
                  height=min(38 + 35 * len(frame), 460))
@@ -233,9 +239,9 @@ else:
 common.changes(ranking, key="rank_changes")
 
 if ranking.models:  # the models' own tokens carry the unknown-word flags
-    explained = next(iter(ranking.models.values())).explanations
-    components.unknown_words({"question": explained[0].question_tokens,
-                              **{f"candidate #{i + 1}": e.answer_tokens for i, e in enumerate(explained)}},
+    read = next(iter(ranking.models.values()))
+    components.unknown_words({"question": read.question_tokens,
+                              **{f"candidate #{i + 1}": read.answer_tokens(i) for i in range(count)}},
                              key="rank_unknown")
 
 with st.container(border=True, key="rank_selected"):
