@@ -76,7 +76,9 @@ def _lookup(vectors: WordVectors, texts: Sequence[Sequence[Token]], max_len: int
             slot = slot_of[id(text)] = len(distinct)
             rows = None if known is None else known.get((id(text), max_len))
             if rows is None:
-                rows = [key_id(t.key, row(t.key, -1)) for t in text[:max_len]]
+                rows = [row(t.key, -1) for t in text[:max_len]]
+                if rows and min(rows) < 0:  # most words are known: only the unknown ones need an id of their own
+                    rows = [r if r >= 0 else key_id(t.key, r) for t, r in zip(text, rows, strict=False)]
                 if known is not None:
                     known[(id(text), max_len)] = rows
             distinct.append(rows)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import nullcontext
 from dataclasses import dataclass
 
 import numpy as np
@@ -84,6 +85,8 @@ def model_scores(matcher: Matcher, lists: Sequence[TokenizedList], batch_size: i
     for the next model with the same vectors (see `batching.RowCache`).
     """
     pairs = bucketed_pairs(lists, matcher.params.max_answer_len)
+    # A question sits in many batches (they are bucketed by answer length): look its words up once.
+    known = {} if known is None else known
     scores = [np.full(len(lst.candidates), -np.inf) for lst in lists]
     chunks = [pairs[start: start + batch_size] for start in range(0, len(pairs), batch_size)]
 
@@ -92,8 +95,8 @@ def model_scores(matcher: Matcher, lists: Sequence[TokenizedList], batch_size: i
                                     [lists[n].candidates[j] for n, j in chunk], batch_size, known)
 
     done = 0
-    with ThreadPoolExecutor(max(1, workers)) as pool:
-        for chunk, values in zip(chunks, pool.map(score, chunks), strict=True):
+    with ThreadPoolExecutor(workers) if workers > 1 else nullcontext() as pool:
+        for chunk, values in zip(chunks, pool.map(score, chunks) if pool else map(score, chunks), strict=True):
             for (n, j), value in zip(chunk, values, strict=True):
                 scores[n][j] = value
             done += len(chunk)
