@@ -13,7 +13,7 @@ import logging
 import streamlit as st
 
 from matching.glossary import TERMS
-from pages.views import components, state
+from pages.views import admission, components, state
 
 # Presentation mode folds the sidebar away: decided before the first element, from the session or, on a
 # session's first run, from the link (one page-config call per run, so the sidebar never flickers open).
@@ -38,58 +38,64 @@ PAGES = [
 
 page = st.navigation(PAGES, position="sidebar")
 
-try:
-    state.init()
-    loaded, errors = state.models(), state.load_errors()
-except Exception:  # noqa: BLE001 - the guard: the page says what failed, the log keeps the traceback
-    log.exception("starting the session failed")
-    st.error("MatchLens could not start this session. Reload the page; if it persists, see the server log.",
-             icon=":material/error:")
-    st.stop()
+def _run(page: st.Page) -> None:
+    """Everything after the router: the session's state, the sidebar, notes from the link, the page."""
+    try:
+        state.init()
+        loaded, errors = state.models(), state.load_errors()
+    except Exception:  # noqa: BLE001 - the guard: the page says what failed, the log keeps the traceback
+        log.exception("starting the session failed")
+        st.error("MatchLens could not start this session. Reload the page; if it persists, see the server log.",
+                 icon=":material/error:")
+        st.stop()
 
-st.session_state["sidebar_present"] = state.presenting()
+    st.session_state["sidebar_present"] = state.presenting()
+
+    def _present_changed() -> None:
+        st.session_state[state.PRESENT] = bool(st.session_state["sidebar_present"])
+
+    with st.sidebar:
+        st.markdown("### :material/join_inner: MatchLens")
+        st.caption("Positional neural text matching, explained.")
+        st.toggle("Presentation mode", key="sidebar_present", on_change=_present_changed,
+                  help="For a projector: large type, high contrast, one view at a time, no editing controls, and "
+                       "the sidebar folded away (open it with the arrow at the top left). Kept in the link as "
+                       "present=1.")
+        components.glossary([term.name for term in TERMS], key="sidebar_glossary", label="Glossary")
+        components.model_status(list(loaded), errors, key="sidebar_models")
+
+    if state.presenting():
+        components.presentation_style()
+
+    if st.session_state.get(state.URL_ERROR):
+        # Shown on the page the link opened (until the input is edited); leaving that page clears it.
+        opened = st.session_state.setdefault(state.URL_ERROR_PAGE, page.url_path)
+        if opened == page.url_path:
+            st.error(st.session_state[state.URL_ERROR], icon=":material/link_off:")
+        else:
+            st.session_state.pop(state.URL_ERROR, None)
+    if st.session_state.get(state.URL_NOTE):
+        st.warning(st.session_state.pop(state.URL_NOTE), icon=":material/link:")
+    if not loaded:
+        st.error("No model could be loaded, so only the baselines are shown. See the sidebar for the reasons.",
+                 icon=":material/error:")
+
+    # Callbacks have already applied this run's edits, so the link can be written before the page draws
+    # (a page may end early with st.stop or st.switch_page).
+    try:
+        state.write_link()
+    except Exception:  # noqa: BLE001
+        log.exception("writing the link failed")
+
+    try:
+        page.run()
+    except Exception as error:  # noqa: BLE001 - st.rerun/st.switch_page are BaseExceptions and pass through
+        log.exception("page %s failed", page.title)
+        st.error(f"This page hit an unexpected problem ({type(error).__name__}). The other pages still work; "
+                 "changing the input or reloading usually helps.", icon=":material/error:")
 
 
-def _present_changed() -> None:
-    st.session_state[state.PRESENT] = bool(st.session_state["sidebar_present"])
-
-
-with st.sidebar:
-    st.markdown("### :material/join_inner: MatchLens")
-    st.caption("Positional neural text matching, explained.")
-    st.toggle("Presentation mode", key="sidebar_present", on_change=_present_changed,
-              help="For a projector: large type, high contrast, one view at a time, no editing controls, and "
-                   "the sidebar folded away (open it with the arrow at the top left). Kept in the link as "
-                   "present=1.")
-    components.glossary([term.name for term in TERMS], key="sidebar_glossary", label="Glossary")
-    components.model_status(list(loaded), errors, key="sidebar_models")
-
-if state.presenting():
-    components.presentation_style()
-
-if st.session_state.get(state.URL_ERROR):
-    # Shown on the page the link opened (until the input is edited); leaving that page clears it.
-    opened = st.session_state.setdefault(state.URL_ERROR_PAGE, page.url_path)
-    if opened == page.url_path:
-        st.error(st.session_state[state.URL_ERROR], icon=":material/link_off:")
-    else:
-        st.session_state.pop(state.URL_ERROR, None)
-if st.session_state.get(state.URL_NOTE):
-    st.warning(st.session_state.pop(state.URL_NOTE), icon=":material/link:")
-if not loaded:
-    st.error("No model could be loaded, so only the baselines are shown. See the sidebar for the reasons.",
-             icon=":material/error:")
-
-# Callbacks have already applied this run's edits, so the link can be written before the page draws
-# (a page may end early with st.stop or st.switch_page).
-try:
-    state.write_link()
-except Exception:  # noqa: BLE001
-    log.exception("writing the link failed")
-
-try:
-    page.run()
-except Exception as error:  # noqa: BLE001 - st.rerun/st.switch_page are BaseExceptions and pass through
-    log.exception("page %s failed", page.title)
-    st.error(f"This page hit an unexpected problem ({type(error).__name__}). The other pages still work; "
-             "changing the input or reloading usually helps.", icon=":material/error:")
+# Page runs take turns, in arrival order (see pages/views/admission.py); a file upload or the sanity
+# checks run at once, without holding a turn others wait for.
+with admission.gate.turn(wait=page.url_path not in ("evaluate", "sanity"), timeout=admission.PATIENCE):
+    _run(page)
