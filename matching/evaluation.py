@@ -6,7 +6,7 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -44,6 +44,11 @@ class Evaluation:
     skipped: list[str]
     """Questions left out, with why (no words, no candidates)."""
     evaluated: int
+    lists: list[RankingList] = field(default_factory=list)
+    """The evaluated lists, in the order of `per_question` and `scores`."""
+    slices: list[dict[str, str] | None] = field(default_factory=list)
+    """Per evaluated list, its slice in each slicing (`slices.question_slices`), read from the words
+    while they were at hand, so the views never tokenise the file again."""
 
     def table(self) -> list[dict[str, object]]:
         return [{"system": s, **{m: self.overall[s][m] for m in METRICS}} for s in self.systems]
@@ -180,8 +185,11 @@ def evaluate(lists: Sequence[RankingList], models: Mapping[str, Matcher],
                 tops.add(int(np.argmax(scores[s][n])))
         row["models disagree"] = len(tops) > 1
         rows.append(row)
+    from .slices import question_slices  # slices reads Evaluations: imported here, not at the top
+
     return Evaluation(systems=systems, overall={s: mean_metrics(per_system[s]) for s in systems},
-                      per_question=rows, scores=scores, skipped=skipped, evaluated=len(tokenized))
+                      per_question=rows, scores=scores, skipped=skipped, evaluated=len(tokenized),
+                      lists=[t.item for t in tokenized], slices=[question_slices(t) for t in tokenized])
 
 
 def first_correct_rank(scores: np.ndarray, labels: Sequence[int]) -> int | None:

@@ -17,7 +17,6 @@ from .baselines import BASELINES
 from .data import RankingList
 from .evaluation import Evaluation, TokenizedList, tokenize_lists
 from .matcher import Matcher
-from .metrics import question_metrics
 from .text import Token
 from .trust import is_word
 
@@ -47,7 +46,9 @@ def overlap(question: Sequence[Token], candidate: Sequence[Token]) -> float:
 
 
 def _bin(value: float, bins: Sequence[tuple[float, float, str]]) -> str:
-    return next(label for low, high, label in bins if low <= value <= high)
+    """The first bin (in ascending order) whose upper end is at least `value`: a mean length of
+    10.5 words is in 11-20, an overlap just above 0 in "up to 1/3"."""
+    return next((label for _, high, label in bins if value <= high), bins[-1][2])
 
 
 def question_slices(item: TokenizedList) -> dict[str, str] | None:
@@ -61,39 +62,33 @@ def question_slices(item: TokenizedList) -> dict[str, str] | None:
             "word overlap": _bin(max(overlap(item.question, c) for c in correct), OVERLAP_BINS)}
 
 
-def slice_rows(evaluation: Evaluation, lists: Sequence[RankingList]) -> dict[str, list[dict[str, object]]]:
-    """slicing -> rows (slice, questions, each system's MAP and MRR), slices in a fixed order."""
-    kept, _ = tokenize_lists(lists)
-    per_question = [question_slices(item) for item in kept]
-    metrics = {s: [question_metrics(evaluation.scores[s][n], item.item.labels) for n, item in enumerate(kept)]
-               for s in evaluation.systems}
+def slice_rows(evaluation: Evaluation) -> dict[str, list[dict[str, object]]]:
+    """slicing -> rows (slice, questions, each system's MAP), slices in a fixed order."""
     order = {"question word": [*QUESTION_WORDS, "other"], "correct-answer length": [b[2] for b in LENGTH_BINS],
              "word overlap": [b[2] for b in OVERLAP_BINS]}
     tables: dict[str, list[dict[str, object]]] = {}
     for slicing in SLICINGS:
         rows = []
         for label in order[slicing]:
-            members = [n for n, s in enumerate(per_question) if s is not None and s[slicing] == label]
+            members = [n for n, s in enumerate(evaluation.slices) if s is not None and s[slicing] == label]
             if not members:
                 continue
             row: dict[str, object] = {slicing: label, "questions": len(members)}
-            for system in evaluation.systems:
-                row[f"{system} MAP"] = float(np.mean([metrics[system][n]["MAP"] for n in members]))
+            for system in evaluation.systems:  # each question's AP, as the evaluation computed it
+                row[f"{system} MAP"] = float(np.mean([evaluation.per_question[n][f"{system} AP"] for n in members]))
             rows.append(row)
         tables[slicing] = rows
     return tables
 
 
-def top_answers(evaluation: Evaluation, lists: Sequence[RankingList], limit: int = TOP_ANSWER_CHARS
-                ) -> list[dict[str, str]]:
+def top_answers(evaluation: Evaluation, limit: int = TOP_ANSWER_CHARS) -> list[dict[str, str]]:
     """Per evaluated question: each model's top answer, shortened to `limit` characters."""
-    kept, _ = tokenize_lists(lists)
     models = [s for s in evaluation.systems if s not in BASELINES]
     rows = []
-    for n, item in enumerate(kept):
+    for n, item in enumerate(evaluation.lists):
         row = {}
         for model in models:
-            text = " ".join(item.item.candidates[int(np.argmax(evaluation.scores[model][n]))].split())
+            text = " ".join(item.candidates[int(np.argmax(evaluation.scores[model][n]))].split())
             row[model] = text if len(text) <= limit else text[: limit - 1] + "…"
         rows.append(row)
     return rows

@@ -27,19 +27,27 @@ def test_slices_cover_every_question_with_a_correct_answer(make_matcher: Matcher
     lists = toy_lists()
     models = {"tiny": make_matcher(seed=1)}
     evaluation = evaluate(lists, models)
-    tables = slice_rows(evaluation, lists)
+    tables = slice_rows(evaluation)
     assert set(tables) == {"question word", "correct-answer length", "word overlap"}
     for rows in tables.values():
         assert sum(int(r["questions"]) for r in rows) == len(lists)  # type: ignore[call-overload]
         assert all(0 <= float(r["tiny MAP"]) <= 1 for r in rows)  # type: ignore[arg-type]
     words = {r["question word"] for r in tables["question word"]}
     assert {"where", "who", "what", "how", "when"} <= words
-    tops = top_answers(evaluation, lists, limit=20)
+    tops = top_answers(evaluation, limit=20)
     assert len(tops) == len(lists) and all(len(t["tiny"]) <= 20 for t in tops)
     for item, top, scores in zip(lists, tops, evaluation.scores["tiny"], strict=True):
         assert item.candidates[int(scores.argmax())].startswith(top["tiny"].rstrip("…"))
     shares = identical_word_share(lists, models, max_questions=3)
     assert shares[0]["pairs"] == 12 and 0 <= float(shares[0]["identical-word share"]) <= 1  # type: ignore[arg-type]
+
+
+def test_fractional_mean_lengths_and_small_overlaps_fall_in_a_slice() -> None:
+    from matching.slices import LENGTH_BINS, OVERLAP_BINS, _bin
+
+    assert _bin(10.5, LENGTH_BINS) == "11-20 words" and _bin(10.0, LENGTH_BINS) == "1-10 words"
+    assert _bin(40.5, LENGTH_BINS) == "41+ words" and _bin(1e-12, OVERLAP_BINS) == "up to 1/3"
+    assert _bin(0.0, OVERLAP_BINS) == "none" and _bin(1.0, OVERLAP_BINS) == "over 2/3"
 
 
 def test_empty_filter_reason(make_matcher: MatcherFactory) -> None:
@@ -49,3 +57,16 @@ def test_empty_filter_reason(make_matcher: MatcherFactory) -> None:
     assert "agree on the top answer for all 3 questions" in text  # one model cannot disagree with itself
     text = empty_filter_reason(evaluation, disagree=False, low=True, threshold=100)
     assert "rank ≥ 100" in text
+
+
+def test_a_question_whose_correct_answers_average_between_two_bins_is_sliced(make_matcher: MatcherFactory) -> None:
+    """Two correct answers of 10 and 11 words: a mean of 10.5 (an uploaded file broke on this)."""
+    from matching.data import RankingList
+
+    ten = " ".join(["word"] * 9) + " paris"
+    eleven = " ".join(["word"] * 10) + " paris"
+    lists = [RankingList("q1", "where is paris", (ten, eleven, "a river in spain"), (1, 1, 0))]
+    evaluation = evaluate(lists, {"tiny": make_matcher(seed=1)})
+    tables = slice_rows(evaluation)
+    assert [r["correct-answer length"] for r in tables["correct-answer length"]] == ["11-20 words"]
+    assert top_answers(evaluation)[0]["tiny"] in (ten, eleven, "a river in spain")

@@ -22,8 +22,8 @@ RESULT = "ml_evaluation"
 
 st.title(":material/fact_check: Evaluate")
 st.caption("Upload a ranking file: WikiQA TSV (QuestionID, Question, ..., Sentence, Label) or CSV with the columns "
-           "question, candidate, label (1 = correct). Every model and baseline ranks each question's candidates; "
-           "ties count as the mean over their orders.")
+           "question, candidate, label (1 = correct). The chosen models and the baselines rank each question's "
+           "candidates; ties count as the mean over their orders.")
 
 
 components.glossary(["MAP", "MRR", "P@1", "nDCG", "tie rule", "baseline", "rank", "MV-LSTM"], key="evaluate_glossary")
@@ -42,13 +42,19 @@ def _run(raw: bytes, name: str, names: list[str]) -> None:
     loaded = state.models()
     matchers = {n: loaded[n] for n in names}
     bar = st.progress(0.0, text=f"Scoring {sum(len(x.candidates) for x in lists):,} pairs...")
-    done_by_step = dict.fromkeys([READING, *matchers], 0.0)  # reading the texts and each model advance together
+    # Reading the texts and scoring with each model advance side by side: (done, total) per step.
+    pairs_in_file = sum(len(x.candidates) for x in lists)
+    counts = {READING: (0, max(len(lists), 1)), **{m: (0, max(pairs_in_file, 1)) for m in matchers}}
 
     def progress(done: int, total: int, what: str) -> None:
-        done_by_step[what] = done / max(total, 1)
-        unit = "questions" if what == READING else "pairs"
-        bar.progress(min(sum(done_by_step.values()) / len(done_by_step), 1.0),
-                     text=f"{what}: {done:,} of {total:,} {unit}")
+        counts[what] = (done, max(total, 1))
+        fraction = sum(d / t for d, t in counts.values()) / len(counts)
+        read, questions = counts[READING]
+        text = f"Read {read:,} of {questions:,} questions"
+        if matchers:
+            scored, pairs = min(counts[m] for m in matchers)
+            text += f" · every model has scored {scored:,} of {pairs:,} pairs"
+        bar.progress(min(fraction, 1.0), text=text)
 
     try:
         evaluation = evaluate(lists, matchers, progress=progress)
@@ -106,7 +112,7 @@ else:
     st.caption("MAP per group of questions: by question word, by the length of the correct answers (mean words), "
                "and by how many of the question's words the best-overlapping correct answer repeats. Small groups "
                "vary a lot; the count says how many questions each holds.")
-    slice_tables = slice_rows(evaluation, lists)
+    slice_tables = slice_rows(evaluation)
     slice_tabs = st.tabs([f"By {slicing}" for slicing in slice_tables])
     for tab, (slicing, rows) in zip(slice_tabs, slice_tables.items(), strict=True):
         with tab:
@@ -140,7 +146,7 @@ else:
     threshold = filters[2].number_input("Low means rank ≥", min_value=2, max_value=100, value=3,
                                         key="evaluate_threshold")
     frame = pd.DataFrame(evaluation.per_question)
-    tops = top_answers(evaluation, lists)
+    tops = top_answers(evaluation)
     model_names = [s for s in evaluation.systems if s in models_set]
     first = [f"{m} first correct" for m in model_names]
     if disagree:
