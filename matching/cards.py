@@ -165,6 +165,16 @@ def group_of(params: dict[str, Any], training: dict[str, Any]) -> str:
     return VARIANT_GROUP if added or training.get("entropy_penalty") else PAPER_GROUP
 
 
+def trained_on_dev(card: ModelCard) -> bool:
+    """The model was fitted on train + dev: its dev figures are training figures, not held out."""
+    return bool(card.training.get("fit_on_dev"))
+
+
+def dev_role(card: ModelCard) -> str:
+    """What the dev figures of a card are, in a few words (the card, the Models page)."""
+    return "part of the training data: not a held-out figure" if trained_on_dev(card) else "used for selection"
+
+
 def _fmt(value: Any) -> str:
     return f"{value:.4f}" if isinstance(value, float) else str(value)
 
@@ -259,11 +269,9 @@ def render_card(card: ModelCard) -> str:
     averaged = card.log[-1].get("averaged_dev_MAP") if card.log else None
     kept = (f"epochs {', '.join(map(str, card.kept_epochs))} averaged (dev MAP of the average {averaged:.4f})"
             if averaged is not None else f"epoch {', '.join(map(str, card.kept_epochs))} kept (best dev MAP)")
-    if card.training.get("fit_on_dev"):  # dev was trained on: its figures are training figures
-        kept = kept.replace(" (best dev MAP)", "").replace("dev MAP of the average", "MAP of the average on dev, "
-                                                             "which it was trained on")
-    dev_heading = ("Dev (part of the training data: not a held-out figure)" if card.training.get("fit_on_dev")
-                   else "Dev (used for selection)")
+    if trained_on_dev(card):  # dev was trained on: its figures are training figures
+        kept = kept.replace("dev MAP of the average", "MAP of the average on dev, which it was trained on")
+    dev_heading = f"Dev ({dev_role(card)})"
     deviations = "\n".join(f"- {line}" for line in card.deviations) or "- none recorded"
     limits = "\n".join(f"- {line}" for line in KNOWN_LIMITS)
     return f"""# Model card: {card.name}

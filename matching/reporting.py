@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from .cards import PAPER_GROUP, ModelCard, markdown_table, seed_line
+from .cards import PAPER_GROUP, ModelCard, markdown_table, seed_line, trained_on_dev
 from .evaluation import Evaluation
 from .studies import paired_test
 
@@ -23,7 +23,9 @@ def model_row(card: ModelCard) -> dict[str, Any]:
     tests = {t.baseline: t for t in card.significance}
     attention = card.attention
     row: dict[str, Any] = {"model": card.name, "test MAP": test.get("MAP"), "seeds: mean ± sd": seed_line(card),
-                           "dev MAP": card.metrics.get("dev", {}).get("MAP"), "test MRR": test.get("MRR"),
+                           # fitted on train + dev: its dev MAP is a training figure, not shown as a result
+                           "dev MAP": None if trained_on_dev(card) else card.metrics.get("dev", {}).get("MAP"),
+                           "test MRR": test.get("MRR"),
                            "test P@1": test.get("P@1")}
     for baseline in TESTED_AGAINST:
         found = tests.get(baseline)
@@ -72,7 +74,7 @@ def runs_table(work: Path) -> str:
                      "test MAP per seed": " ".join(f"{x:.4f}" for x in test),
                      "test MAP mean ± std": f"{np.mean(test):.4f} ± {np.std(test, ddof=1):.4f}" if len(test) > 1
                      else f"{test[0]:.4f}",
-                     "dev MAP mean": float(np.mean(dev)),
+                     "dev MAP mean": None if any(trained_on_dev(c) for c in cards) else float(np.mean(dev)),
                      "entropy mean": float(np.mean([a.entropy for a in attention])) if attention else None,
                      "uniform-α MAP mean": float(np.mean([a.uniform_MAP for a in attention])) if attention else None})
     return markdown_table(rows)

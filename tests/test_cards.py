@@ -77,3 +77,17 @@ def test_groups_and_deviations() -> None:
     assert "words weighted by alpha_t x sentence length, mean weight 1 (paper: alpha_t)" in listed
     assert "listwise loss (paper: pairwise hinge)" in listed
     assert any("exact-match" in line for line in listed) and any("last 3 epochs" in line for line in listed)
+
+
+def test_a_card_fitted_on_dev_never_shows_dev_as_a_held_out_figure(trained: tuple[Matcher, ModelCard]) -> None:
+    from matching.cards import dev_role, render_card, trained_on_dev
+    from matching.reporting import model_row
+
+    _, card = trained
+    assert not trained_on_dev(card) and dev_role(card) == "used for selection"
+    assert model_row(card)["dev MAP"] == card.metrics["dev"]["MAP"]
+    fitted = replace(card, training={**card.training, "fit_on_dev": True})
+    assert trained_on_dev(fitted) and model_row(fitted)["dev MAP"] is None
+    text = render_card(fitted)
+    assert "### Dev (part of the training data: not a held-out figure)" in text
+    assert "used for selection" not in text

@@ -9,6 +9,7 @@ from __future__ import annotations
 import altair as alt
 
 from matching.cards import ModelCard, metrics_rows
+from matching.deletion import deletion_effects
 from matching.matcher import Matcher
 from matching.ranking import rank
 from matching.tables import cell_rows, strongest
@@ -31,6 +32,9 @@ def test_ranking_and_explanation_charts_are_valid(variant_matcher: Matcher) -> N
                             (explanation.answer_tokens, explanation.answer_attention)):
         if weights is not None:
             validated(charts.attention_chart(tokens, weights, "attention", "tiny"))
+    effects = deletion_effects(variant_matcher, ranking.question_tokens, ranking.candidate_tokens, [0])[0]
+    for side in ("question", "answer"):
+        validated(charts.deletion_chart(effects.rows(side), "each word deleted", "tiny"))
 
 
 def test_model_card_charts_are_valid(trained: tuple[Matcher, ModelCard]) -> None:

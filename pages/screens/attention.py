@@ -6,7 +6,7 @@ import streamlit as st
 
 from matching.deletion import DeletionEffects, attention_agreement, deletion_effects
 from matching.explanation import Explanation
-from pages.views import charts, common, components, state
+from pages.views import common, components, state
 
 st.title(":material/visibility: Attention")
 st.caption("aMV-LSTM and MatchPyramid.omega reweight every word vector by an attention coefficient before the "
@@ -67,8 +67,8 @@ if found is not None:
                 if show_deletion:
                     effects = deletions[name]
                     rho = attention_agreement(weights, effects, side)
-                    components.altair(charts.deletion_chart(effects.rows(side), "each word deleted", name),
-                                      key=f"{column_key}_{side}_deletion")
+                    components.chart("deletion_chart", effects.rows(side), "each word deleted", name,
+                                     key=f"{column_key}_{side}_deletion")
                     st.caption(_agreement_text(rho))
                 if any(t.truncated for t in tokens):
                     unseen = sum(t.truncated for t in tokens)

@@ -13,6 +13,7 @@ from matching.cards import (
     ModelCard,
     attention_rows,
     attention_verdict,
+    dev_role,
     metrics_rows,
     seed_line,
     significance_rows,
@@ -84,7 +85,7 @@ def card_view(name: str, card: ModelCard | None, key: str) -> None:
         st.markdown("**Test** (the paper's figure for comparison)")
         metrics_block(card, "test", f"{key}_test")
     with right:
-        st.markdown("**Dev** (used for selection)")
+        st.markdown(f"**Dev** ({dev_role(card)})")
         metrics_block(card, "dev", f"{key}_dev")
     if card.seed_study:
         study = card.seed_study
@@ -145,7 +146,8 @@ if loaded:
                          c: st.column_config.NumberColumn(c, format="%.4f")
                          for c in ("test MAP", "dev MAP", "test MRR", "test P@1", "entropy", "top-weight ratio",
                                    "uniform-α MAP", "permuted-α MAP", "paper MAP")})
-    st.caption("Seeds: test MAP over the configuration's 5 seeds. ΔMAP (p): paired randomisation test on "
+    st.caption("Seeds: test MAP over the configuration's 5 seeds. Dev MAP: - for a model fitted on train + dev "
+               "(its dev figure is a training figure). ΔMAP (p): paired randomisation test on "
                "per-question AP. Entropy: mean H(alpha)/log n on test (1 = flat). Uniform-α / permuted-α MAP: "
                "the same model with alpha replaced at inference; if they match its own MAP, the bars carry "
                "little of the score.")
