@@ -6,6 +6,9 @@ here each builder's output is validated, for a real explanation of every model v
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 import altair as alt
 
 from matching.cards import ModelCard, metrics_rows
@@ -16,7 +19,11 @@ from matching.tables import cell_rows, strongest
 from pages.views import charts
 
 
-def validated(built: alt.TopLevelMixin | tuple[alt.TopLevelMixin, ...]) -> None:
+def validated(built: alt.TopLevelMixin | tuple[alt.TopLevelMixin, ...] | dict[str, Any]) -> None:
+    if isinstance(built, dict):  # a plain spec: read back by altair, which validates it against the schema
+        json.dumps(built)  # and it must be JSON as it is sent to the browser
+        (alt.LayerChart if "layer" in built else alt.Chart).from_dict(built, validate=True)
+        return
     for chart in built if isinstance(built, tuple) else (built,):
         chart.to_dict(validate=True)  # raises on an invalid spec
 

@@ -1,4 +1,4 @@
-"""Chart builders: plain data in, an altair chart or a plotly figure out (no streamlit here).
+"""Chart builders: plain data in, a Vega-Lite spec, an altair chart or a plotly figure out (no streamlit here).
 
 User text reaches charts only as data values (vega renders them as SVG text) or,
 for plotly, through `plotly_text`, which escapes the markup plotly would read.
@@ -48,81 +48,122 @@ def plotly_text(text: str) -> str:
 
 # ---------------------------------------------------------------- Rank page
 
+VEGA_LITE_SCHEMA = "https://vega.github.io/schema/vega-lite/v6.4.1.json"
+Spec = dict[str, Any]
+"""A Vega-Lite specification as plain data. The charts drawn on most page runs (rank shifts,
+attention and word-deletion bars) are written this way rather than through altair, whose
+object model cost more than half of an Attention page run (py-spy over bench/sessions.py);
+tests/test_charts_specs.py validates them against the schema."""
+
+
+def _plain(value: Any) -> int | None:
+    """A rank as JSON reads it (numpy integers are not JSON)."""
+    return None if value is None else int(value)
+
+
+def _title_spec(text: str, subtitle: str | None = None) -> Spec:
+    """`title` as plain data."""
+    return {"text": text, "anchor": "start", "limit": 0, "subtitle": subtitle or ""}
+
+
+def _word_bars(rows: list[dict[str, Any]], x: Spec, color: Spec, tooltip: list[Spec], label_limit: int,
+               row_px: int, rule: Spec, heading: str, subtitle: str | None) -> Spec:
+    """Horizontal bars, one per word in text order (the `label` field), and one vertical rule."""
+    return {
+        "$schema": VEGA_LITE_SCHEMA,
+        "layer": [
+            {"data": {"values": rows}, "mark": {"type": "bar"},
+             "encoding": {"y": {"field": "label", "type": "nominal", "sort": [r["label"] for r in rows], "title": None,
+                                "axis": {"labelLimit": label_limit, "labelOverlap": False}},
+                          "x": x, "color": color, "tooltip": tooltip}},
+            rule,
+        ],
+        "height": max(90, row_px * len(rows)),
+        "title": _title_spec(heading, subtitle),
+    }
+
+
 def rank_shift_chart(ranks: Mapping[str, Sequence[int]], candidates: Sequence[str], selected: int,
-                     disagreement: Sequence[int]) -> alt.Chart:
+                     disagreement: Sequence[int]) -> Spec:
     """A bump chart: one line per candidate across systems (models, then baselines), rank 1 on top."""
     systems = list(ranks)
-    rows = []
-    for index, text in enumerate(candidates):
-        for system in systems:
-            rows.append({"system": system, "rank": int(ranks[system][index]), "candidate": f"#{index + 1}",
-                         "text": short(text, 80), "selected": index == selected,
-                         "spread": int(disagreement[index])})
-    data = pd.DataFrame(rows)
+    rows = [{"system": system, "rank": int(ranks[system][index]), "candidate": f"#{index + 1}",
+             "text": short(text, 80), "selected": index == selected, "spread": int(disagreement[index])}
+            for index, text in enumerate(candidates) for system in systems]
     count = len(candidates)
-    color = (alt.Color("candidate:N", sort=[f"#{i + 1}" for i in range(count)], scale=alt.Scale(scheme="tableau10"),
-                       legend=alt.Legend(title="candidate", orient="right", labelLimit=0) if count <= 20 else None))
-    base = alt.Chart(data).encode(
-        x=alt.X("system:N", sort=systems, title=None, axis=alt.Axis(labelAngle=-20, labelLimit=0)),
-        y=alt.Y("rank:Q", scale=alt.Scale(reverse=True, domain=[1, max(count, 2)], nice=False),
-                axis=alt.Axis(tickMinStep=1, format="d"), title="rank (1 = best)"),
-        color=color, detail="candidate:N",
-        tooltip=[alt.Tooltip("candidate:N"), alt.Tooltip("system:N"), alt.Tooltip("rank:Q"),
-                 alt.Tooltip("spread:Q", title="rank spread across models"), alt.Tooltip("text:N", title="text")])
-    lines = base.mark_line(point=alt.OverlayMarkDef(size=60)).encode(
-        strokeWidth=alt.condition("datum.selected", alt.value(5), alt.value(1.5)),
-        opacity=alt.condition("datum.selected", alt.value(1.0), alt.value(0.8)))
-    return lines.properties(height=min(max(220, 30 * count), 600),
-                            title=title("Rank per system", "one line per candidate; rank 1 on top"))
+    color: Spec = {"field": "candidate", "type": "nominal", "sort": [f"#{i + 1}" for i in range(count)],
+                   "scale": {"scheme": "tableau10"},
+                   "legend": {"title": "candidate", "orient": "right", "labelLimit": 0} if count <= 20 else None}
+    return {
+        "$schema": VEGA_LITE_SCHEMA,
+        "data": {"values": rows},
+        "mark": {"type": "line", "point": {"size": 60}},
+        "encoding": {
+            "x": {"field": "system", "type": "nominal", "sort": systems, "title": None,
+                  "axis": {"labelAngle": -20, "labelLimit": 0}},
+            "y": {"field": "rank", "type": "quantitative", "title": "rank (1 = best)",
+                  "scale": {"reverse": True, "domain": [1, max(count, 2)], "nice": False},
+                  "axis": {"tickMinStep": 1, "format": "d"}},
+            "color": color, "detail": {"field": "candidate", "type": "nominal"},
+            "strokeWidth": {"condition": {"test": "datum.selected", "value": 5}, "value": 1.5},
+            "opacity": {"condition": {"test": "datum.selected", "value": 1.0}, "value": 0.8},
+            "tooltip": [{"field": "candidate", "type": "nominal"}, {"field": "system", "type": "nominal"},
+                        {"field": "rank", "type": "quantitative"},
+                        {"field": "spread", "type": "quantitative", "title": "rank spread across models"},
+                        {"field": "text", "type": "nominal", "title": "text"}],
+        },
+        "height": min(max(220, 30 * count), 600),
+        "title": _title_spec("Rank per system", "one line per candidate; rank 1 on top"),
+    }
 
 
 # ---------------------------------------------------------------- Attention page
 
 def attention_chart(tokens: Sequence[Token], weights: np.ndarray, heading: str, subtitle: str | None = None
-                    ) -> alt.LayerChart:
+                    ) -> Spec:
     """Horizontal bars, one per word in text order, with the uniform weight 1/n as a rule."""
     n = len(weights)
-    data = pd.DataFrame({
-        "position": np.arange(1, n + 1),
-        "word": [t.text for t in tokens[:n]],
-        "label": [f"{i + 1}. {short(t.text, 24)}" for i, t in enumerate(tokens[:n])],
-        "weight": np.asarray(weights, dtype=float),
-        "times uniform": np.asarray(weights, dtype=float) * n,
-        "kind": ["unknown word" if t.unknown else "known word" for t in tokens[:n]],
-    })
+    values = np.asarray(weights, dtype=float).tolist()
+    rows = [{"position": i + 1, "word": t.text, "label": f"{i + 1}. {short(t.text, 24)}", "weight": w,
+             "times uniform": w * n, "kind": "unknown word" if t.unknown else "known word"}
+            for i, (t, w) in enumerate(zip(tokens[:n], values, strict=True))]
     uniform = 1.0 / max(n, 1)
-    bars = alt.Chart(data).mark_bar().encode(
-        y=alt.Y("label:N", sort=data["label"].tolist(), title=None,
-                axis=alt.Axis(labelLimit=150, labelOverlap=False)),
-        x=alt.X("weight:Q", title="weight", axis=alt.Axis(format=".2f", labelOverlap=True, labelFlush=True)),
-        color=alt.Color("kind:N", scale=alt.Scale(domain=["known word", "unknown word"], range=[ACCENT, UNKNOWN]),
-                        legend=alt.Legend(title=None, orient="bottom", direction="vertical", labelLimit=0)),
-        tooltip=[alt.Tooltip("position:Q"), alt.Tooltip("word:N"), alt.Tooltip("weight:Q", format=".4f"),
-                 alt.Tooltip("times uniform:Q", format=".2f"), alt.Tooltip("kind:N")])
-    rule = alt.Chart(pd.DataFrame({"uniform": [uniform], "what": [f"uniform 1/n = {uniform:.3f}"]})).mark_rule(
-        color=NEGATIVE, strokeDash=[6, 4], size=2).encode(x="uniform:Q", tooltip=["what:N"])
-    return (bars + rule).properties(height=max(90, ROW_PX * n), title=title(heading, subtitle))
+    rule = {"data": {"values": [{"uniform": uniform, "what": f"uniform 1/n = {uniform:.3f}"}]},
+            "mark": {"type": "rule", "color": NEGATIVE, "size": 2, "strokeDash": [6, 4]},
+            "encoding": {"x": {"field": "uniform", "type": "quantitative"},
+                         "tooltip": [{"field": "what", "type": "nominal"}]}}
+    return _word_bars(
+        rows, x={"field": "weight", "type": "quantitative", "title": "weight",
+                 "axis": {"format": ".2f", "labelOverlap": True, "labelFlush": True}},
+        color={"field": "kind", "type": "nominal",
+               "scale": {"domain": ["known word", "unknown word"], "range": [ACCENT, UNKNOWN]},
+               "legend": {"title": None, "orient": "bottom", "direction": "vertical", "labelLimit": 0}},
+        tooltip=[{"field": "position", "type": "quantitative"}, {"field": "word", "type": "nominal"},
+                 {"field": "weight", "type": "quantitative", "format": ".4f"},
+                 {"field": "times uniform", "type": "quantitative", "format": ".2f"},
+                 {"field": "kind", "type": "nominal"}],
+        label_limit=150, row_px=ROW_PX, rule=rule, heading=heading, subtitle=subtitle)
 
 
-def deletion_chart(rows: Sequence[Mapping[str, Any]], heading: str, subtitle: str | None = None
-                   ) -> alt.LayerChart:
+def deletion_chart(rows: Sequence[Mapping[str, Any]], heading: str, subtitle: str | None = None) -> Spec:
     """Word-deletion effects: one bar per word in text order, green where the word raised the score."""
-    data = pd.DataFrame([r for r in rows if r["effect"] is not None])
-    if data.empty:
-        data = pd.DataFrame({"position": [], "word": [], "effect": [], "rank": [], "rank after": []})
-    data["label"] = [f"{int(p)}. {short(str(w), 24)}" for p, w in zip(data["position"], data["word"], strict=True)]
-    data["direction"] = np.where(data["effect"] >= 0, "raises the score", "lowers the score")
-    bars = alt.Chart(data).mark_bar().encode(
-        y=alt.Y("label:N", sort=data["label"].tolist(), title=None, axis=alt.Axis(labelLimit=220, labelOverlap=False)),
-        x=alt.X("effect:Q", title="score - score without the word"),
-        color=alt.Color("direction:N", scale=alt.Scale(domain=["raises the score", "lowers the score"],
-                                                       range=[POSITIVE, NEGATIVE]),
-                        legend=alt.Legend(title=None, orient="bottom", columns=1)),
-        tooltip=[alt.Tooltip("position:Q"), alt.Tooltip("word:N"), alt.Tooltip("effect:Q", format="+.4f"),
-                 alt.Tooltip("rank:Q", title="rank with the word"),
-                 alt.Tooltip("rank after:Q", title="rank without it")])
-    zero = alt.Chart(pd.DataFrame({"x": [0.0]})).mark_rule(color="#374151").encode(x="x:Q")
-    return (bars + zero).properties(height=max(90, 24 * len(data)), title=title(heading, subtitle))
+    bars = [{"position": int(r["position"]), "word": str(r["word"]), "effect": float(r["effect"]),
+             "rank": _plain(r["rank"]), "rank after": _plain(r["rank after"]),
+             "label": f"{int(r['position'])}. {short(str(r['word']), 24)}",
+             "direction": "raises the score" if r["effect"] >= 0 else "lowers the score"}
+            for r in rows if r["effect"] is not None]
+    rule = {"data": {"values": [{"x": 0.0}]}, "mark": {"type": "rule", "color": "#374151"},
+            "encoding": {"x": {"field": "x", "type": "quantitative"}}}
+    return _word_bars(
+        bars, x={"field": "effect", "type": "quantitative", "title": "score - score without the word"},
+        color={"field": "direction", "type": "nominal",
+               "scale": {"domain": ["raises the score", "lowers the score"], "range": [POSITIVE, NEGATIVE]},
+               "legend": {"title": None, "orient": "bottom", "columns": 1}},
+        tooltip=[{"field": "position", "type": "quantitative"}, {"field": "word", "type": "nominal"},
+                 {"field": "effect", "type": "quantitative", "format": "+.4f"},
+                 {"field": "rank", "type": "quantitative", "title": "rank with the word"},
+                 {"field": "rank after", "type": "quantitative", "title": "rank without it"}],
+        label_limit=220, row_px=24, rule=rule, heading=heading, subtitle=subtitle)
 
 
 def randomisation_chart(rows: Sequence[Mapping[str, Any]], heading: str, subtitle: str | None = None

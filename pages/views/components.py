@@ -113,6 +113,18 @@ def unknown_words(tokens_by_text: Mapping[str, Sequence[Token]], key: str) -> No
         st.dataframe(frame, hide_index=True, width="stretch")
 
 
+LARGE_CONFIG = {"axis": {"labelFontSize": 17, "titleFontSize": 18},
+                "legend": {"labelFontSize": 17, "titleFontSize": 17, "symbolSize": 160},
+                "title": {"fontSize": 22, "subtitleFontSize": 18}}
+"""Presentation mode's chart text sizes (as `_finished` configures an altair chart)."""
+
+
+def _finished_spec(spec: dict[str, Any], large: bool) -> dict[str, Any]:
+    """A plain Vega-Lite spec finished as `_finished` finishes an altair chart."""
+    return {**spec, "padding": {"left": 8, "top": 8, "right": 16, "bottom": 8},
+            "autosize": {"type": "fit-x", "contains": "padding"}, **({"config": LARGE_CONFIG} if large else {})}
+
+
 def _finished(chart: alt.TopLevelMixin, large: bool) -> alt.TopLevelMixin:
     chart = chart.properties(padding={"left": 8, "top": 8, "right": 16, "bottom": 8},
                              autosize=alt.AutoSizeParams(type="fit-x", contains="padding"))
@@ -123,7 +135,7 @@ def _finished(chart: alt.TopLevelMixin, large: bool) -> alt.TopLevelMixin:
     return chart
 
 
-def altair(chart: alt.TopLevelMixin, key: str) -> None:
+def altair(chart: alt.TopLevelMixin | dict[str, Any], key: str) -> None:
     """An altair chart with its actions menu (PNG/SVG download) kept.
 
     The chart fits the width and takes the height its plot, title, axes and legend need
@@ -131,6 +143,9 @@ def altair(chart: alt.TopLevelMixin, key: str) -> None:
     title, axis title and tick label inside the drawing. In presentation mode every chart
     text is drawn larger.
     """
+    if isinstance(chart, dict):  # a plain Vega-Lite spec (see charts.Spec)
+        st.vega_lite_chart(spec=_finished_spec(chart, _presenting()), key=key, width="stretch")
+        return
     st.altair_chart(_finished(chart, _presenting()), key=key, width="stretch")
 
 
@@ -143,6 +158,8 @@ def _chart_specs(builder: str, large: bool, *args: Any) -> list[dict[str, Any]]:
     spec depends only on the input: it is built once per input and shared by every session.
     """
     built = getattr(charts, builder)(*args)
+    if isinstance(built, dict):  # already plain data
+        return [_finished_spec(built, large)]
     # No JSON-schema validation on every new input (a third of the cost): the builders are
     # fixed code, and tests/test_charts_specs.py validates each one's output.
     with alt.theme.enable("none"):  # as st.altair_chart does: no default view size
