@@ -91,7 +91,8 @@ class Server:
         return total / 1024
 
 
-def wait_healthy(url: str, timeout: float = 90.0) -> None:
+def wait_healthy(url: str, timeout: float = 90.0, process: subprocess.Popen[bytes] | None = None) -> None:
+    """Wait for the server at `url` to answer its health check (giving up at once if `process` exits)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         try:
@@ -100,26 +101,32 @@ def wait_healthy(url: str, timeout: float = 90.0) -> None:
                     return
         except OSError:
             pass
+        if process is not None and process.poll() is not None:
+            raise RuntimeError(f"the server for {url} exited with status {process.returncode}")
         time.sleep(0.3)
     raise RuntimeError(f"{url} did not answer /_stcore/health within {timeout:.0f} s")
 
 
 @contextmanager
-def started_app(port: int) -> Iterator[Server]:
-    """`streamlit run app.py` as the README runs it (its .streamlit/config.toml), on 127.0.0.1:port."""
+def started_app(port: int, log: Path | None = None) -> Iterator[Server]:
+    """`streamlit run app.py` as the README runs it (its .streamlit/config.toml), on 127.0.0.1:port;
+    its output goes to `log` when given."""
     command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
                "--server.address", "127.0.0.1", "--server.headless", "true"]
-    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        url = f"http://127.0.0.1:{port}"
-        wait_healthy(url)
-        yield Server(url, [process.pid], process)
-    finally:
-        process.terminate()
+    with open(log, "w") if log else contextlib.nullcontext() as output:
+        process = subprocess.Popen(command, cwd=ROOT, stdout=output or subprocess.DEVNULL,
+                                   stderr=subprocess.STDOUT if output else subprocess.DEVNULL)
         try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
+            url = f"http://127.0.0.1:{port}"
+            wait_healthy(url, process=process)
+            yield Server(url, [process.pid], process)
+        finally:
+            process.terminate()
+            try:
+                process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
 
 
 # ---------------------------------------------------------------- one session

@@ -267,10 +267,12 @@ def render_card(card: ModelCard) -> str:
         attention = ("\n## Does the attention matter?\nOn test, the same model with its gate overridden at "
                      "inference:\n\n" + markdown_table(attention_rows(card)) + f"\n\n{attention_verdict(card)}\n")
     averaged = card.log[-1].get("averaged_dev_MAP") if card.log else None
-    kept = (f"epochs {', '.join(map(str, card.kept_epochs))} averaged (dev MAP of the average {averaged:.4f})"
-            if averaged is not None else f"epoch {', '.join(map(str, card.kept_epochs))} kept (best dev MAP)")
-    if trained_on_dev(card):  # dev was trained on: its figures are training figures
-        kept = kept.replace("dev MAP of the average", "MAP of the average on dev, which it was trained on")
+    epochs = ", ".join(map(str, card.kept_epochs))
+    # A model fitted on dev was trained on it: its dev figure is a training figure, and said so.
+    average_on = "MAP of the average on dev, which it was trained on" if trained_on_dev(card) else \
+        "dev MAP of the average"
+    kept = (f"epochs {epochs} averaged ({average_on} {averaged:.4f})" if averaged is not None
+            else f"epoch {epochs} kept (best dev MAP)")
     dev_heading = f"Dev ({dev_role(card)})"
     deviations = "\n".join(f"- {line}" for line in card.deviations) or "- none recorded"
     limits = "\n".join(f"- {line}" for line in KNOWN_LIMITS)

@@ -253,10 +253,3 @@ class TracedExplanations(Sequence[Explanation]):
             steps=Steps(question=self._sides[0].values(b, m), answer=self._sides[1].values(b, n),
                         hidden=self._hidden[b].copy(),
                         features=None if self._features is None else self._features[b, :, :m, :n].copy()))
-
-
-def explanations_from_trace(trace: ForwardTrace, model: str, params: ModelParams,
-                            question_tokens: list[list[Token]], answer_tokens: list[list[Token]]
-                            ) -> list[Explanation]:
-    """Split a batched trace into one Explanation per pair, trimming the padding."""
-    return list(TracedExplanations(trace, model, params, question_tokens, answer_tokens))

@@ -14,10 +14,8 @@ import os
 import re
 import socket
 import statistics
-import subprocess
 import sys
 import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlencode
@@ -29,6 +27,9 @@ from matching.examples import BY_KEY
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = Path("/usr/bin/chromium")
 SHOTS = ROOT / "artifacts" / "screenshots"
+sys.path.insert(0, str(ROOT / "bench"))
+from sessions import started_app  # noqa: E402 - the bench's server start, shared
+
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 XSS = "<img src=x onerror=\"window.__xss=1;document.title='pwned'\"> <script>window.__xss=2</script>"
@@ -52,35 +53,10 @@ def free_port() -> int:
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[str]:
-    port = free_port()
-    log = (ROOT / "artifacts")
-    log.mkdir(exist_ok=True)
-    with open(log / "streamlit-server.log", "w") as output:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.address", "127.0.0.1",
-             "--server.port", str(port), "--server.headless", "true", "--browser.gatherUsageStats", "false"],
-            cwd=ROOT, stdout=output, stderr=subprocess.STDOUT, env=os.environ.copy())
-        url = f"http://127.0.0.1:{port}"
-        try:
-            deadline = time.monotonic() + 90
-            while True:
-                try:
-                    with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
-                        if response.status == 200:
-                            break
-                except OSError:
-                    pass
-                if process.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"streamlit did not start: see {log / 'streamlit-server.log'}")
-                time.sleep(0.5)
-            yield url
-        finally:
-            process.terminate()
-            try:
-                process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+    """The app as the README runs it, its output in artifacts/streamlit-server.log."""
+    (ROOT / "artifacts").mkdir(exist_ok=True)
+    with started_app(free_port(), log=ROOT / "artifacts" / "streamlit-server.log") as app:
+        yield app.url
 
 
 @pytest.fixture(scope="module")

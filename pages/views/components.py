@@ -113,26 +113,23 @@ def unknown_words(tokens_by_text: Mapping[str, Sequence[Token]], key: str) -> No
         st.dataframe(frame, hide_index=True, width="stretch")
 
 
+CHART_FRAME = {"padding": {"left": 8, "top": 8, "right": 16, "bottom": 8},
+               "autosize": {"type": "fit-x", "contains": "padding"}}
+"""Every chart fits the width and keeps its outermost texts inside the drawing."""
 LARGE_CONFIG = {"axis": {"labelFontSize": 17, "titleFontSize": 18},
                 "legend": {"labelFontSize": 17, "titleFontSize": 17, "symbolSize": 160},
                 "title": {"fontSize": 22, "subtitleFontSize": 18}}
-"""Presentation mode's chart text sizes (as `_finished` configures an altair chart)."""
+"""Presentation mode's chart text sizes."""
 
 
 def _finished_spec(spec: dict[str, Any], large: bool) -> dict[str, Any]:
     """A plain Vega-Lite spec finished as `_finished` finishes an altair chart."""
-    return {**spec, "padding": {"left": 8, "top": 8, "right": 16, "bottom": 8},
-            "autosize": {"type": "fit-x", "contains": "padding"}, **({"config": LARGE_CONFIG} if large else {})}
+    return {**spec, **CHART_FRAME, **({"config": LARGE_CONFIG} if large else {})}
 
 
 def _finished(chart: alt.TopLevelMixin, large: bool) -> alt.TopLevelMixin:
-    chart = chart.properties(padding={"left": 8, "top": 8, "right": 16, "bottom": 8},
-                             autosize=alt.AutoSizeParams(type="fit-x", contains="padding"))
-    if large:
-        chart = (chart.configure_axis(labelFontSize=17, titleFontSize=18)
-                 .configure_legend(labelFontSize=17, titleFontSize=17, symbolSize=160)
-                 .configure_title(fontSize=22, subtitleFontSize=18))
-    return chart
+    chart = chart.properties(**CHART_FRAME)
+    return chart.configure(**LARGE_CONFIG) if large else chart
 
 
 def altair(chart: alt.TopLevelMixin | dict[str, Any], key: str) -> None:
