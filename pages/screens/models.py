@@ -34,7 +34,7 @@ components.glossary(["MAP", "MRR", "P@1", "nDCG", "tie rule", "baseline", "MV-LS
                      *glossary.mentioned_in(card_text + " ".join(KNOWN_LIMITS))], key="models_glossary")
 
 errors = state.load_errors()
-GROUP_TEXT = {PAPER_GROUP: "Configurations of the MV-LSTM and aMV-LSTM papers (each card lists where the "
+GROUP_TEXT = {PAPER_GROUP: "Configurations of the MV-LSTM, aMV-LSTM and MatchPyramid papers (each card lists where the "
                            "training here differs).",
               "MatchLens variant": "Models with a MatchLens addition (sparse attention gates, an exact-match "
                                    "channel); each card lists every deviation from its paper."}

@@ -100,7 +100,7 @@ def rank_shift_chart(ranks: Mapping[str, Sequence[int]], candidates: Sequence[st
         "mark": {"type": "line", "point": {"size": 60}},
         "encoding": {
             "x": {"field": "system", "type": "nominal", "sort": systems, "title": None,
-                  "axis": {"labelAngle": -20, "labelLimit": 0}},
+                  "axis": {"labelAngle": -60, "labelLimit": 0, "labelOverlap": False}},
             "y": {"field": "rank", "type": "quantitative", "title": "rank (1 = best)",
                   "scale": {"reverse": True, "domain": [1, max(count, 2)], "nice": False},
                   "axis": {"tickMinStep": 1, "format": "d"}},
