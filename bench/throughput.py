@@ -30,11 +30,11 @@ import torch
 from common import ROOT, wikiqa_like
 from torch import nn
 
-from matching.batching import make_token_batch
+from matching.batching import RowCache
 from matching.checkpoint import load_all
 from matching.data import DataError, read_toks_folder
 from matching.embeddings import WordVectors
-from matching.evaluation import TokenizedList, bucketed_pairs, model_scores, tokenize_lists
+from matching.evaluation import TokenizedList, model_scores, tokenize_lists
 from matching.matcher import Matcher
 
 REFERENCE_QUESTION_LEN, REFERENCE_ANSWER_LEN = 10, 40
@@ -101,22 +101,12 @@ def reference_scores(model: ReferenceMVLSTM, vectors: WordVectors, lists: Sequen
 
 # ---------------------------------------------------------------- timing
 
-def forward_only(matcher: Matcher, lists: Sequence[TokenizedList]) -> Callable[[], object]:
-    """The model's forward pass alone, over the batches evaluation builds (built once, untimed)."""
-    params = matcher.params
-    pairs = bucketed_pairs(lists, params.max_answer_len)
-    batches = []
-    for start in range(0, len(pairs), BATCH_SIZE):
-        chunk = pairs[start:start + BATCH_SIZE]
-        batches.append(make_token_batch(matcher.vectors, [lists[n].question for n, _ in chunk],
-                                        [lists[n].candidates[j] for n, j in chunk],
-                                        params.max_question_len, params.max_answer_len))
-
-    def run() -> None:
-        with torch.inference_mode():
-            for batch in batches:
-                matcher.model(batch)
-    return run
+def ids_known(matcher: Matcher, lists: Sequence[TokenizedList]) -> Callable[[], object]:
+    """The same scoring with every text's lookup-key ids already known (the shared `known` cache
+    an upload fills for its first model), so the GloVe word lookups are not timed."""
+    known: RowCache = {}
+    model_scores(matcher, lists, BATCH_SIZE, known=known)
+    return lambda: model_scores(matcher, lists, BATCH_SIZE, known=known)
 
 
 def interleaved_rates(work: dict[str, Callable[[], object]], pairs: int, repeats: int
@@ -160,16 +150,16 @@ def main() -> None:
     work: dict[str, Callable[[], object]] = {"reference": lambda: reference_scores(reference, vectors, lists)}
     for name, matcher in chosen.items():
         work[name] = lambda m=matcher: model_scores(m, lists, BATCH_SIZE)
-        work[f"{name} forward"] = forward_only(matcher, lists)
+        work[f"{name} ids known"] = ids_known(matcher, lists)
     rates = interleaved_rates(work, pairs, args.repeats)
     ref_best, ref_median = rates["reference"]
     print(f"  reference (MatchZoo-py MVLSTM, pre-padded {REFERENCE_QUESTION_LEN}/{REFERENCE_ANSWER_LEN}, "
           f"no masks): {ref_best:,.0f} pairs/s end to end (median {ref_median:,.0f})")
     for name in chosen:
         best, median = rates[name]
-        forward_best, _ = rates[f"{name} forward"]
-        print(f"  {name}: {best:,.0f} pairs/s end to end (median {median:,.0f}), forward pass only "
-              f"{forward_best:,.0f}; {best / ref_best:.2f}x the reference end to end "
+        known_best, _ = rates[f"{name} ids known"]
+        print(f"  {name}: {best:,.0f} pairs/s end to end (median {median:,.0f}), with the word ids already "
+              f"looked up {known_best:,.0f}; {best / ref_best:.2f}x the reference end to end "
               f"({median / ref_median:.2f}x on the medians)")
 
 if __name__ == "__main__":

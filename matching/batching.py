@@ -9,13 +9,15 @@ once, one gather for the whole batch); `make_batch` pads texts already looked up
 from __future__ import annotations
 
 import itertools
+import operator
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import torch
 
 from .embeddings import EncodedText, WordVectors, key_id
-from .models import PairBatch
+from .models import PairBatch, TextEncoding
 from .text import Token
 
 PAD_ID = {"question": -(2**40), "answer": -(2**41)}
@@ -48,69 +50,84 @@ def make_batch(questions: Sequence[EncodedText], answers: Sequence[EncodedText],
     return PairBatch(q_vectors, q_unknown, q_lengths, a_vectors, a_unknown, a_lengths, q_ids, a_ids)
 
 
-RowCache = dict[tuple[int, int], list[int]]
-"""(id(text), max_len) -> the text's rows in the vector table: kept by a caller that scores the
-same text objects several times (evaluation, one model after another), for as long as those
-objects live."""
+RowCache = dict[tuple[int, int], np.ndarray]
+"""(id(text), max_len) -> the text's lookup-key ids (`embeddings.key_id`: its rows in the vector
+table where known): kept by a caller that scores the same text objects several times
+(evaluation, one model after another), for as long as those objects live."""
+
+KEY = operator.attrgetter("key")
 
 
-def _lookup(vectors: WordVectors, texts: Sequence[Sequence[Token]], max_len: int, side: str,
-            known: RowCache | None = None
-            ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor,
-                       tuple[torch.Tensor, torch.Tensor] | None]:
-    """(B, L, d) vectors (zero on unknown words and padding), (B, L) unknown, (B,) lengths,
-    (B, L) lookup-key ids (`embeddings.key_id`: the vector row of a known word), and the groups
-    of rows holding the same text object (see `PairBatch.question_groups`).
+@dataclass(frozen=True)
+class TextTable:
+    """Texts of one side looked up in the word vectors, padded to the longest."""
 
-    The same text object repeated (a question with each of its candidates) is looked up
-    once (once at all with `known`); the vectors of the whole batch come out of the table in
-    one gather.
+    vectors: torch.Tensor  # (N, L, d) float32, zero on unknown words and padding
+    unknown: torch.Tensor  # (N, L) bool
+    lengths: torch.Tensor  # (N,) int64, each >= 1
+    ids: torch.Tensor  # (N, L) int64 lookup-key ids, PAD_ID of the side on padding
+
+    def rows(self, index: torch.Tensor) -> TextTable:
+        """The texts at `index` (B,), padded to the longest of them."""
+        if len(index) == len(self.lengths) and bool((index == torch.arange(len(index))).all()):
+            return self
+        lengths = self.lengths.index_select(0, index)
+        width = int(lengths.max())
+        return TextTable(self.vectors.index_select(0, index)[:, :width], self.unknown.index_select(0, index)[:, :width],
+                         lengths, self.ids.index_select(0, index)[:, :width])
+
+
+def lookup_texts(vectors: WordVectors, texts: Sequence[Sequence[Token]], max_len: int, side: str,
+                 known: RowCache | None = None) -> tuple[TextTable, torch.Tensor]:
+    """Each distinct text object looked up once (once at all with `known`), cut to `max_len`:
+    the table of the distinct texts, and each text's row in it (B,).
+
+    Every word of every new text is looked up in one pass at C speed (`map` over the keys); only
+    the unknown words then get an id of their own, and the vectors come out in one gather.
     """
     slot_of: dict[int, int] = {}
-    distinct: list[list[int]] = []
-    slots = []
-    row = vectors.row_of.get
-    for text in texts:
-        slot = slot_of.get(id(text))
-        if slot is None:
-            slot = slot_of[id(text)] = len(distinct)
-            rows = None if known is None else known.get((id(text), max_len))
-            if rows is None:
-                rows = [row(t.key, -1) for t in text[:max_len]]
-                if rows and min(rows) < 0:  # most words are known: only the unknown ones need an id of their own
-                    rows = [r if r >= 0 else key_id(t.key, r) for t, r in zip(text, rows, strict=False)]
-                if known is not None:
-                    known[(id(text), max_len)] = rows
-            distinct.append(rows)
-        slots.append(slot)
-    lengths = np.fromiter(map(len, distinct), dtype=np.int64, count=len(distinct))
-    if lengths.min() < 1:
+    # setdefault's second argument is evaluated first: a new object gets the next slot.
+    inverse = np.fromiter((slot_of.setdefault(id(text), len(slot_of)) for text in texts), np.int64, len(texts))
+    distinct = list({id(text): text for text in texts}.values())
+    ids: list[np.ndarray | None] = ([None] * len(distinct) if known is None
+                                    else [known.get((id(text), max_len)) for text in distinct])
+    missing = [n for n, found in enumerate(ids) if found is None]
+    if missing:
+        cut = [distinct[n][:max_len] for n in missing]
+        words = list(itertools.chain.from_iterable(cut))
+        flat = np.fromiter(map(vectors.row_of.get, map(KEY, words), itertools.repeat(-1)), np.int64, len(words))
+        for place in np.flatnonzero(flat < 0).tolist():  # most words are known: few get here
+            flat[place] = key_id(words[place].key, -1)
+        ends = list(itertools.accumulate(map(len, cut)))
+        for n, start, end in zip(missing, [0, *ends], ends, strict=False):
+            ids[n] = text_ids = flat[start:end]
+            if known is not None:
+                known[(id(distinct[n]), max_len)] = text_ids
+    lengths = np.fromiter(map(len, ids), dtype=np.int64, count=len(ids))  # type: ignore[arg-type]
+    if len(lengths) and lengths.min() < 1:
         raise ValueError("every text in a batch needs at least one word")
-    table = np.full((len(distinct), int(lengths.max())), PAD_ID[side], dtype=np.int64)
-    # Row-major order of the real positions is the order of the rows in `distinct`, concatenated.
-    table[np.arange(table.shape[1])[None, :] < lengths[:, None]] = np.fromiter(
-        itertools.chain.from_iterable(distinct), dtype=np.int64, count=int(lengths.sum()))
-    inverse = np.asarray(slots)
-    rows = table[inverse]
-    found = rows >= 0
-    words = vectors.matrix[np.where(found, rows, 0)]
-    words[~found] = 0.0
-    groups = None
-    if len(distinct) < len(texts):
-        first = np.zeros(len(distinct), dtype=np.int64)
-        first[inverse[::-1]] = np.arange(len(texts) - 1, -1, -1)  # the last write is the first occurrence
-        groups = (torch.from_numpy(first), torch.from_numpy(inverse))
-    unknown = (rows < 0) & (rows != PAD_ID[side])
-    return (torch.from_numpy(words), torch.from_numpy(unknown), torch.from_numpy(lengths[inverse]),
-            torch.from_numpy(rows), groups)
+    table = np.full((len(distinct), int(lengths.max(initial=1))), PAD_ID[side], dtype=np.int64)
+    # Row-major order of the real positions is the order of the texts, concatenated.
+    table[np.arange(table.shape[1])[None, :] < lengths[:, None]] = np.concatenate(ids) if ids else []  # type: ignore[arg-type]
+    found = table >= 0
+    words_read = vectors.matrix[np.where(found, table, 0)]
+    words_read[~found] = 0.0
+    unknown = ~found & (table != PAD_ID[side])
+    return (TextTable(torch.from_numpy(words_read), torch.from_numpy(unknown), torch.from_numpy(lengths),
+                      torch.from_numpy(table)), torch.from_numpy(inverse))
+
+
+def pair_batch(questions: TextTable, question_encoding: TextEncoding | None, answers: TextTable,
+               answer_encoding: TextEncoding | None = None) -> PairBatch:
+    return PairBatch(questions.vectors, questions.unknown, questions.lengths, answers.vectors, answers.unknown,
+                     answers.lengths, questions.ids, answers.ids, question_encoding=question_encoding,
+                     answer_encoding=answer_encoding)
 
 
 def make_token_batch(vectors: WordVectors, questions: Sequence[Sequence[Token]],
                      answers: Sequence[Sequence[Token]], max_question_len: int, max_answer_len: int,
                      known: RowCache | None = None) -> PairBatch:
-    """The same batch as `make_batch` over `vectors.encode` of each text, built faster, and with
-    the question groups set when a question object repeats."""
-    q_vectors, q_unknown, q_lengths, q_ids, groups = _lookup(vectors, questions, max_question_len, "question", known)
-    a_vectors, a_unknown, a_lengths, a_ids, _ = _lookup(vectors, answers, max_answer_len, "answer", known)
-    return PairBatch(q_vectors, q_unknown, q_lengths, a_vectors, a_unknown, a_lengths, q_ids, a_ids,
-                     question_groups=groups)
+    """The same batch as `make_batch` over `vectors.encode` of each text, built faster."""
+    question_table, question_rows = lookup_texts(vectors, questions, max_question_len, "question", known)
+    answer_table, answer_rows = lookup_texts(vectors, answers, max_answer_len, "answer", known)
+    return pair_batch(question_table.rows(question_rows), None, answer_table.rows(answer_rows))

@@ -157,8 +157,7 @@ class BiLSTMEncoder(nn.Module):
     alone, and cheaper than pack/unpack (the padded steps are few once rows are grouped
     by length). The weights are those of one `nn.LSTM(bidirectional=True)`.
 
-    Returns the forward and backward positional states separately, (B, L, h) each,
-    zero on padding; p_t = [fwd_t ; bwd_t].
+    Returns the positional states p_t = [fwd_t ; bwd_t], (B, L, 2h), zero on padding.
     """
 
     def __init__(self, dim: int, hidden: int, rows_per_run: int = 64, uniform_rows: int = 16) -> None:
@@ -178,11 +177,10 @@ class BiLSTMEncoder(nn.Module):
         states, _, _ = torch.lstm(vectors, (zeros, zeros), weights, True, 1, 0.0, self.training, False, True)
         return states
 
-    def _run(self, vectors: torch.Tensor, lengths: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    def _run(self, vectors: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
         batch, width = vectors.shape[:2]
         if int(lengths.min()) == width:  # no padding at all: both directions in one pass
-            states, _ = self.lstm(vectors)
-            return states[..., : self.hidden], states[..., self.hidden :]
+            return self.lstm(vectors)[0]
         positions = torch.arange(width, device=vectors.device)[None, :]
         mask = positions < lengths[:, None]
         # Row-major position of (b, t) -> of (b, length - 1 - t) on real positions, itself on
@@ -196,28 +194,44 @@ class BiLSTMEncoder(nn.Module):
         weights = self.lstm._flat_weights
         forward = self._direction(vectors, weights[:4])
         backward = reversed_rows(self._direction(reversed_rows(vectors), weights[4:]))
-        real = mask[..., None].to(forward.dtype)
-        return forward * real, backward * real
+        return torch.cat([forward, backward], dim=-1) * mask[..., None].to(forward.dtype)
 
-    def forward(self, vectors: torch.Tensor, lengths: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    def forward(self, vectors: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
         batch, width = vectors.shape[:2]
         if batch <= self.rows_per_run:
             return self._run(vectors, lengths)
+        # Sorted by length, each run is a slice of consecutive rows: read and written in place
+        # (views, no gathers), then one gather puts the rows back in their order.
         order = torch.argsort(lengths, stable=True)
-        _, counts = torch.unique_consecutive(lengths[order], return_counts=True)
-        runs, mixed = [], []
-        for rows in order.split(counts.tolist()):  # the rows of each length, shortest first
-            (runs if len(rows) >= self.uniform_rows else mixed).append(rows)
-        if mixed:
-            runs += list(torch.cat(mixed).split(self.rows_per_run))
-        forward_parts, backward_parts = [], []
-        for rows in runs:
-            run_width = int(lengths[rows].max())
-            forward, backward = self._run(vectors[rows, :run_width], lengths[rows])
-            forward_parts.append(nn.functional.pad(forward, (0, 0, 0, width - run_width)))
-            backward_parts.append(nn.functional.pad(backward, (0, 0, 0, width - run_width)))
-        inverse = torch.argsort(torch.cat(runs))
-        return torch.cat(forward_parts).index_select(0, inverse), torch.cat(backward_parts).index_select(0, inverse)
+        in_order = bool((order == torch.arange(batch)).all())
+        if not in_order:
+            vectors, lengths = vectors.index_select(0, order), lengths.index_select(0, order)
+        states = vectors.new_empty(batch, width, 2 * self.hidden)
+        for start, stop in self._runs(lengths):
+            run_width = int(lengths[stop - 1])
+            states[start:stop, :run_width] = self._run(vectors[start:stop, :run_width], lengths[start:stop])
+            states[start:stop, run_width:] = 0.0
+        return states if in_order else states.index_select(0, torch.argsort(order))
+
+    def _runs(self, lengths: torch.Tensor) -> list[tuple[int, int]]:
+        """[start, stop) of each run over rows sorted by length: each length with at least
+        `uniform_rows` rows on its own, the rows of rarer lengths together, `rows_per_run` at most."""
+        _, counts = torch.unique_consecutive(lengths, return_counts=True)
+        runs: list[tuple[int, int]] = []
+        mixed_start = start = 0
+        for count in counts.tolist():
+            if count >= self.uniform_rows:
+                if mixed_start < start:
+                    runs.append((mixed_start, start))
+                runs.append((start, start + count))
+                mixed_start = start + count
+            elif start + count - mixed_start > self.rows_per_run and mixed_start < start:
+                runs.append((mixed_start, start))
+                mixed_start = start
+            start += count
+        if mixed_start < start:
+            runs.append((mixed_start, start))
+        return runs
 
 
 def cosine_matrix(q: torch.Tensor, a: torch.Tensor) -> torch.Tensor:
@@ -227,15 +241,33 @@ def cosine_matrix(q: torch.Tensor, a: torch.Tensor) -> torch.Tensor:
     return q_unit @ a_unit.transpose(1, 2)
 
 
-class CosineInteraction(nn.Module):
-    """s_ij = cos(p_i, p_j): one matrix, no parameters."""
+class Interaction(nn.Module):
+    """Positional interaction (B, m, e) x (B, n, e) -> (B, C, m, n), in two steps: what each side
+    brings on its own (`side`, computed once per text when many pairs share it), then the
+    matrices where the two meet (`meet`)."""
+
+    def side(self, states: torch.Tensor, side: str) -> torch.Tensor:
+        return states
+
+    def meet(self, q: torch.Tensor, a: torch.Tensor) -> torch.Tensor:
+        raise NotImplementedError
 
     def forward(self, q: torch.Tensor, a: torch.Tensor) -> torch.Tensor:
-        return cosine_matrix(q, a)[:, None]
+        return self.meet(self.side(q, "question"), self.side(a, "answer"))
 
 
-class BilinearInteraction(nn.Module):
-    """s_ij = p_i^T M p_j + b: one matrix."""
+class CosineInteraction(Interaction):
+    """s_ij = cos(p_i, p_j): one matrix, no parameters. Each side is made unit length first."""
+
+    def side(self, states: torch.Tensor, side: str) -> torch.Tensor:
+        return states / states.norm(dim=-1, keepdim=True).clamp_min(COSINE_EPS)
+
+    def meet(self, q: torch.Tensor, a: torch.Tensor) -> torch.Tensor:
+        return (q @ a.transpose(1, 2))[:, None]
+
+
+class BilinearInteraction(Interaction):
+    """s_ij = p_i^T M p_j + b: one matrix. The question side brings p_i^T M."""
 
     def __init__(self, size: int) -> None:
         super().__init__()
@@ -243,11 +275,14 @@ class BilinearInteraction(nn.Module):
         self.bias = nn.Parameter(torch.zeros(1))
         nn.init.xavier_uniform_(self.weight)
 
-    def forward(self, q: torch.Tensor, a: torch.Tensor) -> torch.Tensor:
-        return ((q @ self.weight) @ a.transpose(1, 2) + self.bias)[:, None]
+    def side(self, states: torch.Tensor, side: str) -> torch.Tensor:
+        return states @ self.weight if side == "question" else states
+
+    def meet(self, q: torch.Tensor, a: torch.Tensor) -> torch.Tensor:
+        return (q @ a.transpose(1, 2) + self.bias)[:, None]
 
 
-class TensorInteraction(nn.Module):
+class TensorInteraction(Interaction):
     """s^c_ij = ReLU(p_i^T M^c p_j + W^c [p_i ; p_j] + b^c): C matrices."""
 
     def __init__(self, size: int, slices: int) -> None:
@@ -257,7 +292,7 @@ class TensorInteraction(nn.Module):
         self.linear_a = nn.Linear(size, slices, bias=False)
         nn.init.xavier_uniform_(self.weight)
 
-    def forward(self, q: torch.Tensor, a: torch.Tensor) -> torch.Tensor:
+    def meet(self, q: torch.Tensor, a: torch.Tensor) -> torch.Tensor:
         bilinear = torch.einsum("bmx,cxy,bny->bcmn", q, self.weight, a)
         linear = self.linear_q(q).permute(0, 2, 1)[..., None] + self.linear_a(a).permute(0, 2, 1)[:, :, None]
         return torch.relu(bilinear + linear)
@@ -300,11 +335,11 @@ class IdfTable(nn.Module):
     def forward(self, ids: torch.Tensor) -> torch.Tensor:
         if self.ids.numel() == 0:
             return self.unseen.expand(ids.shape).clone()
-        place = torch.searchsorted(self.ids, ids).clamp_max(self.ids.numel() - 1)
+        place = torch.searchsorted(self.ids, ids.contiguous()).clamp_max(self.ids.numel() - 1)
         return torch.where(self.ids[place] == ids, self.values[place], self.unseen)
 
 
-def make_interaction(kind: str, size: int, slices: int) -> nn.Module:
+def make_interaction(kind: str, size: int, slices: int) -> Interaction:
     if kind == "cosine":
         return CosineInteraction()
     if kind == "bilinear":
@@ -354,21 +389,35 @@ def kmax_pool(matrices: torch.Tensor, cell_mask: torch.Tensor, k: int, filler_va
     Ties are broken by (i, j) in reading order (as a stable sort on the row-major cells
     would), which does not depend on how much padding the batch added.
     """
-    batch, count, _, width = matrices.shape
-    flat = matrices.masked_fill(~cell_mask[:, None], float("-inf")).flatten(2)
+    width = matrices.shape[-1]
+    flat = _real_cells(matrices, cell_mask)
     k_eff = min(k, flat.shape[-1])
     top = torch.topk(_descending_reading_order_keys(flat), k_eff, dim=-1, sorted=True).values
-    index = _LOW_32 - (top & _LOW_32)
-    values = flat.gather(-1, index)
-    if k_eff < k:  # the whole padded matrix is smaller than k
-        pad = (0, k - k_eff)
-        values = torch.nn.functional.pad(values, pad, value=float("-inf"))
-        index = torch.nn.functional.pad(index, pad, value=0)
+    index = _to_k(_LOW_32 - (top & _LOW_32), k, 0)
+    values = _to_k(flat.gather(-1, index[..., :k_eff]), k, float("-inf"))
     filler = torch.isinf(values) & (values < 0)
     values = torch.where(filler, torch.full_like(values, filler_value), values)
     rows = torch.where(filler, -1, index // width)
     cols = torch.where(filler, -1, index % width)
     return Pooled(values, rows, cols, filler)
+
+
+def kmax_values(matrices: torch.Tensor, cell_mask: torch.Tensor, k: int, filler_value: float) -> torch.Tensor:
+    """`kmax_pool(...).values` alone, for scoring: which of several equal cells is taken does not
+    change the values, so a plain `topk` of the values does, without the reading-order keys."""
+    flat = _real_cells(matrices, cell_mask)
+    values = _to_k(torch.topk(flat, min(k, flat.shape[-1]), dim=-1, sorted=True).values, k, float("-inf"))
+    return values.masked_fill(torch.isneginf(values), filler_value)
+
+
+def _real_cells(matrices: torch.Tensor, cell_mask: torch.Tensor) -> torch.Tensor:
+    """(B, C, m * n) the cells in reading order, -inf on padding."""
+    return matrices.masked_fill(~cell_mask[:, None], float("-inf")).flatten(2)
+
+
+def _to_k(top: torch.Tensor, k: int, value: float) -> torch.Tensor:
+    """Pad the last dimension to k where the whole padded matrix has fewer than k cells."""
+    return top if top.shape[-1] == k else torch.nn.functional.pad(top, (0, k - top.shape[-1]), value=value)
 
 
 class MLPHead(nn.Module):

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from contextlib import nullcontext
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -82,31 +81,21 @@ def model_scores(matcher: Matcher, lists: Sequence[TokenizedList], batch_size: i
     """Score every candidate of every list in large batches, on `workers` threads.
 
     Pairs are bucketed by how many answer words the model reads (then by question), so a
-    batch pads little and repeats few questions; each score goes back to its place. The
-    forward passes release the GIL, so batches run side by side on several cores; progress
-    is reported from the calling thread, in order.
+    batch pads little; each question is read once for all its pairs (`Matcher.score_tokens`),
+    and each score goes back to its place. The forward passes release the GIL, so batches run
+    side by side on several cores; progress is reported from the calling thread, in order.
     A candidate with no words cannot be read by a model; it gets -inf, i.e. it is
     ranked last (and tied with any other such candidate). `known` keeps each text's word rows
     for the next model with the same vectors (see `batching.RowCache`).
     """
     pairs = bucketed_pairs(lists, matcher.params.max_answer_len)
-    # A question sits in many batches (they are bucketed by answer length): look its words up once.
-    known = {} if known is None else known
+    flat = matcher.score_tokens(
+        [lists[n].question for n, _ in pairs], [lists[n].candidates[j] for n, j in pairs], batch_size,
+        known, workers,
+        None if progress is None else lambda done: progress(done, len(pairs), matcher.name))
     scores = [np.full(len(lst.candidates), -np.inf) for lst in lists]
-    chunks = [pairs[start: start + batch_size] for start in range(0, len(pairs), batch_size)]
-
-    def score(chunk: list[tuple[int, int]]) -> np.ndarray:
-        return matcher.score_tokens([lists[n].question for n, _ in chunk],
-                                    [lists[n].candidates[j] for n, j in chunk], batch_size, known)
-
-    done = 0
-    with ThreadPoolExecutor(workers) if workers > 1 else nullcontext() as pool:
-        for chunk, values in zip(chunks, pool.map(score, chunks) if pool else map(score, chunks), strict=True):
-            for (n, j), value in zip(chunk, values, strict=True):
-                scores[n][j] = value
-            done += len(chunk)
-            if progress:
-                progress(done, len(pairs), matcher.name)
+    for (n, j), value in zip(pairs, flat, strict=True):
+        scores[n][j] = value
     return scores
 
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -10,10 +12,10 @@ from typing import Any
 import numpy as np
 import torch
 
-from .batching import RowCache, make_token_batch
+from .batching import RowCache, TextTable, lookup_texts, pair_batch
 from .embeddings import WordVectors
 from .explanation import Explanation, TracedExplanations
-from .models import ForwardTrace, MatchingModel
+from .models import ForwardTrace, MatchingModel, TextEncoding
 from .params import ModelParams
 from .text import TextError, Token, tokenize
 
@@ -48,14 +50,19 @@ class Matcher:
     def params(self) -> ModelParams:
         return self.model.params
 
-    def _batch_pass(self, question_tokens: Sequence[Sequence[Token]], answer_tokens: Sequence[Sequence[Token]],
-                    trace: bool, known: RowCache | None = None) -> torch.Tensor | ForwardTrace:
-        params = self.params
-        # The same question object repeated for each candidate is looked up (and encoded) once.
-        batch = make_token_batch(self.vectors, question_tokens, answer_tokens,
-                                 params.max_question_len, params.max_answer_len, known)
-        with torch.no_grad():  # not inference_mode: a family may read a gradient inside its trace
-            return self.model(batch, trace=trace)
+    def _texts(self, side: str, texts: Sequence[Sequence[Token]], trace: bool, known: RowCache | None = None
+               ) -> SideTexts:
+        """The distinct text objects of one side looked up, and encoded where the family can, once."""
+        max_len = self.params.max_question_len if side == "question" else self.params.max_answer_len
+        table, rows = lookup_texts(self.vectors, texts, max_len, side, known)
+        with _grad_mode(trace):
+            return SideTexts(table, rows, self.model.encode_texts(side, table.vectors, table.unknown, table.lengths))
+
+    def _pass(self, questions: SideTexts, answers: SideTexts, pairs: torch.Tensor | None, trace: bool
+              ) -> torch.Tensor | ForwardTrace:
+        """One forward pass over the pairs at `pairs` (all of them when None) of the two sides."""
+        with _grad_mode(trace):
+            return self.model(pair_batch(*questions.pick(pairs), *answers.pick(pairs)), trace=trace)
 
     def explain_tokens(self, question: Sequence[Token], candidates: Sequence[Sequence[Token]]
                        ) -> list[Explanation]:
@@ -71,7 +78,8 @@ class Matcher:
         params = self.params
         q_tokens = flag_tokens(question, self.vectors, params.max_question_len)
         a_tokens = [flag_tokens(a, self.vectors, params.max_answer_len) for a in candidates]
-        trace = self._batch_pass([q_tokens] * len(a_tokens), a_tokens, trace=True)
+        trace = self._pass(self._texts("question", [q_tokens] * len(a_tokens), trace=True),
+                           self._texts("answer", a_tokens, trace=True), None, trace=True)
         assert isinstance(trace, ForwardTrace)
         return TracedExplanations(trace, self.name, params, [q_tokens] * len(a_tokens), a_tokens)
 
@@ -79,12 +87,66 @@ class Matcher:
         return self.explain_tokens(tokenize(question), [tokenize(c) for c in candidates])
 
     def score_tokens(self, questions: Sequence[Sequence[Token]], answers: Sequence[Sequence[Token]],
-                     batch_size: int = 256, known: RowCache | None = None) -> np.ndarray:
-        """Scores only (no trace), for evaluation over many pairs (`known`: see `batching.RowCache`)."""
-        scores = []
-        for start in range(0, len(questions), batch_size):
-            stop = start + batch_size
-            result = self._batch_pass(questions[start:stop], answers[start:stop], trace=False, known=known)
-            assert isinstance(result, torch.Tensor)
-            scores.append(result.numpy())
-        return np.concatenate(scores) if scores else np.zeros(0, dtype=np.float32)
+                     batch_size: int = 256, known: RowCache | None = None, workers: int = 1,
+                     progress: Callable[[int], None] | None = None) -> np.ndarray:
+        """Scores only (no trace), for evaluation over many pairs (`known`: see `batching.RowCache`).
+
+        Each distinct question is looked up and encoded once for all pairs, and the answers
+        ENCODED_TOGETHER at a time, so the Bi-LSTM reads long runs of texts of one length. The
+        pairs then meet in batches of `batch_size` alike in both lengths (little padding in the
+        matrices), on `workers` threads (the forward passes release the GIL); `progress(pairs
+        scored)` comes from the calling thread.
+        """
+        scores = np.zeros(len(questions), dtype=np.float32)
+        if not questions:
+            return scores
+        question_texts = self._texts("question", questions, trace=False, known=known)
+        question_lengths = question_texts.table.lengths.index_select(0, question_texts.rows).numpy()
+        done = 0
+        with ThreadPoolExecutor(workers) if workers > 1 else nullcontext() as pool:
+            for first in range(0, len(answers), ENCODED_TOGETHER):
+                chunk = slice(first, first + ENCODED_TOGETHER)
+                answer_texts = self._texts("answer", answers[chunk], trace=False, known=known)
+                answer_lengths = answer_texts.table.lengths.index_select(0, answer_texts.rows).numpy()
+                order = torch.from_numpy(np.lexsort((answer_lengths, question_lengths[chunk])))
+                batches = order.split(batch_size)
+                questions_here = SideTexts(question_texts.table, question_texts.rows[chunk], question_texts.encoded)
+
+                def score(pairs: torch.Tensor, questions_here: SideTexts = questions_here,
+                          answer_texts: SideTexts = answer_texts) -> np.ndarray:
+                    result = self._pass(questions_here, answer_texts, pairs, trace=False)
+                    assert isinstance(result, torch.Tensor)
+                    return result.numpy()
+
+                for pairs, values in zip(batches, pool.map(score, batches) if pool else map(score, batches),
+                                         strict=True):
+                    scores[first + pairs.numpy()] = values
+                    done += len(pairs)
+                    if progress:
+                        progress(done)
+        return scores
+
+
+ENCODED_TOGETHER = 1024
+"""Answers encoded in one go when scoring many pairs: enough that most lengths come in runs the
+Bi-LSTM reads unpadded, few enough that their states stay small (about 25 MB)."""
+
+
+@dataclass(frozen=True)
+class SideTexts:
+    """One side's texts looked up once, their encoding where the family makes one, and each pair's row."""
+
+    table: TextTable
+    rows: torch.Tensor  # (P,) each pair's row in `table`
+    encoded: TextEncoding | None
+
+    def pick(self, pairs: torch.Tensor | None) -> tuple[TextTable, TextEncoding | None]:
+        """The rows of the pairs at `pairs` (all when None), as wide as their longest text."""
+        rows = self.rows if pairs is None else self.rows.index_select(0, pairs)
+        table = self.table.rows(rows)
+        return table, None if self.encoded is None else self.encoded.rows(rows, table.vectors.shape[1])
+
+
+def _grad_mode(trace: bool) -> torch.autograd.grad_mode.no_grad | torch.inference_mode:
+    """inference_mode to score; no_grad to trace, as a family may read a gradient inside its trace."""
+    return torch.no_grad() if trace else torch.inference_mode()

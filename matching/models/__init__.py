@@ -12,6 +12,7 @@ from .base import (
     MatchingModel,
     PairBatch,
     SideSteps,
+    TextEncoding,
     build_model,
     family_of,
     params_from_dict,
@@ -21,4 +22,4 @@ from .matchpyramid import MatchPyramid
 from .mvlstm import AMVLSTM, MVLSTM
 
 __all__ = ["AMVLSTM", "FAMILIES", "MVLSTM", "ForwardTrace", "MatchPyramid", "MatchingModel", "PairBatch",
-           "SideSteps", "build_model", "family_of", "params_from_dict", "register"]
+           "SideSteps", "TextEncoding", "build_model", "family_of", "params_from_dict", "register"]

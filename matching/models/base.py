@@ -10,13 +10,21 @@ trace, the matrix names and the architecture text, never from the family's inter
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 import torch
 from torch import nn
 
 from ..blocks import COSINE_EPS, AttentionGate, Pooled, UnknownWordVector, length_mask
 from ..params import ModelParams, ParamsError
+
+
+class TextEncoding(Protocol):
+    """A family's encoding of some texts of one side (one row each), made once and read by many pairs."""
+
+    def rows(self, index: torch.Tensor, width: int) -> TextEncoding:
+        """The encoding of rows `index` (B,), cut to `width` positions."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -33,11 +41,12 @@ class PairBatch:
     """(B, m) int64 lookup-key ids (`embeddings.key_id`; padding below every real id), for the
     exact-match channel; None where a batch was built without them."""
     answer_ids: torch.Tensor | None = None
-    question_groups: tuple[torch.Tensor, torch.Tensor] | None = None
-    """When rows repeat a question (one question, many candidates): (first, inverse), the row of
-    each distinct question's first occurrence (Q,) and each row's distinct question (B,), so
-    question_vectors[first][inverse] == question_vectors. A family may encode each distinct
-    question once; None means every row is read on its own."""
+    question_encoding: TextEncoding | None = None
+    """The questions as this batch's model already encoded them (`MatchingModel.encode_texts`), one
+    row per pair: each distinct question is encoded once, however many pairs and batches read it.
+    None: the model encodes the question rows itself."""
+    answer_encoding: TextEncoding | None = None
+    """The same for the answers: encoded together with many more answers than one batch holds."""
 
     def cell_mask(self) -> torch.Tensor:
         """(B, m, n): True where both the question position and the answer position are real."""
@@ -55,12 +64,13 @@ class SideSteps:
     gated_words: torch.Tensor  # (B, L, d) the words after the gate (== words without one)
     states: torch.Tensor | None  # (B, L, 2h) [forward ; backward] LSTM states; None without an LSTM
 
-    def rows(self, index: torch.Tensor) -> SideSteps:
-        """The steps of rows `index` (B,): distinct texts read once, spread back to every pair."""
+    def rows(self, index: torch.Tensor, width: int | None = None) -> SideSteps:
+        """The steps of rows `index` (B,), cut to `width` positions: distinct texts read once,
+        spread back to every pair."""
         def pick(tensor: torch.Tensor | None) -> torch.Tensor | None:
-            return None if tensor is None else tensor.index_select(0, index)
-        return SideSteps(self.words.index_select(0, index), pick(self.gate_logits), pick(self.attention),
-                         self.gated_words.index_select(0, index), pick(self.states))
+            return None if tensor is None else tensor.index_select(0, index)[:, :width]
+        return SideSteps(pick(self.words), pick(self.gate_logits), pick(self.attention),  # type: ignore[arg-type]
+                         pick(self.gated_words), pick(self.states))  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True)
@@ -139,6 +149,14 @@ class MatchingModel(nn.Module):
     def forward(self, batch: PairBatch, trace: bool = False) -> torch.Tensor | ForwardTrace:
         """Scores (B,), or with `trace` the full ForwardTrace of this same pass."""
         raise NotImplementedError
+
+    def encode_texts(self, side: str, vectors: torch.Tensor, unknown: torch.Tensor, lengths: torch.Tensor
+                     ) -> TextEncoding | None:
+        """What the network makes of the texts of one side (N, L, d) before the two sides meet,
+        computed once for every pair that reads one of them (`PairBatch.question_encoding`,
+        `answer_encoding`); None where a family has no such stage (its forward pass then reads
+        the rows of each batch itself)."""
+        return None
 
     @classmethod
     def matrix_names(cls, params: ModelParams) -> list[str]:

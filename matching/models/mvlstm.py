@@ -8,6 +8,9 @@ Bi-LSTM on the question (Q), the answer (A) or both; the rest is MV-LSTM.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from functools import cached_property
+
 import torch
 
 from ..blocks import (
@@ -17,6 +20,7 @@ from ..blocks import (
     cosine_matrix,
     exact_match_matrix,
     kmax_pool,
+    kmax_values,
     length_mask,
     make_interaction,
 )
@@ -24,6 +28,38 @@ from ..params import AMVLSTMParams, ModelParams, MVLSTMParams
 from .base import ForwardTrace, MatchingModel, PairBatch, SideSteps, gate_text, register
 
 DIRECTIONS = ("forward", "backward")
+
+
+@dataclass(frozen=True)
+class EncodedTexts:
+    """Texts of one side through the gate and the Bi-LSTM: the steps read, the positional states, and
+    what the side brings to the interaction. `rows` of them are cut from the whole when first read:
+    scoring reads only what meets the other side."""
+
+    whole_read: SideSteps
+    whole_states: torch.Tensor  # (N, L, 2h) [forward ; backward], zero on padding
+    whole_meeting: torch.Tensor  # (N, L, e) `Interaction.side` of the (dropped-out) states
+    index: torch.Tensor | None = None  # the rows these are, when not all
+    width: int | None = None
+
+    def rows(self, index: torch.Tensor, width: int) -> EncodedTexts:
+        return EncodedTexts(self.whole_read, self.whole_states, self.whole_meeting,
+                            index if self.index is None else self.index.index_select(0, index), width)
+
+    def _rows(self, whole: torch.Tensor) -> torch.Tensor:
+        return whole if self.index is None else whole.index_select(0, self.index)[:, :self.width]
+
+    @cached_property
+    def read(self) -> SideSteps:
+        return self.whole_read if self.index is None else self.whole_read.rows(self.index, self.width)
+
+    @cached_property
+    def states(self) -> torch.Tensor:
+        return self._rows(self.whole_states)
+
+    @cached_property
+    def meeting(self) -> torch.Tensor:
+        return self._rows(self.whole_meeting)
 
 
 @register
@@ -40,37 +76,33 @@ class MVLSTM(MatchingModel):
         self.head = MLPHead(params.pooled_size, params.mlp_hidden)
         self.idf = IdfTable(params.idf_words) if params.exact_match == "idf" else None
 
-    def encode(self, side: str, vectors: torch.Tensor, unknown: torch.Tensor, lengths: torch.Tensor
-               ) -> tuple[SideSteps, torch.Tensor, torch.Tensor]:
-        """(the side's steps, forward states, backward states), each (B, L, h), zero on padding."""
+    def encode_texts(self, side: str, vectors: torch.Tensor, unknown: torch.Tensor, lengths: torch.Tensor
+                     ) -> EncodedTexts:
+        """The side's steps (gate included), then its forward and backward states, zero on padding."""
         read = self.read(side, vectors, unknown, lengths)
-        forward_states, backward_states = self.encoder(read.gated_words, lengths)
-        return read, forward_states, backward_states
-
-    def encode_questions(self, batch: PairBatch) -> tuple[SideSteps, torch.Tensor, torch.Tensor]:
-        """The question side of `encode`, each distinct question read once when the batch says which."""
-        if batch.question_groups is None:
-            return self.encode("question", batch.question_vectors, batch.question_unknown, batch.question_lengths)
-        first, inverse = batch.question_groups
-        read, forward_states, backward_states = self.encode(
-            "question", batch.question_vectors[first], batch.question_unknown[first], batch.question_lengths[first])
-        return read.rows(inverse), forward_states[inverse], backward_states[inverse]
+        states = self.encoder(read.gated_words, lengths)
+        return EncodedTexts(read, states, self.interaction.side(self.dropout(states), side))
 
     def forward(self, batch: PairBatch, trace: bool = False) -> torch.Tensor | ForwardTrace:
-        q_read, q_fwd, q_bwd = self.encode_questions(batch)
-        a_read, a_fwd, a_bwd = self.encode(
+        questions = batch.question_encoding or self.encode_texts(  # encoded here unless done once for many
+            "question", batch.question_vectors, batch.question_unknown, batch.question_lengths)
+        answers = batch.answer_encoding or self.encode_texts(
             "answer", batch.answer_vectors, batch.answer_unknown, batch.answer_lengths)
-        q_positions = self.dropout(torch.cat([q_fwd, q_bwd], dim=-1))
-        a_positions = self.dropout(torch.cat([a_fwd, a_bwd], dim=-1))
-        matrices = self.interaction(q_positions, a_positions)
+        assert isinstance(questions, EncodedTexts) and isinstance(answers, EncodedTexts)
+        matrices = self.interaction.meet(questions.meeting, answers.meeting)
         # The direction matrices are only read when pooled; otherwise they are drawn, so only traced.
-        directions = ({"forward": cosine_matrix(q_fwd, a_fwd), "backward": cosine_matrix(q_bwd, a_bwd)}
+        directions = (self.direction_matrices(questions.states, answers.states)
                       if trace or self.params.pool_directions else {})
         if self.params.pool_directions:
             matrices = torch.cat([matrices, *(directions[d][:, None] for d in DIRECTIONS)], dim=1)
         if self.params.exact_match != "none":
-            matrices = torch.cat([matrices, self.exact_match(batch, q_read, a_read)[:, None]], dim=1)
-        pooled = kmax_pool(matrices, batch.cell_mask(), self.params.k, self.params.filler_value)
+            matrices = torch.cat([matrices, self.exact_match(batch, questions.read, answers.read)[:, None]], dim=1)
+        k, filler = self.params.k, self.params.filler_value
+        if not trace and not torch.is_grad_enabled():
+            # Scoring: the values alone (where they lie is only needed to explain). Training keeps the
+            # reading-order choice among equal cells, which decides where the gradient goes.
+            return self.head(kmax_values(matrices, batch.cell_mask(), k, filler).flatten(1))
+        pooled = kmax_pool(matrices, batch.cell_mask(), k, filler)
         score = self.head(pooled.flat())
         if not trace:
             return score
@@ -90,8 +122,15 @@ class MVLSTM(MatchingModel):
             contributions=contributions, bias_contribution=bias,
             cell_contributions=cells.view_as(matrices),
             cell_bias=bias + torch.where(real, 0.0, contributions).sum(-1),
-            question=_with_states(q_read, q_fwd, q_bwd), answer=_with_states(a_read, a_fwd, a_bwd),
+            question=_with_states(questions.read, questions.states),
+            answer=_with_states(answers.read, answers.states),
             hidden=self.head.hidden(pooled.flat()))
+
+    def direction_matrices(self, questions: torch.Tensor, answers: torch.Tensor) -> dict[str, torch.Tensor]:
+        """The cosine of the forward-only and of the backward-only states, (B, m, n) each."""
+        hidden = self.params.hidden_size
+        return {"forward": cosine_matrix(questions[..., :hidden], answers[..., :hidden]),
+                "backward": cosine_matrix(questions[..., hidden:], answers[..., hidden:])}
 
     def exact_match(self, batch: PairBatch, question: SideSteps, answer: SideSteps) -> torch.Tensor:
         """(B, m, n): 1 where the two words share a lookup key, times the question word's IDF
@@ -145,9 +184,8 @@ class AMVLSTM(MVLSTM):
     params: AMVLSTMParams
 
 
-def _with_states(read: SideSteps, forward_states: torch.Tensor, backward_states: torch.Tensor) -> SideSteps:
-    return SideSteps(read.words, read.gate_logits, read.attention, read.gated_words,
-                     torch.cat([forward_states, backward_states], dim=-1))
+def _with_states(read: SideSteps, states: torch.Tensor) -> SideSteps:
+    return SideSteps(read.words, read.gate_logits, read.attention, read.gated_words, states)
 
 
 __all__ = ["AMVLSTM", "MVLSTM"]
