@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from .embeddings import EncodedText, WordVectors, key_id
+from .embeddings import EncodedText, WordVectors
 from .models import PairBatch, TextEncoding
 from .text import Token
 
@@ -85,19 +85,21 @@ def lookup_texts(vectors: WordVectors, texts: Sequence[Sequence[Token]], max_len
     Every word of every new text is looked up in one pass at C speed (`map` over the keys); only
     the unknown words then get an id of their own, and the vectors come out in one gather.
     """
-    slot_of: dict[int, int] = {}
-    # setdefault's second argument is evaluated first: a new object gets the next slot.
-    inverse = np.fromiter((slot_of.setdefault(id(text), len(slot_of)) for text in texts), np.int64, len(texts))
-    distinct = list({id(text): text for text in texts}.values())
+    objects = list(map(id, texts))
+    first = dict.fromkeys(objects)  # each object once, in order of first appearance
+    if len(first) == len(texts):  # no text repeated (the answers of a ranking file)
+        distinct, inverse = list(texts), np.arange(len(texts))
+    else:
+        slot_of = {key: slot for slot, key in enumerate(first)}
+        inverse = np.fromiter(map(slot_of.__getitem__, objects), np.int64, len(objects))
+        distinct = [texts[n] for n in np.unique(inverse, return_index=True)[1]]
     ids: list[np.ndarray | None] = ([None] * len(distinct) if known is None
                                     else [known.get((id(text), max_len)) for text in distinct])
     missing = [n for n, found in enumerate(ids) if found is None]
     if missing:
-        cut = [distinct[n][:max_len] for n in missing]
+        cut = [text if len(text) <= max_len else text[:max_len] for text in map(distinct.__getitem__, missing)]
         words = list(itertools.chain.from_iterable(cut))
-        flat = np.fromiter(map(vectors.row_of.get, map(KEY, words), itertools.repeat(-1)), np.int64, len(words))
-        for place in np.flatnonzero(flat < 0).tolist():  # most words are known: few get here
-            flat[place] = key_id(words[place].key, -1)
+        flat = vectors.key_ids(list(map(KEY, words)))
         ends = list(itertools.accumulate(map(len, cut)))
         for n, start, end in zip(missing, [0, *ends], ends, strict=False):
             ids[n] = text_ids = flat[start:end]

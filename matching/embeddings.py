@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import itertools
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,6 +37,11 @@ class EncodedText:
     """(length,) int64 lookup-key ids (`key_id`): equal exactly when the lookup keys are equal."""
 
 
+NOT_SEEN = 1 << 62
+"""Above every key id (rows are below 2**31, ids of unknown words negative)."""
+SEEN_WORDS = 200_000
+
+
 def key_id(key: str, row: int) -> int:
     """The GloVe row of a known word; a negative id from the key itself for an unknown one,
     so two unknown words match exactly when they are the same word."""
@@ -51,6 +57,7 @@ class WordVectors:
         # A plain ndarray view of the memory map: same pages, without np.memmap's slow __getitem__.
         self.matrix = np.asarray(matrix)
         self.row_of = {word: row for row, word in enumerate(words)}
+        self._seen: dict[str, int] = {}  # key -> key_id of the words looked up so far (see key_ids)
         self.source = source
         self.fingerprint = fingerprint
 
@@ -73,7 +80,18 @@ class WordVectors:
         return EncodedText(vectors, unknown, ids)
 
     def key_ids(self, keys: list[str]) -> np.ndarray:
-        return np.array([key_id(k, self.row_of.get(k, -1)) for k in keys], dtype=np.int64)
+        """`key_id` of every key, at C speed for the words already seen.
+
+        They are looked up first in a table of the keys seen so far: a few thousand words make up
+        most text, and that table stays in the CPU cache where the 400,000-word one does not.
+        """
+        ids = np.fromiter(map(self._seen.get, keys, itertools.repeat(NOT_SEEN)), np.int64, len(keys))
+        if len(self._seen) > SEEN_WORDS:  # a bound on memory for a long-running app: start afresh
+            self._seen = {}
+        for place in np.flatnonzero(ids == NOT_SEEN).tolist():
+            key = keys[place]
+            ids[place] = self._seen[key] = key_id(key, self.row_of.get(key, -1))
+        return ids
 
     def describe(self) -> dict[str, object]:
         """What a checkpoint records about the vocabulary it was trained with."""

@@ -119,23 +119,35 @@ def evaluate(lists: Sequence[RankingList], models: Mapping[str, Matcher],
     `progress(done, total, what)` comes from this thread: `READING` counts questions read, each
     model's name counts its pairs scored; the stages advance side by side.
     """
+    from .slices import question_slices  # slices reads Evaluations: imported here, not at the top
+
     workers = default_workers() if workers is None else workers
+    systems = [*models, *BASELINES]
     tokenized: list[TokenizedList] = []
     skipped: list[str] = []
-    per_baseline: list[dict[str, np.ndarray]] = []
+    slices: list[dict[str, str] | None] = []
     # Each text's words are looked up once per vector table, not once per model; `tokenized` holds the
     # texts (and so their ids) until the last model is done.
     known: dict[int, RowCache] = {}
-    pending: list[tuple[str, int, Future[list[np.ndarray]]]] = []
-    chunk_scores: dict[str, list[list[np.ndarray]]] = {name: [] for name in models}
+    pending: list[tuple[str, list[TokenizedList], int, Future[list[np.ndarray]]]] = []
+    # Per system, in question order: scores, metrics and first correct rank, each chunk's added as it
+    # comes in, so this thread works on them while the models score the next chunks.
+    scores: dict[str, list[np.ndarray]] = {s: [] for s in systems}
+    per_system: dict[str, list[dict[str, float]]] = {s: [] for s in systems}
+    first_correct: dict[str, list[int | None]] = {s: [] for s in systems}
     total_pairs = sum(len(item.candidates) for item in lists)
     scored = dict.fromkeys(models, 0)
 
+    def record(system: str, read: list[TokenizedList], values: list[np.ndarray]) -> None:
+        scores[system] += values
+        per_system[system] += [question_metrics(v, t.item.labels) for v, t in zip(values, read, strict=True)]
+        first_correct[system] += [first_correct_rank(v, t.item.labels) for v, t in zip(values, read, strict=True)]
+
     def collect(block: bool) -> None:
         """Take the finished chunks in order (all of them when `block`), reporting progress."""
-        while pending and (block or pending[0][2].done()):
-            name, pairs, future = pending.pop(0)
-            chunk_scores[name].append(future.result())
+        while pending and (block or pending[0][3].done()):
+            name, read, pairs, future = pending.pop(0)
+            record(name, read, future.result())
             scored[name] += pairs
             if progress:
                 progress(scored[name], total_pairs, name)
@@ -149,36 +161,27 @@ def evaluate(lists: Sequence[RankingList], models: Mapping[str, Matcher],
             pairs = sum(len(item.candidates) for item in chunk)  # progress units: every candidate
             for name, matcher in models.items():
                 cache = known.setdefault(id(matcher.vectors), {})
-                pending.append((name, pairs, pool.submit(model_scores, matcher, read, known=cache)))
-            per_baseline += [baseline_scores(t.question, t.candidates) for t in read]
+                pending.append((name, read, pairs, pool.submit(model_scores, matcher, read, known=cache)))
+            baselines = [baseline_scores(t.question, t.candidates) for t in read]
+            for name in BASELINES:
+                record(name, read, [b[name] for b in baselines])
+            slices += [question_slices(t) for t in read]
             if progress:
                 progress(min(start + CHUNK_QUESTIONS, len(lists)), len(lists), READING)
             collect(block=False)
         collect(block=True)
-    scores: dict[str, list[np.ndarray]] = {name: [s for part in parts for s in part]
-                                           for name, parts in chunk_scores.items()}
-    for name in BASELINES:
-        scores[name] = [b[name] for b in per_baseline]
-    systems = [*models, *BASELINES]
-    per_system = {s: [question_metrics(scores[s][n], t.item.labels) for n, t in enumerate(tokenized)]
-                  for s in systems}
     rows = []
     for n, t in enumerate(tokenized):
         row: dict[str, object] = {"qid": t.item.qid, "question": t.item.question,
                                   "candidates": len(t.item.candidates), "correct": sum(t.item.labels)}
-        tops = set()
         for s in systems:
             row[f"{s} AP"] = per_system[s][n]["MAP"]
-            row[f"{s} first correct"] = first_correct_rank(scores[s][n], t.item.labels)
-            if s in models:
-                tops.add(int(np.argmax(scores[s][n])))
-        row["models disagree"] = len(tops) > 1
+            row[f"{s} first correct"] = first_correct[s][n]
+        row["models disagree"] = len({int(np.argmax(scores[s][n])) for s in models}) > 1
         rows.append(row)
-    from .slices import question_slices  # slices reads Evaluations: imported here, not at the top
-
     return Evaluation(systems=systems, overall={s: mean_metrics(per_system[s]) for s in systems},
                       per_question=rows, scores=scores, skipped=skipped, evaluated=len(tokenized),
-                      lists=[t.item for t in tokenized], slices=[question_slices(t) for t in tokenized])
+                      lists=[t.item for t in tokenized], slices=slices)
 
 
 def first_correct_rank(scores: np.ndarray, labels: Sequence[int]) -> int | None:

@@ -127,7 +127,7 @@ class Matcher:
         return scores
 
 
-ENCODED_TOGETHER = 1024
+ENCODED_TOGETHER = 512
 """Answers encoded in one go when scoring many pairs: enough that most lengths come in runs the
 Bi-LSTM reads unpadded, few enough that their states stay small (about 25 MB)."""
 

@@ -70,3 +70,37 @@ def test_mark_truncated_flags_and_never_drops(count: int, max_len: int) -> None:
     marked = mark_truncated(tokens, max_len)
     assert [t.text for t in marked] == [t.text for t in tokens]
     assert [t.truncated for t in marked] == [n >= max_len for n in range(count)]
+
+
+def _whole_text_tokens(text: str) -> list[Token]:
+    """The tokens spaCy gives reading the whole text at once (what `tokenize` did before it read
+    each whitespace-free chunk once)."""
+    from matching.text import _tokenizer, _word_key
+
+    return [Token(t.text, t.idx, t.idx + len(t.text), _word_key(t.text))
+            for t in _tokenizer()(text) if _word_key(t.text) and not t.is_space]
+
+
+SAMPLES = ["Don't stop: it's 5 p.m. (U.S.A.) -- can't, cannot, gonna!", "see https://example.org/a?b=1 now",
+           "e-mail me@x.org; 3.5kg, $20, 10%...", "\u00a0nbsp\u2003em\u3000ideo\tt\nn  two  spaces ",
+           "zero\u200bwidth \u200b soft\u00adhyphen", "\"quoted\" 'single' <b>markup</b> & more",
+           "東京は日本の首都です。", "مرحبا بالعالم", "emoji 👋🏽 and :) ;-)", "e\u0301 combining", "U.K.'s"]
+
+
+@pytest.mark.parametrize("text", SAMPLES)
+def test_reading_chunk_by_chunk_gives_what_spacy_gives_on_the_whole_text(text: str) -> None:
+    assert tokenize(text) == _whole_text_tokens(text)
+    assert tokenize(text) == _whole_text_tokens(text)  # the second time from the remembered chunks
+
+
+@given(st.lists(st.sampled_from(["can't", "U.S.", "(a)", "x.", "e-mail", "3.5", "👋", "\u200b", "\u00a0", " ", "\n",
+                                 "\t", "  ", "a", "Hello", ",", "'s", "http://a.b/c", "--", "\u3000", "é", "\u0301"]),
+                max_size=25))
+def test_chunk_by_chunk_equals_whole_text_on_mixed_pieces(pieces: list[str]) -> None:
+    text = "".join(pieces)
+    assert tokenize(text) == _whole_text_tokens(text)
+
+
+@given(st.text(max_size=80))
+def test_chunk_by_chunk_equals_whole_text_on_any_text(text: str) -> None:
+    assert tokenize(text) == _whole_text_tokens(text)
