@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from .blocks import consecutive, take_rows
 from .embeddings import EncodedText, WordVectors
 from .models import PairBatch, TextEncoding
 from .text import Token
@@ -69,12 +70,13 @@ class TextTable:
 
     def rows(self, index: torch.Tensor) -> TextTable:
         """The texts at `index` (B,), padded to the longest of them."""
-        if len(index) == len(self.lengths) and bool((index == torch.arange(len(index))).all()):
+        span = consecutive(index)
+        if span == (0, len(self.lengths)):
             return self
-        lengths = self.lengths.index_select(0, index)
+        lengths = take_rows(self.lengths, index, span)
         width = int(lengths.max())
-        return TextTable(self.vectors.index_select(0, index)[:, :width], self.unknown.index_select(0, index)[:, :width],
-                         lengths, self.ids.index_select(0, index)[:, :width])
+        return TextTable(take_rows(self.vectors, index, span, width), take_rows(self.unknown, index, span, width),
+                         lengths, take_rows(self.ids, index, span, width))
 
 
 def lookup_texts(vectors: WordVectors, texts: Sequence[Sequence[Token]], max_len: int, side: str,

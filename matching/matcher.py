@@ -93,24 +93,22 @@ class Matcher:
 
         Each distinct question is looked up and encoded once for all pairs, and the answers
         ENCODED_TOGETHER at a time, so the Bi-LSTM reads long runs of texts of one length. The
-        pairs then meet in batches of `batch_size` alike in both lengths (little padding in the
-        matrices), on `workers` threads (the forward passes release the GIL); `progress(pairs
-        scored)` comes from the calling thread.
+        pairs then meet in batches of `batch_size`, in the order given: given in order of answer
+        length (as `evaluation.model_scores` does), a batch pads little, and its answers are
+        consecutive rows of the block, read in place. The batches run on `workers` threads (the
+        forward passes release the GIL); `progress(pairs scored)` comes from the calling thread.
         """
         scores = np.zeros(len(questions), dtype=np.float32)
         if not questions:
             return scores
         question_texts = self._texts("question", questions, trace=False, known=known)
-        question_lengths = question_texts.table.lengths.index_select(0, question_texts.rows).numpy()
         done = 0
         with ThreadPoolExecutor(workers) if workers > 1 else nullcontext() as pool:
             for first in range(0, len(answers), ENCODED_TOGETHER):
                 chunk = slice(first, first + ENCODED_TOGETHER)
                 answer_texts = self._texts("answer", answers[chunk], trace=False, known=known)
-                answer_lengths = answer_texts.table.lengths.index_select(0, answer_texts.rows).numpy()
-                order = torch.from_numpy(np.lexsort((answer_lengths, question_lengths[chunk])))
-                batches = order.split(batch_size)
                 questions_here = SideTexts(question_texts.table, question_texts.rows[chunk], question_texts.encoded)
+                batches = torch.arange(len(answer_texts.rows)).split(batch_size)
 
                 def score(pairs: torch.Tensor, questions_here: SideTexts = questions_here,
                           answer_texts: SideTexts = answer_texts) -> np.ndarray:
@@ -118,10 +116,9 @@ class Matcher:
                     assert isinstance(result, torch.Tensor)
                     return result.numpy()
 
-                for pairs, values in zip(batches, pool.map(score, batches) if pool else map(score, batches),
-                                         strict=True):
-                    scores[first + pairs.numpy()] = values
-                    done += len(pairs)
+                for values in pool.map(score, batches) if pool else map(score, batches):
+                    scores[done: done + len(values)] = values
+                    done += len(values)
                     if progress:
                         progress(done)
         return scores

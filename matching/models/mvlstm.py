@@ -17,12 +17,14 @@ from ..blocks import (
     BiLSTMEncoder,
     IdfTable,
     MLPHead,
+    consecutive,
     cosine_matrix,
     exact_match_matrix,
     kmax_pool,
     kmax_values,
     length_mask,
     make_interaction,
+    take_rows,
 )
 from ..params import AMVLSTMParams, ModelParams, MVLSTMParams
 from .base import ForwardTrace, MatchingModel, PairBatch, SideSteps, gate_text, register
@@ -47,7 +49,7 @@ class EncodedTexts:
                             index if self.index is None else self.index.index_select(0, index), width)
 
     def _rows(self, whole: torch.Tensor) -> torch.Tensor:
-        return whole if self.index is None else whole.index_select(0, self.index)[:, :self.width]
+        return whole if self.index is None else take_rows(whole, self.index, consecutive(self.index), self.width)
 
     @cached_property
     def read(self) -> SideSteps:
