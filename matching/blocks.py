@@ -186,16 +186,18 @@ class BiLSTMEncoder(nn.Module):
         """In a larger batch, the rows of one length that are at least this many run together,
         unpadded (one bidirectional pass, no reversal needed)."""
 
-    def _direction(self, vectors: torch.Tensor, weights: list[torch.Tensor]) -> torch.Tensor:
-        zeros = vectors.new_zeros(1, vectors.shape[0], self.hidden)
-        # torch.lstm is the op nn.LSTM itself calls; given one direction's weights it runs that one.
-        states, _, _ = torch.lstm(vectors, (zeros, zeros), weights, True, 1, 0.0, self.training, False, True)
+    def _lstm(self, vectors: torch.Tensor, weights: list[torch.Tensor], bidirectional: bool) -> torch.Tensor:
+        # torch.lstm is the op nn.LSTM itself calls (without its per-call Python checks, which held
+        # the GIL for longer than some runs take); given one direction's weights it runs that one.
+        zeros = vectors.new_zeros(2 if bidirectional else 1, vectors.shape[0], self.hidden)
+        states, _, _ = torch.lstm(vectors, (zeros, zeros), weights, True, 1, 0.0, self.training, bidirectional,
+                                  True)
         return states
 
     def _run(self, vectors: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
         batch, width = vectors.shape[:2]
         if int(lengths.min()) == width:  # no padding at all: both directions in one pass
-            return self.lstm(vectors)[0]
+            return self._lstm(vectors, self.lstm._flat_weights, bidirectional=True)
         positions = torch.arange(width, device=vectors.device)[None, :]
         mask = positions < lengths[:, None]
         # Row-major position of (b, t) -> of (b, length - 1 - t) on real positions, itself on
@@ -207,8 +209,8 @@ class BiLSTMEncoder(nn.Module):
             return tensor.flatten(0, 1).index_select(0, reverse).view_as(tensor)
 
         weights = self.lstm._flat_weights
-        forward = self._direction(vectors, weights[:4])
-        backward = reversed_rows(self._direction(reversed_rows(vectors), weights[4:]))
+        forward = self._lstm(vectors, weights[:4], bidirectional=False)
+        backward = reversed_rows(self._lstm(reversed_rows(vectors), weights[4:], bidirectional=False))
         return torch.cat([forward, backward], dim=-1) * mask[..., None].to(forward.dtype)
 
     def forward(self, vectors: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:

@@ -14,7 +14,7 @@ from .batching import RowCache
 from .data import RankingList
 from .matcher import Matcher
 from .metrics import METRICS, mean_metrics, question_metrics
-from .text import Token, tokenize
+from .text import Token, collector_paused, tokenize
 
 Progress = Callable[[int, int, str], None]
 """progress(done, total, what): called as work advances (CLI bar, app progress bar); `what` is a
@@ -56,23 +56,25 @@ class Evaluation:
 def tokenize_lists(lists: Sequence[RankingList], progress: Progress | None = None
                    ) -> tuple[list[TokenizedList], list[str]]:
     kept, skipped = [], []
-    for number, item in enumerate(lists, 1):
-        question = tokenize(item.question)
-        if not question:
-            skipped.append(f"{item.qid}: the question has no words")
-        elif not item.candidates:
-            skipped.append(f"{item.qid}: no candidates")
-        else:
-            kept.append(TokenizedList(item, question, [tokenize(c) for c in item.candidates]))
-        if progress and (number % 100 == 0 or number == len(lists)):
-            progress(number, len(lists), READING)
+    with collector_paused:
+        for number, item in enumerate(lists, 1):
+            question = tokenize(item.question)
+            if not question:
+                skipped.append(f"{item.qid}: the question has no words")
+            elif not item.candidates:
+                skipped.append(f"{item.qid}: no candidates")
+            else:
+                kept.append(TokenizedList(item, question, [tokenize(c) for c in item.candidates]))
+            if progress and (number % 100 == 0 or number == len(lists)):
+                progress(number, len(lists), READING)
     return kept, skipped
 
 
 def bucketed_pairs(lists: Sequence[TokenizedList], max_answer_len: int) -> list[tuple[int, int]]:
     """(list, candidate) of every candidate with words, by answer words read, then by question."""
-    return sorted(((n, j) for n, lst in enumerate(lists) for j, c in enumerate(lst.candidates) if c),
-                  key=lambda pair: (min(len(lists[pair[0]].candidates[pair[1]]), max_answer_len), pair[0]))
+    pairs = [(n, j) for n, lst in enumerate(lists) for j, c in enumerate(lst.candidates) if c]
+    read = np.fromiter((min(len(lists[n].candidates[j]), max_answer_len) for n, j in pairs), np.int64, len(pairs))
+    return [pairs[i] for i in np.argsort(read, kind="stable").tolist()]  # stable: by question within a length
 
 
 def model_scores(matcher: Matcher, lists: Sequence[TokenizedList], batch_size: int = 256,
@@ -152,7 +154,9 @@ def evaluate(lists: Sequence[RankingList], models: Mapping[str, Matcher],
             if progress:
                 progress(scored[name], total_pairs, name)
 
-    with ThreadPoolExecutor(max(1, workers)) as pool:
+    # The collector stays paused for the whole run: it holds a million tokens, and scores, metrics
+    # and rows for every question, none of them in a cycle (see `text.collector_paused`).
+    with collector_paused, ThreadPoolExecutor(max(1, workers)) as pool:
         for start in range(0, len(lists), CHUNK_QUESTIONS):
             chunk = lists[start: start + CHUNK_QUESTIONS]
             read, left_out = tokenize_lists(chunk)

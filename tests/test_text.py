@@ -104,3 +104,23 @@ def test_chunk_by_chunk_equals_whole_text_on_mixed_pieces(pieces: list[str]) -> 
 @given(st.text(max_size=80))
 def test_chunk_by_chunk_equals_whole_text_on_any_text(text: str) -> None:
     assert tokenize(text) == _whole_text_tokens(text)
+
+
+def test_collector_paused_nests_and_restores() -> None:
+    import gc
+
+    from matching.text import collector_paused
+
+    assert gc.isenabled()
+    with collector_paused:
+        with collector_paused:
+            assert not gc.isenabled()
+        assert not gc.isenabled()  # still inside the outer pause
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with collector_paused:
+            pass
+        assert not gc.isenabled()  # left as it was found
+    finally:
+        gc.enable()
