@@ -8,8 +8,11 @@ normalise + einsum, `topk` of the flattened matrix, an MLP and a linear score; n
 50 per direction, k 10, MLP 32, GloVe 50d.
 
 The project's path is what `python -m matching evaluate` and the Evaluate page run:
-`evaluation.model_scores` over tokenised ranking lists (vector lookup, length-masked
-batches, forward pass). Both start from the same tokens; tokenisation is not timed.
+`evaluation.model_scores` over tokenised ranking lists (word lookup; each distinct question
+and each block of answers encoded once, unpadded; masked batches where the two sides meet).
+Both start from the same tokens; tokenisation is not timed. A second figure per model times
+the same scoring with every text's word ids already known, as for the second and later
+models of an upload.
 
 Pairs: the WikiQA test split (`--data`, default ../shared/data/wikiqa/test) when present,
 else WikiQA-like pairs generated here (same question/answer length profile, GloVe words).
