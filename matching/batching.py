@@ -100,8 +100,7 @@ def lookup_texts(vectors: WordVectors, texts: Sequence[Sequence[Token]], max_len
     missing = [n for n, found in enumerate(ids) if found is None]
     if missing:
         cut = [text if len(text) <= max_len else text[:max_len] for text in map(distinct.__getitem__, missing)]
-        words = list(itertools.chain.from_iterable(cut))
-        flat = vectors.key_ids(list(map(KEY, words)))
+        flat = vectors.key_ids(list(map(KEY, itertools.chain.from_iterable(cut))))
         ends = list(itertools.accumulate(map(len, cut)))
         for n, start, end in zip(missing, [0, *ends], ends, strict=False):
             ids[n] = text_ids = flat[start:end]

@@ -7,6 +7,7 @@ Masks are boolean, True on real tokens.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import torch
@@ -213,21 +214,30 @@ class BiLSTMEncoder(nn.Module):
         backward = reversed_rows(self._lstm(reversed_rows(vectors), weights[4:], bidirectional=False))
         return torch.cat([forward, backward], dim=-1) * mask[..., None].to(forward.dtype)
 
-    def forward(self, vectors: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
+    def forward(self, vectors: torch.Tensor, lengths: torch.Tensor,
+                then: Callable[[torch.Tensor], torch.Tensor] | None = None) -> torch.Tensor:
+        """`then`, when given, maps each position's states on (position by position, zero to zero):
+        applied to each run as it comes out, so the states themselves are never kept."""
         batch, width = vectors.shape[:2]
         if batch <= self.rows_per_run:
-            return self._run(vectors, lengths)
+            states = self._run(vectors, lengths)
+            return states if then is None else then(states)
         # Sorted by length, each run is a slice of consecutive rows: read and written in place
         # (views, no gathers), then one gather puts the rows back in their order.
         order = torch.argsort(lengths, stable=True)
         in_order = bool((order == torch.arange(batch)).all())
         if not in_order:
             vectors, lengths = vectors.index_select(0, order), lengths.index_select(0, order)
-        states = vectors.new_empty(batch, width, 2 * self.hidden)
+        states: torch.Tensor | None = None
         for start, stop in self._runs(lengths):
             run_width = int(lengths[stop - 1])
-            states[start:stop, :run_width] = self._run(vectors[start:stop, :run_width], lengths[start:stop])
+            run = self._run(vectors[start:stop, :run_width], lengths[start:stop])
+            run = run if then is None else then(run)
+            if states is None:
+                states = run.new_empty(batch, width, run.shape[-1])
+            states[start:stop, :run_width] = run
             states[start:stop, run_width:] = 0.0
+        assert states is not None
         return states if in_order else states.index_select(0, torch.argsort(order))
 
     def _runs(self, lengths: torch.Tensor) -> list[tuple[int, int]]:

@@ -56,7 +56,8 @@ class Matcher:
         max_len = self.params.max_question_len if side == "question" else self.params.max_answer_len
         table, rows = lookup_texts(self.vectors, texts, max_len, side, known)
         with _grad_mode(trace):
-            return SideTexts(table, rows, self.model.encode_texts(side, table.vectors, table.unknown, table.lengths))
+            return SideTexts(table, rows, self.model.encode_texts(side, table.vectors, table.unknown, table.lengths,
+                                                                  trace=trace))
 
     def _pass(self, questions: SideTexts, answers: SideTexts, pairs: torch.Tensor | None, trace: bool
               ) -> torch.Tensor | ForwardTrace:

@@ -11,6 +11,7 @@ from matching.blocks import (
     GATES,
     AttentionGate,
     BiLSTMEncoder,
+    CosineInteraction,
     IdfTable,
     MLPHead,
     TensorInteraction,
@@ -210,6 +211,18 @@ def test_bilstm_states_ignore_padding(rows_per_run: int, uniform_rows: int, leng
         with torch.no_grad():
             alone = encoder(vectors[row:row + 1, :length], torch.tensor([length]))
         torch.testing.assert_close(states[row, :length], alone[0], atol=1e-6, rtol=1e-5)
+
+
+@pytest.mark.parametrize(("rows_per_run", "uniform_rows"), [(64, 16), (2, 1), (3, 2)])
+def test_bilstm_then_maps_each_run_as_the_whole_would_be_mapped(rows_per_run: int, uniform_rows: int) -> None:
+    torch.manual_seed(0)
+    encoder = BiLSTMEncoder(4, 3, rows_per_run=rows_per_run, uniform_rows=uniform_rows)
+    vectors, lengths = padded([5, 1, 3, 7, 2, 7, 4, 7, 3], 4, 0, extra=2)
+    unit = CosineInteraction().side
+    with torch.no_grad():
+        whole = unit(encoder(vectors, lengths), "answer")
+        by_run = encoder(vectors, lengths, then=lambda states: unit(states, "answer"))
+    assert torch.equal(whole, by_run)
 
 
 def test_bilstm_matches_torch_packed_sequences() -> None:

@@ -150,12 +150,12 @@ class MatchingModel(nn.Module):
         """Scores (B,), or with `trace` the full ForwardTrace of this same pass."""
         raise NotImplementedError
 
-    def encode_texts(self, side: str, vectors: torch.Tensor, unknown: torch.Tensor, lengths: torch.Tensor
-                     ) -> TextEncoding | None:
+    def encode_texts(self, side: str, vectors: torch.Tensor, unknown: torch.Tensor, lengths: torch.Tensor,
+                     trace: bool = True) -> TextEncoding | None:
         """What the network makes of the texts of one side (N, L, d) before the two sides meet,
         computed once for every pair that reads one of them (`PairBatch.question_encoding`,
         `answer_encoding`); None where a family has no such stage (its forward pass then reads
-        the rows of each batch itself)."""
+        the rows of each batch itself). Without `trace` only what the score needs is kept."""
         return None
 
     @classmethod

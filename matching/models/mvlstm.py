@@ -39,7 +39,7 @@ class EncodedTexts:
     scoring reads only what meets the other side."""
 
     whole_read: SideSteps
-    whole_states: torch.Tensor  # (N, L, 2h) [forward ; backward], zero on padding
+    whole_states: torch.Tensor | None  # (N, L, 2h) [forward ; backward], zero on padding; None when not kept
     whole_meeting: torch.Tensor  # (N, L, e) `Interaction.side` of the (dropped-out) states
     index: torch.Tensor | None = None  # the rows these are, when not all
     width: int | None = None
@@ -57,6 +57,8 @@ class EncodedTexts:
 
     @cached_property
     def states(self) -> torch.Tensor:
+        if self.whole_states is None:
+            raise ValueError("the states were not kept: encode with trace=True to read them")
         return self._rows(self.whole_states)
 
     @cached_property
@@ -78,12 +80,20 @@ class MVLSTM(MatchingModel):
         self.head = MLPHead(params.pooled_size, params.mlp_hidden)
         self.idf = IdfTable(params.idf_words) if params.exact_match == "idf" else None
 
-    def encode_texts(self, side: str, vectors: torch.Tensor, unknown: torch.Tensor, lengths: torch.Tensor
-                     ) -> EncodedTexts:
-        """The side's steps (gate included), then its forward and backward states, zero on padding."""
+    def encode_texts(self, side: str, vectors: torch.Tensor, unknown: torch.Tensor, lengths: torch.Tensor,
+                     trace: bool = True) -> EncodedTexts:
+        """The side's steps (gate included), its forward and backward states (zero on padding), and
+        what the side brings to the interaction. To score, where the states are read by nothing
+        else, they go into the interaction's side run by run and are not kept."""
         read = self.read(side, vectors, unknown, lengths)
-        states = self.encoder(read.gated_words, lengths)
-        return EncodedTexts(read, states, self.interaction.side(self.dropout(states), side))
+
+        def meeting(states: torch.Tensor) -> torch.Tensor:
+            return self.interaction.side(self.dropout(states), side)
+
+        if trace or self.params.pool_directions:
+            states = self.encoder(read.gated_words, lengths)
+            return EncodedTexts(read, states, meeting(states))
+        return EncodedTexts(read, None, self.encoder(read.gated_words, lengths, then=meeting))
 
     def forward(self, batch: PairBatch, trace: bool = False) -> torch.Tensor | ForwardTrace:
         questions = batch.question_encoding or self.encode_texts(  # encoded here unless done once for many
