@@ -36,3 +36,17 @@ def test_encode_nothing(vectors: WordVectors) -> None:
 def test_mismatched_table_is_refused() -> None:
     with pytest.raises(VectorsError, match="2 vectors for 3 words"):
         WordVectors(np.zeros((2, 4), dtype=np.float32), ["a", "b", "c"], "test", "fp")
+
+
+def test_key_ids_from_the_table_of_seen_words_equal_a_fresh_lookup(vectors: WordVectors,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    from matching import embeddings
+
+    keys = ["the", "zzqxjvtk", "tower", "the", "blorptastic", "zzqxjvtk"]
+    expected = [embeddings.key_id(k, vectors.row_of.get(k, -1)) for k in keys]
+    assert vectors.key_ids(keys).tolist() == expected  # first time: looked up in the full table
+    assert vectors.key_ids(keys).tolist() == expected  # then from the words seen
+    assert expected[1] == expected[5] < 0 and expected[0] >= 0  # an unknown word keeps one id of its own
+    monkeypatch.setattr(embeddings, "SEEN_WORDS", 1)  # over the bound: the table starts afresh
+    assert vectors.key_ids(keys).tolist() == expected
+    assert len(vectors._seen) <= len(set(keys))
