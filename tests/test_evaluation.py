@@ -100,3 +100,18 @@ def test_scores_do_not_depend_on_threads_order_or_remembered_lookups(matcher: Ma
         alone = matcher.score_tokens([item.question] * len(item.candidates), item.candidates)
         np.testing.assert_allclose(first[n], alone, rtol=1e-5, atol=1e-6)
         np.testing.assert_array_equal(first[n], again[n])
+
+
+def test_a_file_read_in_many_chunks_gives_what_one_chunk_gives(matcher: Matcher,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    import matching.evaluation as evaluation_module
+
+    lists = toy_lists()
+    whole = evaluate(lists, {"tiny": matcher}, workers=1)
+    monkeypatch.setattr(evaluation_module, "CHUNK_QUESTIONS", 2)  # metrics and slices are kept chunk by chunk
+    chunked = evaluate(lists, {"tiny": matcher}, workers=2)
+    assert chunked.per_question == whole.per_question and chunked.overall == whole.overall
+    assert chunked.slices == whole.slices and [item.qid for item in chunked.lists] == [item.qid for item in lists]
+    for system in whole.systems:
+        for mine, theirs in zip(chunked.scores[system], whole.scores[system], strict=True):
+            np.testing.assert_allclose(mine, theirs, atol=1e-6)
