@@ -63,13 +63,11 @@ def _word_key(word: str) -> str:
     return lookup_key(word).strip()
 
 
-CHUNKS_KEPT = 200_000
-"""How many distinct whitespace-free chunks `tokenize` remembers (then it starts afresh)."""
-_chunk_words: dict[str, list[tuple[int, str, str]]] = {}
 NON_SPACE = re.compile(r"\S+")  # \S is "not str.isspace()", the test spaCy splits on
 
 
-def _words_of_chunk(chunk: str) -> list[tuple[int, str, str]]:
+@functools.lru_cache(maxsize=200_000)
+def _words_of_chunk(chunk: str) -> tuple[tuple[int, str, str], ...]:
     """(offset in the chunk, word, lookup key) of each word spaCy finds in one whitespace-free chunk.
 
     spaCy's tokenizer splits the text at whitespace first and then reads each chunk on its own
@@ -80,7 +78,7 @@ def _words_of_chunk(chunk: str) -> list[tuple[int, str, str]]:
         key = _word_key(spacy_token.text)
         if key and not spacy_token.is_space:
             words.append((spacy_token.idx, spacy_token.text, key))
-    return words
+    return tuple(words)  # shared by every text the chunk occurs in: immutable
 
 
 def tokenize(text: str) -> list[Token]:
@@ -94,18 +92,10 @@ def tokenize(text: str) -> list[Token]:
         raise TextError(f"expected text, got {type(text).__name__}")
     if len(text) > MAX_TEXT_CHARS:
         raise TextError(f"text has {len(text):,} characters; the limit is {MAX_TEXT_CHARS:,}")
-    global _chunk_words
-    if len(_chunk_words) > CHUNKS_KEPT:
-        _chunk_words = {}
-    known = _chunk_words
     tokens = []
     for match in NON_SPACE.finditer(text):
-        chunk = match.group()
-        words = known.get(chunk)
-        if words is None:
-            words = known[chunk] = _words_of_chunk(chunk)
         base = match.start()
-        for offset, word, key in words:  # a plain loop: most chunks hold one word, a comprehension costs a frame
+        for offset, word, key in _words_of_chunk(match.group()):  # a plain loop: most chunks hold one word
             tokens.append(Token(word, base + offset, base + offset + len(word), key))
     return tokens
 

@@ -15,7 +15,7 @@ from typing import Any, ClassVar, Protocol
 import torch
 from torch import nn
 
-from ..blocks import COSINE_EPS, AttentionGate, Pooled, UnknownWordVector, length_mask
+from ..blocks import COSINE_EPS, AttentionGate, Pooled, UnknownWordVector, consecutive, length_mask, take_rows
 from ..params import ModelParams, ParamsError
 
 
@@ -67,8 +67,10 @@ class SideSteps:
     def rows(self, index: torch.Tensor, width: int | None = None) -> SideSteps:
         """The steps of rows `index` (B,), cut to `width` positions: distinct texts read once,
         spread back to every pair."""
+        span = consecutive(index)
+
         def pick(tensor: torch.Tensor | None) -> torch.Tensor | None:
-            return None if tensor is None else tensor.index_select(0, index)[:, :width]
+            return None if tensor is None else take_rows(tensor, index, span, width)
         return SideSteps(pick(self.words), pick(self.gate_logits), pick(self.attention),  # type: ignore[arg-type]
                          pick(self.gated_words), pick(self.states))  # type: ignore[arg-type]
 

@@ -8,7 +8,7 @@ Bi-LSTM on the question (Q), the answer (A) or both; the rest is MV-LSTM.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 
 import torch
@@ -48,8 +48,12 @@ class EncodedTexts:
         return EncodedTexts(self.whole_read, self.whole_states, self.whole_meeting,
                             index if self.index is None else self.index.index_select(0, index), width)
 
+    @cached_property
+    def _span(self) -> tuple[int, int] | None:
+        return None if self.index is None else consecutive(self.index)
+
     def _rows(self, whole: torch.Tensor) -> torch.Tensor:
-        return whole if self.index is None else take_rows(whole, self.index, consecutive(self.index), self.width)
+        return whole if self.index is None else take_rows(whole, self.index, self._span, self.width)
 
     @cached_property
     def read(self) -> SideSteps:
@@ -134,8 +138,8 @@ class MVLSTM(MatchingModel):
             contributions=contributions, bias_contribution=bias,
             cell_contributions=cells.view_as(matrices),
             cell_bias=bias + torch.where(real, 0.0, contributions).sum(-1),
-            question=_with_states(questions.read, questions.states),
-            answer=_with_states(answers.read, answers.states),
+            question=replace(questions.read, states=questions.states),
+            answer=replace(answers.read, states=answers.states),
             hidden=self.head.hidden(pooled.flat()))
 
     def direction_matrices(self, questions: torch.Tensor, answers: torch.Tensor) -> dict[str, torch.Tensor]:
@@ -194,10 +198,6 @@ class AMVLSTM(MVLSTM):
     family = "amvlstm"
     params_type = AMVLSTMParams
     params: AMVLSTMParams
-
-
-def _with_states(read: SideSteps, states: torch.Tensor) -> SideSteps:
-    return SideSteps(read.words, read.gate_logits, read.attention, read.gated_words, states)
 
 
 __all__ = ["AMVLSTM", "MVLSTM"]
