@@ -12,8 +12,8 @@ import logging
 
 import streamlit as st
 
-from matching.glossary import TERMS
-from pages.views import admission, components, state
+from matching.explain.glossary import TERMS
+from ui.views import admission, components, state
 
 # Presentation mode folds the sidebar away: decided before the first element, from the session or, on a
 # session's first run, from the link (one page-config call per run, so the sidebar never flickers open).
@@ -24,16 +24,16 @@ st.set_page_config(page_title="MatchLens", page_icon=":material/join_inner:", la
 log = logging.getLogger("matchlens")
 
 PAGES = [
-    st.Page("pages/screens/rank.py", title="Rank", icon=":material/format_list_numbered:", default=True),
-    st.Page("pages/screens/walkthrough.py", title="Walkthrough", icon=":material/footprint:",
+    st.Page("ui/screens/rank.py", title="Rank", icon=":material/format_list_numbered:", default=True),
+    st.Page("ui/screens/walkthrough.py", title="Walkthrough", icon=":material/footprint:",
             url_path="walkthrough"),
-    st.Page("pages/screens/attention.py", title="Attention", icon=":material/visibility:", url_path="attention"),
-    st.Page("pages/screens/interactions.py", title="Interactions", icon=":material/grid_on:", url_path="interactions"),
-    st.Page("pages/screens/pooled.py", title="Pooled cells", icon=":material/filter_list:", url_path="pooled"),
-    st.Page("pages/screens/compare.py", title="Compare", icon=":material/compare_arrows:", url_path="compare"),
-    st.Page("pages/screens/sanity.py", title="Sanity checks", icon=":material/rule:", url_path="sanity"),
-    st.Page("pages/screens/evaluate.py", title="Evaluate", icon=":material/fact_check:", url_path="evaluate"),
-    st.Page("pages/screens/models.py", title="Models", icon=":material/model_training:", url_path="models"),
+    st.Page("ui/screens/attention.py", title="Attention", icon=":material/visibility:", url_path="attention"),
+    st.Page("ui/screens/interactions.py", title="Interactions", icon=":material/grid_on:", url_path="interactions"),
+    st.Page("ui/screens/pooled.py", title="Pooled cells", icon=":material/filter_list:", url_path="pooled"),
+    st.Page("ui/screens/compare.py", title="Compare", icon=":material/compare_arrows:", url_path="compare"),
+    st.Page("ui/screens/sanity.py", title="Sanity checks", icon=":material/rule:", url_path="sanity"),
+    st.Page("ui/screens/evaluate.py", title="Evaluate", icon=":material/fact_check:", url_path="evaluate"),
+    st.Page("ui/screens/models.py", title="Models", icon=":material/model_training:", url_path="models"),
 ]
 
 page = st.navigation(PAGES, position="sidebar")
@@ -95,7 +95,7 @@ def _run(page: st.Page) -> None:
                  "changing the input or reloading usually helps.", icon=":material/error:")
 
 
-# Page runs take turns, in arrival order (see pages/views/admission.py); a file upload or the sanity
+# Page runs take turns, in arrival order (see ui/views/admission.py); a file upload or the sanity
 # checks run at once, without holding a turn others wait for.
 with admission.gate.turn(wait=page.url_path not in ("evaluate", "sanity"), timeout=admission.PATIENCE):
     _run(page)

@@ -11,10 +11,10 @@ import time
 started = time.perf_counter()
 from common import CANDIDATES, QUESTION, ROOT  # noqa: E402
 
-from matching.checkpoint import load_all  # noqa: E402
-from matching.embeddings import load_glove  # noqa: E402
-from matching.ranking import rank  # noqa: E402
-from matching.text import tokenize  # noqa: E402
+from matching.explain.ranking import rank  # noqa: E402
+from matching.text.embeddings import load_glove  # noqa: E402
+from matching.text.tokens import tokenize  # noqa: E402
+from matching.training.checkpoint import load_all  # noqa: E402
 
 imported = time.perf_counter()
 vectors = load_glove()

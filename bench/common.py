@@ -9,8 +9,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from matching.data import RankingList  # noqa: E402
-from matching.embeddings import WordVectors  # noqa: E402
+from matching.text.data import RankingList  # noqa: E402
+from matching.text.embeddings import WordVectors  # noqa: E402
 
 QUESTION = "how did the roman empire fall ?"
 CANDIDATES = [

@@ -21,10 +21,10 @@ import time
 import torch
 from common import ROOT, wikiqa_like
 
-from matching import evaluation as evaluation_module
-from matching.cards import default_models
-from matching.checkpoint import load_all
-from matching.data import parse_ranking_file
+from matching.evaluation import dataset as evaluation_module
+from matching.text.data import parse_ranking_file
+from matching.training.cards import default_models
+from matching.training.checkpoint import load_all
 
 
 def ranking_csv(pairs: int, vectors: object) -> bytes:

@@ -12,8 +12,8 @@ import time
 import torch
 from common import CANDIDATES, QUESTION, ROOT
 
-from matching.checkpoint import load_all
-from matching.ranking import rank
+from matching.explain.ranking import rank
+from matching.training.checkpoint import load_all
 
 
 def main(runs: int = 100) -> None:

@@ -9,8 +9,8 @@ import resource
 
 from common import CANDIDATES, QUESTION, ROOT
 
-from matching.checkpoint import load_all
-from matching.ranking import rank
+from matching.explain.ranking import rank
+from matching.training.checkpoint import load_all
 
 
 def peak_mib() -> float:

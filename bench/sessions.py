@@ -39,7 +39,7 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
-from matching.urlstate import SharedState, encode
+from matching.explain.urlstate import SharedState, encode
 
 PAGES = {"rank": "", "attention": "attention", "interactions": "interactions", "pooled": "pooled",
          "evaluate": "evaluate", "models": "models"}

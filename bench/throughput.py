@@ -33,12 +33,12 @@ import torch
 from common import ROOT, wikiqa_like
 from torch import nn
 
-from matching.batching import RowCache
-from matching.checkpoint import load_all
-from matching.data import DataError, read_toks_folder
-from matching.embeddings import WordVectors
-from matching.evaluation import TokenizedList, model_scores, tokenize_lists
-from matching.matcher import Matcher
+from matching.evaluation.dataset import TokenizedList, model_scores, tokenize_lists
+from matching.explain.matcher import Matcher
+from matching.text.batching import RowCache
+from matching.text.data import DataError, read_toks_folder
+from matching.text.embeddings import WordVectors
+from matching.training.checkpoint import load_all
 
 REFERENCE_QUESTION_LEN, REFERENCE_ANSWER_LEN = 10, 40
 BATCH_SIZE = 256

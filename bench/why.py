@@ -19,13 +19,13 @@ from collections.abc import Callable
 import torch
 from common import CANDIDATES, ROOT
 
-from matching.checkpoint import load_all
-from matching.contrast import compare_view
-from matching.data import parse_ranking_file
-from matching.deletion import deletion_effects
-from matching.ranking import rank
-from matching.sanity import ablation_map, deletion_curves, randomisation_check
-from matching.text import tokenize
+from matching.explain.contrast import compare_view
+from matching.explain.deletion import deletion_effects
+from matching.explain.ranking import rank
+from matching.explain.sanity import ablation_map, deletion_curves, randomisation_check
+from matching.text.data import parse_ranking_file
+from matching.text.tokens import tokenize
+from matching.training.checkpoint import load_all
 
 QUESTION_15 = "how did the western roman empire fall and which crises weakened it the most ?"
 CANDIDATE_60 = " ".join(" ".join(CANDIDATES).replace(".", " ").replace(",", " ").split()[:60])

@@ -13,7 +13,7 @@ DEFAULT_MODELS = Path(__file__).resolve().parent.parent / "pretrained"
 
 
 def _load_models(root: Path, names: list[str] | None):  # type: ignore[no-untyped-def]
-    from .checkpoint import load_all
+    from matching.training.checkpoint import load_all
 
     models, errors = load_all(root)
     for folder, error in errors.items():
@@ -29,8 +29,8 @@ def _load_models(root: Path, names: list[str] | None):  # type: ignore[no-untype
 
 
 def cmd_explain(args: argparse.Namespace) -> None:
-    from .ranking import rank
-    from .text import TextError
+    from matching.explain.ranking import rank
+    from matching.text.tokens import TextError
 
     models = _load_models(args.pretrained, args.models)
     try:
@@ -57,7 +57,7 @@ def cmd_explain(args: argparse.Namespace) -> None:
 
 
 def cmd_train(args: argparse.Namespace) -> None:
-    from .training import load_config, save_trained, train_and_card
+    from matching.training.trainer import load_config, save_trained, train_and_card
 
     config = load_config(args.config)
     if args.seed is not None:
@@ -69,7 +69,7 @@ def cmd_train(args: argparse.Namespace) -> None:
 
 def cmd_sweep(args: argparse.Namespace) -> None:
     """Train each config with several seeds; ship each one's seed with the best dev MAP."""
-    from .training import load_config, seed_study, ship
+    from matching.training.trainer import load_config, seed_study, ship
 
     for path in args.config:
         config = load_config(path)
@@ -90,10 +90,10 @@ def cmd_refresh(args: argparse.Namespace) -> None:
     """Recompute the test figures (metrics, paired tests, attention study) of shipped cards."""
     from dataclasses import replace as replace_card
 
-    from .cards import ModelCard, deviations, group_of, render_card
-    from .checkpoint import save_checkpoint
-    from .data import read_toks_folder
-    from .training import architecture_text, test_figures
+    from matching.text.data import read_toks_folder
+    from matching.training.cards import ModelCard, deviations, group_of, render_card
+    from matching.training.checkpoint import save_checkpoint
+    from matching.training.trainer import architecture_text, test_figures
 
     test = read_toks_folder(Path(args.data) / "test")
     for name, matcher in _load_models(args.pretrained, args.models).items():
@@ -114,9 +114,9 @@ def cmd_refresh(args: argparse.Namespace) -> None:
 def cmd_evaluate(args: argparse.Namespace) -> None:
     from tqdm.auto import tqdm
 
-    from .data import read_ranking_file
-    from .evaluation import READING, evaluate, format_table
-    from .reporting import evaluation_notes
+    from matching.evaluation.dataset import READING, evaluate, format_table
+    from matching.text.data import read_ranking_file
+    from matching.training.reporting import evaluation_notes
 
     models = _load_models(args.pretrained, args.models)
     path = Path(args.data) / args.split if args.split else Path(args.data)
@@ -137,8 +137,8 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
 
 def cmd_report(args: argparse.Namespace) -> None:
     """The README's model tables, from the shipped cards."""
-    from .checkpoint import load_all
-    from .reporting import models_table
+    from matching.training.checkpoint import load_all
+    from matching.training.reporting import models_table
 
     models, _ = load_all(args.pretrained)
     print(models_table([m.card for m in models.values()]))
@@ -146,7 +146,7 @@ def cmd_report(args: argparse.Namespace) -> None:
 
 def cmd_runs(args: argparse.Namespace) -> None:
     """Every configuration trained under --work: test MAP per seed, mean ± std (the README's study)."""
-    from .reporting import runs_table
+    from matching.training.reporting import runs_table
 
     print(runs_table(Path(args.work)))
 

@@ -15,14 +15,14 @@ import pytest
 import torch
 from hypothesis import HealthCheck, settings
 
-from matching.cards import ModelCard
-from matching.data import RankingList
-from matching.embeddings import WordVectors, load_glove
-from matching.explanation import Explanation, matrix_names
-from matching.matcher import Matcher
+from matching.explain.explanation import Explanation, matrix_names
+from matching.explain.matcher import Matcher
 from matching.models import build_model, family_of
-from matching.params import ModelParams
-from matching.training import TrainingConfig, TrainingSettings, train_and_card
+from matching.models.params import ModelParams
+from matching.text.data import RankingList
+from matching.text.embeddings import WordVectors, load_glove
+from matching.training.cards import ModelCard
+from matching.training.trainer import TrainingConfig, TrainingSettings, train_and_card
 
 # Deterministic, fast property tests: no example database, no wall-clock deadline
 # (another process may be training on this machine), a modest number of examples.

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from pages.views.admission import FifoTurns
+from ui.views.admission import FifoTurns
 
 
 def test_runs_are_let_in_in_arrival_order() -> None:

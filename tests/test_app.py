@@ -18,9 +18,9 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from matching.cards import default_models
-from matching.examples import BY_KEY, EXAMPLES, Example
-from matching.inputs import join_candidates
+from matching.text.examples import BY_KEY, EXAMPLES, Example
+from matching.text.inputs import join_candidates
+from matching.training.cards import default_models
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")
@@ -50,7 +50,7 @@ def with_all_models(at: AppTest) -> AppTest:
 
 
 def page(at: AppTest, name: str) -> AppTest:
-    return at.switch_page(f"pages/screens/{name}.py").run()
+    return at.switch_page(f"ui/screens/{name}.py").run()
 
 
 def plain(text: str) -> str:

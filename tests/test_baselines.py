@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from matching.baselines import BASELINES, baseline_scores, bm25, original_order, word_overlap
-from matching.ranking import competition_ranks
-from matching.text import tokenize
+from matching.evaluation.baselines import BASELINES, baseline_scores, bm25, original_order, word_overlap
+from matching.explain.ranking import competition_ranks
+from matching.text.tokens import tokenize
 
 QUESTION = tokenize("Who wrote the play Hamlet ?")
 CANDIDATES = [tokenize(text) for text in (

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 import torch
 
-from matching.batching import make_batch, make_token_batch
-from matching.embeddings import EncodedText, WordVectors
-from matching.text import tokenize
+from matching.text.batching import make_batch, make_token_batch
+from matching.text.embeddings import EncodedText, WordVectors
+from matching.text.tokens import tokenize
 
 
 def encoded(length: int, dim: int = 3, unknown_at: tuple[int, ...] = ()) -> EncodedText:

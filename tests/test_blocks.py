@@ -7,7 +7,7 @@ import torch
 from hypothesis import given
 from hypothesis import strategies as st
 
-from matching.blocks import (
+from matching.models.blocks import (
     GATES,
     AttentionGate,
     BiLSTMEncoder,
@@ -303,7 +303,7 @@ def test_mlp_contributions_split_the_score_exactly(seed: int, batch: int) -> Non
 
 
 def test_an_unknown_interaction_fails_loudly() -> None:
-    from matching.blocks import make_interaction
+    from matching.models.blocks import make_interaction
 
     with pytest.raises(ValueError, match="unknown interaction 'dot'"):
         make_interaction("dot", 8, 2)

@@ -22,7 +22,7 @@ from urllib.parse import urlencode
 
 import pytest
 
-from matching.examples import BY_KEY
+from matching.text.examples import BY_KEY
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = Path("/usr/bin/chromium")

@@ -22,9 +22,9 @@ import pytest
 from test_app import checkpoints
 from test_browser import CHROMIUM, SHOTS, WAIT_MS, browser, server, settle  # noqa: F401 - fixtures
 
-from matching import walkthrough
-from matching.cards import default_models
-from matching.examples import BY_KEY
+from matching.explain import walkthrough
+from matching.text.examples import BY_KEY
+from matching.training.cards import default_models
 
 pytestmark = pytest.mark.skipif(not CHROMIUM.exists() and not os.environ.get("CI"),
                                 reason="/usr/bin/chromium is not installed (required in CI)")

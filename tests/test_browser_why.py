@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from urllib.parse import urlencode
 
-from matching.examples import BY_KEY
+from matching.text.examples import BY_KEY
 from tests.test_browser import SHOTS, WAIT_MS, browser, go, open_app, page, pytestmark, server, settle  # noqa: F401
 
 try:

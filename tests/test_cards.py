@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 
-from matching.baselines import BASELINES
-from matching.cards import (
+from matching.evaluation.baselines import BASELINES
+from matching.evaluation.studies import AttentionStudy
+from matching.explain.matcher import Matcher
+from matching.training.cards import (
     KNOWN_LIMITS,
     PAPER_GROUP,
     VARIANT_GROUP,
@@ -18,8 +20,6 @@ from matching.cards import (
     metrics_rows,
     render_card,
 )
-from matching.matcher import Matcher
-from matching.studies import AttentionStudy
 
 
 def test_metrics_rows(trained: tuple[Matcher, ModelCard]) -> None:
@@ -80,8 +80,8 @@ def test_groups_and_deviations() -> None:
 
 
 def test_a_card_fitted_on_dev_never_shows_dev_as_a_held_out_figure(trained: tuple[Matcher, ModelCard]) -> None:
-    from matching.cards import dev_role, render_card, trained_on_dev
-    from matching.reporting import model_row
+    from matching.training.cards import dev_role, render_card, trained_on_dev
+    from matching.training.reporting import model_row
 
     _, card = trained
     assert not trained_on_dev(card) and dev_role(card) == "used for selection"

@@ -11,12 +11,12 @@ from typing import Any
 
 import altair as alt
 
-from matching.cards import ModelCard, metrics_rows
-from matching.deletion import deletion_effects
-from matching.matcher import Matcher
-from matching.ranking import rank
-from matching.tables import cell_rows, strongest
-from pages.views import charts
+from matching.evaluation.tables import cell_rows, strongest
+from matching.explain.deletion import deletion_effects
+from matching.explain.matcher import Matcher
+from matching.explain.ranking import rank
+from matching.training.cards import ModelCard, metrics_rows
+from ui.views import charts
 
 
 def validated(built: alt.TopLevelMixin | tuple[alt.TopLevelMixin, ...] | dict[str, Any]) -> None:

@@ -13,10 +13,18 @@ import pytest
 import torch
 from conftest import MatcherFactory
 
-from matching.checkpoint import CARD, CONFIG, WEIGHTS, CheckpointError, load_all, load_checkpoint, save_checkpoint
-from matching.embeddings import WordVectors
-from matching.matcher import Matcher
-from matching.text import tokenize
+from matching.explain.matcher import Matcher
+from matching.text.embeddings import WordVectors
+from matching.text.tokens import tokenize
+from matching.training.checkpoint import (
+    CARD,
+    CONFIG,
+    WEIGHTS,
+    CheckpointError,
+    load_all,
+    load_checkpoint,
+    save_checkpoint,
+)
 
 QUESTION = "who wrote hamlet ?"
 CANDIDATES = ["shakespeare wrote it", "a zzqxv play", "hamlet is a play by william shakespeare"]

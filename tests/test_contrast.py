@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from matching.contrast import (
+from matching.explain.contrast import (
     agreement,
     contrast,
     contrasts,
@@ -14,8 +14,8 @@ from matching.contrast import (
     shared_view_names,
     valid_pair,
 )
-from matching.matcher import Matcher
-from matching.ranking import rank
+from matching.explain.matcher import Matcher
+from matching.explain.ranking import rank
 from tests.conftest import VARIANTS, MatcherFactory
 
 QUESTION = "who wrote the novel pride and prejudice"

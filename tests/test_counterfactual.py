@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from matching.counterfactual import compare, pair_candidates, word_changes
-from matching.ranking import ModelRanking, Ranking, competition_ranks
-from matching.text import tokenize
+from matching.explain.counterfactual import compare, pair_candidates, word_changes
+from matching.explain.ranking import ModelRanking, Ranking, competition_ranks
+from matching.text.tokens import tokenize
 
 
 def ranking(question: str, candidates: list[str], scores: dict[str, list[float]]) -> Ranking:

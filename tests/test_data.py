@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from conftest import toy_lists, write_toks_folder
 
-from matching.data import (
+from matching.text.data import (
     CSV_COLUMNS,
     TSV_COLUMNS,
     DataError,

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from matching.deletion import attention_agreement, delete_words, deletion_effects, spearman, without
-from matching.text import tokenize
+from matching.explain.deletion import attention_agreement, delete_words, deletion_effects, spearman, without
+from matching.text.tokens import tokenize
 from tests.conftest import VARIANTS, MatcherFactory
 
 QUESTION = "who wrote the novel pride and prejudice"

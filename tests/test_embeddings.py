@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from matching.embeddings import SOURCE, VectorsError, WordVectors, load_glove
-from matching.text import tokenize
+from matching.text.embeddings import SOURCE, VectorsError, WordVectors, load_glove
+from matching.text.tokens import tokenize
 
 
 def test_glove_is_loaded_once_and_described(vectors: WordVectors) -> None:
@@ -40,7 +40,7 @@ def test_mismatched_table_is_refused() -> None:
 
 def test_key_ids_from_the_table_of_seen_words_equal_a_fresh_lookup(vectors: WordVectors,
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    from matching import embeddings
+    from matching.text import embeddings
 
     keys = ["the", "zzqxjvtk", "tower", "the", "blorptastic", "zzqxjvtk"]
     expected = [embeddings.key_id(k, vectors.row_of.get(k, -1)) for k in keys]

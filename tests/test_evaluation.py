@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 from conftest import MatcherFactory, toy_lists
 
-from matching.baselines import BASELINES
-from matching.batching import RowCache
-from matching.data import RankingList
-from matching.evaluation import evaluate, first_correct_rank, format_table, model_scores, tokenize_lists
-from matching.matcher import Matcher
-from matching.metrics import METRICS
+from matching.evaluation.baselines import BASELINES
+from matching.evaluation.dataset import evaluate, first_correct_rank, format_table, model_scores, tokenize_lists
+from matching.evaluation.metrics import METRICS
+from matching.explain.matcher import Matcher
+from matching.text.batching import RowCache
+from matching.text.data import RankingList
 
 
 @pytest.fixture(scope="module")
@@ -104,7 +104,7 @@ def test_scores_do_not_depend_on_threads_order_or_remembered_lookups(matcher: Ma
 
 def test_a_file_read_in_many_chunks_gives_what_one_chunk_gives(matcher: Matcher,
                                                               monkeypatch: pytest.MonkeyPatch) -> None:
-    import matching.evaluation as evaluation_module
+    import matching.evaluation.dataset as evaluation_module
 
     lists = toy_lists()
     whole = evaluate(lists, {"tiny": matcher}, workers=1)

@@ -8,10 +8,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from matching.checkpoint import load_all
-from matching.examples import BY_KEY, EXAMPLES, Example
-from matching.inputs import split_candidates
-from matching.ranking import rank
+from matching.explain.ranking import rank
+from matching.text.examples import BY_KEY, EXAMPLES, Example
+from matching.text.inputs import split_candidates
+from matching.training.checkpoint import load_all
 
 MODELS = Path(os.environ.get("MATCHLENS_MODELS") or Path(__file__).resolve().parent.parent / "pretrained")
 

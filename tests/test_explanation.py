@@ -10,8 +10,8 @@ from conftest import VARIANTS, MatcherFactory, assert_explanation_invariants
 from hypothesis import given
 from hypothesis import strategies as st
 
-from matching.explanation import matrix_names
-from matching.matcher import Matcher
+from matching.explain.explanation import matrix_names
+from matching.explain.matcher import Matcher
 
 QUESTION = "Who wrote Hamlet , the zzqxv play ?"
 CANDIDATES = [
@@ -117,7 +117,7 @@ def test_pool_directions_pools_the_shown_direction_matrices(make_matcher: Matche
 
 @pytest.mark.parametrize("variant", ["cosine-exact", "amv-question-exact-idf", "amv-both-exact-attention"])
 def test_exact_match_channel_is_an_interaction_matrix(variant: str, make_matcher: MatcherFactory) -> None:
-    from matching.matrix_views import EXACT_MATCH, matrix_view, view_names
+    from matching.explain.matrix_views import EXACT_MATCH, matrix_view, view_names
 
     matcher = make_matcher(seed=5, **VARIANTS[variant])
     explanation = matcher.explain("Who wrote Hamlet , the zzqxv play ?",
@@ -146,7 +146,7 @@ def test_exact_match_channel_is_an_interaction_matrix(variant: str, make_matcher
 def test_traced_explanations_are_built_on_demand_and_equal_the_eager_ones(variant_matcher: Matcher) -> None:
     """A ranking cuts each candidate's explanation from the trace only when it is read; what it
     cuts is the same as building all of them at once (scores, cells, steps)."""
-    from matching.text import tokenize
+    from matching.text.tokens import tokenize
 
     question = tokenize("who wrote the book")
     answers = [tokenize("the book was written by austen"), tokenize("a city in france"), tokenize("book")]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import csv
 import io
 
-from matching.export import inert_cell, rows_to_csv
+from matching.explain.export import inert_cell, rows_to_csv
 
 
 def test_formula_cells_get_an_apostrophe() -> None:

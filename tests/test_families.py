@@ -15,14 +15,14 @@ import pytest
 import torch
 from conftest import assert_explanation_invariants
 
-from matching.blocks import MLPHead, Pooled, cosine_matrix, kmax_pool
-from matching.checkpoint import load_checkpoint, save_checkpoint
-from matching.embeddings import WordVectors
-from matching.explanation import matrix_names
-from matching.matcher import Matcher
+from matching.explain.explanation import matrix_names
+from matching.explain.matcher import Matcher
+from matching.explain.ranking import rank
 from matching.models import FAMILIES, ForwardTrace, MatchingModel, PairBatch, build_model, params_from_dict, register
-from matching.params import ModelParams, ParamsError, params_to_dict
-from matching.ranking import rank
+from matching.models.blocks import MLPHead, Pooled, cosine_matrix, kmax_pool
+from matching.models.params import ModelParams, ParamsError, params_to_dict
+from matching.text.embeddings import WordVectors
+from matching.training.checkpoint import load_checkpoint, save_checkpoint
 
 
 @dataclass(frozen=True)

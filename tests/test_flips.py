@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from matching.flips import flip_pair, smallest_flip
-from matching.ranking import rank
+from matching.explain.flips import flip_pair, smallest_flip
+from matching.explain.ranking import rank
 from tests.conftest import MatcherFactory
 
 QUESTION = "who wrote the novel pride and prejudice"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from matching import glossary
-from matching.glossary import TERMS, GlossaryError
+from matching.explain import glossary
+from matching.explain.glossary import TERMS, GlossaryError
 
 REQUIRED = ["attention gate", "alpha", "Bi-LSTM", "positional vector", "cosine", "interaction matrix",
             "k-max pooling", "filler", "MLP", "contribution", "gradient x value", "MAP", "MRR"]

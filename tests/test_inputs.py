@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from matching.inputs import clean_gold, join_candidates, labels_for, question_problem, remap_gold, split_candidates
-from matching.text import MAX_TEXT_CHARS
+from matching.text.inputs import clean_gold, join_candidates, labels_for, question_problem, remap_gold, split_candidates
+from matching.text.tokens import MAX_TEXT_CHARS
 
 
 def test_one_candidate_per_line_blank_lines_skipped() -> None:
@@ -62,8 +62,8 @@ def test_gold_marks_follow_edits_not_replacements() -> None:
 
 
 def test_parse_input_reads_every_text_once_and_keeps_the_words() -> None:
-    from matching.inputs import parse_input
-    from matching.text import tokenize
+    from matching.text.inputs import parse_input
+    from matching.text.tokens import tokenize
 
     parsed = parse_input("Who wrote Hamlet?", "Shakespeare wrote it.\n\n\u200b\nA play by him", [1])
     assert parsed.problem is None

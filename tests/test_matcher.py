@@ -8,9 +8,9 @@ from conftest import VARIANTS, MatcherFactory
 from hypothesis import given
 from hypothesis import strategies as st
 
-from matching.explanation import Explanation
-from matching.matcher import Matcher, flag_tokens
-from matching.text import TextError, tokenize
+from matching.explain.explanation import Explanation
+from matching.explain.matcher import Matcher, flag_tokens
+from matching.text.tokens import TextError, tokenize
 
 ATOL = 1e-5
 

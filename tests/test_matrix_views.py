@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from matching.matcher import Matcher
-from matching.matrix_views import CONTRIBUTIONS, WINDOWS, matrix_view, view_names
+from matching.explain.matcher import Matcher
+from matching.explain.matrix_views import CONTRIBUTIONS, WINDOWS, matrix_view, view_names
 
 QUESTION = "who wrote the play hamlet ?"
 ANSWER = "hamlet is a tragedy written by william shakespeare around 1600"
@@ -37,7 +37,7 @@ def test_contributions_view_adds_up_to_the_score(variant_matcher: Matcher) -> No
 
 
 def test_pooling_is_named_for_the_family(variant_matcher: Matcher) -> None:
-    from matching.tables import pooling_text
+    from matching.evaluation.tables import pooling_text
 
     text = pooling_text(variant_matcher.explain(QUESTION, [ANSWER])[0])
     assert text.startswith("Dynamic pooling" if variant_matcher.params.family == "matchpyramid" else "k-max pooling")

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from ir_measures import AP, RR, P, nDCG
 
-from matching.metrics import METRICS, mean_metrics, question_metrics, tie_groups
+from matching.evaluation.metrics import METRICS, mean_metrics, question_metrics, tie_groups
 
 IR_MEASURES = {"MAP": AP, "MRR": RR, "P@1": P @ 1, "nDCG@3": nDCG @ 3, "nDCG@5": nDCG @ 5}
 

@@ -6,11 +6,11 @@ import pytest
 import torch
 from conftest import VARIANTS, MatcherFactory, tiny_params
 
-from matching.batching import make_batch
-from matching.matcher import Matcher
+from matching.explain.matcher import Matcher
 from matching.models import AMVLSTM, MVLSTM, ForwardTrace, MatchPyramid, build_model
-from matching.params import ParamsError
-from matching.text import tokenize
+from matching.models.params import ParamsError
+from matching.text.batching import make_batch
+from matching.text.tokens import tokenize
 
 
 @pytest.mark.parametrize("attention, sides", [("question", {"question"}), ("answer", {"answer"}),

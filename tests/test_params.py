@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from matching.models import params_from_dict
-from matching.params import (
+from matching.models.params import (
     AMVLSTMParams,
     MatchPyramidParams,
     ModelParams,

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 from conftest import VARIANTS, MatcherFactory, assert_explanation_invariants
 
-from matching.matcher import Matcher
-from matching.ranking import MAX_CANDIDATES, ModelRanking, Ranking, competition_ranks, rank
-from matching.text import MAX_TEXT_CHARS, TextError
+from matching.explain.matcher import Matcher
+from matching.explain.ranking import MAX_CANDIDATES, ModelRanking, Ranking, competition_ranks, rank
+from matching.text.tokens import MAX_TEXT_CHARS, TextError
 
 
 @pytest.fixture(scope="module")

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from matching.sanity import (
+from matching.explain.sanity import (
     ablated_attention,
     ablation_map,
     attention_ablation,
@@ -16,7 +16,7 @@ from matching.sanity import (
     randomisation_check,
     randomised,
 )
-from matching.text import tokenize
+from matching.text.tokens import tokenize
 from tests.conftest import VARIANTS, MatcherFactory, toy_lists
 
 QUESTION = tokenize("who wrote the novel pride and prejudice")
@@ -129,8 +129,8 @@ def test_ablation_map_and_deletion_curves(make_matcher: MatcherFactory) -> None:
 
 @pytest.mark.parametrize("variant", ["amv-question", "pyramid-question"])
 def test_randomisation_on_a_data_set(make_matcher: MatcherFactory, variant: str) -> None:
-    from matching.evaluation import evaluate
-    from matching.sanity import MEASURES, layer_stages, randomisation_on_data
+    from matching.evaluation.dataset import evaluate
+    from matching.explain.sanity import MEASURES, layer_stages, randomisation_on_data
 
     matcher = make_matcher(seed=2, name="m", **VARIANTS[variant])
     lists = toy_lists(0, 5)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from matching.evaluation import evaluate
-from matching.slices import (
+from matching.evaluation.dataset import evaluate
+from matching.evaluation.slices import (
     empty_filter_reason,
     identical_word_share,
     overlap,
@@ -11,7 +11,7 @@ from matching.slices import (
     slice_rows,
     top_answers,
 )
-from matching.text import tokenize
+from matching.text.tokens import tokenize
 from tests.conftest import MatcherFactory, toy_lists
 
 
@@ -43,7 +43,7 @@ def test_slices_cover_every_question_with_a_correct_answer(make_matcher: Matcher
 
 
 def test_fractional_mean_lengths_and_small_overlaps_fall_in_a_slice() -> None:
-    from matching.slices import LENGTH_BINS, OVERLAP_BINS, _bin
+    from matching.evaluation.slices import LENGTH_BINS, OVERLAP_BINS, _bin
 
     assert _bin(10.5, LENGTH_BINS) == "11-20 words" and _bin(10.0, LENGTH_BINS) == "1-10 words"
     assert _bin(40.5, LENGTH_BINS) == "41+ words" and _bin(1e-12, OVERLAP_BINS) == "up to 1/3"
@@ -61,7 +61,7 @@ def test_empty_filter_reason(make_matcher: MatcherFactory) -> None:
 
 def test_a_question_whose_correct_answers_average_between_two_bins_is_sliced(make_matcher: MatcherFactory) -> None:
     """Two correct answers of 10 and 11 words: a mean of 10.5 (an uploaded file broke on this)."""
-    from matching.data import RankingList
+    from matching.text.data import RankingList
 
     ten = " ".join(["word"] * 9) + " paris"
     eleven = " ".join(["word"] * 10) + " paris"

@@ -10,11 +10,11 @@ from conftest import build_matcher
 from streamlit.testing.v1 import AppTest
 from test_app import PAGES, assert_clean, checkpoints, new_app, page, plain, texts
 
-from matching import glossary, walkthrough
-from matching.cards import default_models
-from matching.checkpoint import save_checkpoint
-from matching.embeddings import WordVectors
-from matching.examples import EXAMPLES
+from matching.explain import glossary, walkthrough
+from matching.text.embeddings import WordVectors
+from matching.text.examples import EXAMPLES
+from matching.training.cards import default_models
+from matching.training.checkpoint import save_checkpoint
 
 
 def popover_terms(at: AppTest) -> set[str]:
@@ -46,7 +46,7 @@ def test_every_term_a_page_uses_is_explained_on_that_page(app: AppTest, name: st
 
 
 def test_every_term_a_walkthrough_step_uses_is_explained_there(app: AppTest) -> None:
-    app.switch_page("pages/screens/walkthrough.py").run()
+    app.switch_page("ui/screens/walkthrough.py").run()
     for number in range(len(walkthrough.STEPS)):
         app.session_state["ml_step"] = number
         app.run()
@@ -111,7 +111,7 @@ def test_a_tampered_presentation_flag_is_ignored_with_a_note() -> None:
 # ---------------------------------------------------------------- the walkthrough
 
 def walk(at: AppTest) -> AppTest:
-    return at.switch_page("pages/screens/walkthrough.py").run()
+    return at.switch_page("ui/screens/walkthrough.py").run()
 
 
 def step_heading(at: AppTest) -> str:

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from matching.text import MAX_TEXT_CHARS, TextError, Token, lookup_key, mark_truncated, tokenize
+from matching.text.tokens import MAX_TEXT_CHARS, TextError, Token, lookup_key, mark_truncated, tokenize
 
 
 def assert_offsets(text: str, tokens: list[Token]) -> None:
@@ -75,7 +75,7 @@ def test_mark_truncated_flags_and_never_drops(count: int, max_len: int) -> None:
 def _whole_text_tokens(text: str) -> list[Token]:
     """The tokens spaCy gives reading the whole text at once (what `tokenize` did before it read
     each whitespace-free chunk once)."""
-    from matching.text import _tokenizer, _word_key
+    from matching.text.tokens import _tokenizer, _word_key
 
     return [Token(t.text, t.idx, t.idx + len(t.text), _word_key(t.text))
             for t in _tokenizer()(text) if _word_key(t.text) and not t.is_space]
@@ -109,7 +109,7 @@ def test_chunk_by_chunk_equals_whole_text_on_any_text(text: str) -> None:
 def test_collector_paused_nests_and_restores() -> None:
     import gc
 
-    from matching.text import collector_paused
+    from matching.text.tokens import collector_paused
 
     assert gc.isenabled()
     with collector_paused:

@@ -13,18 +13,18 @@ import pytest
 import torch
 from conftest import tiny_config, tiny_params, toy_lists
 
-from matching.baselines import BASELINES
-from matching.blocks import normalised_entropy
-from matching.cards import ModelCard
-from matching.checkpoint import load_checkpoint
-from matching.data import RankingList, fingerprint
-from matching.embeddings import WordVectors
-from matching.evaluation import tokenize_lists
-from matching.matcher import Matcher
-from matching.metrics import METRICS
+from matching.evaluation.baselines import BASELINES
+from matching.evaluation.dataset import tokenize_lists
+from matching.evaluation.metrics import METRICS
+from matching.explain.matcher import Matcher
 from matching.models import build_model
-from matching.params import params_to_dict
-from matching.training import (
+from matching.models.blocks import normalised_entropy
+from matching.models.params import params_to_dict
+from matching.text.data import RankingList, fingerprint
+from matching.text.embeddings import WordVectors
+from matching.training.cards import ModelCard
+from matching.training.checkpoint import load_checkpoint
+from matching.training.trainer import (
     TrainingConfig,
     TrainingSettings,
     architecture_text,
@@ -229,7 +229,7 @@ def test_fit_on_dev_trains_on_train_and_dev_with_a_fixed_schedule(vectors: WordV
 
 def test_a_sweep_fitted_on_dev_ships_the_seed_fixed_in_its_config(toy_data: Path, vectors: WordVectors,
                                                                   tmp_path: Path) -> None:
-    from matching.training import seed_study
+    from matching.training.trainer import seed_study
 
     fixed = {"loss": "listwise", "batch_size": 3, "max_epochs": 2, "average_epochs": 2, "fit_on_dev": True}
     config = settings_config(seed=2, settings=fixed)

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from matching.ranking import rank, rank_column
-from matching.tables import shared_cells
-from matching.text import tokenize
-from matching.trust import unknown_count, unknown_warning
+from matching.evaluation.tables import shared_cells
+from matching.explain.ranking import rank, rank_column
+from matching.explain.trust import unknown_count, unknown_warning
+from matching.text.tokens import tokenize
 from tests.conftest import MatcherFactory
 
 

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from matching import urlstate
-from matching.urlstate import SharedState, UrlStateError, decode, encode
+from matching.explain import urlstate
+from matching.explain.urlstate import SharedState, UrlStateError, decode, encode
 
 
 def test_round_trip_keeps_everything() -> None:

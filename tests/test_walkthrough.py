@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 import torch
 
-from matching import walkthrough
-from matching.matcher import Matcher
+from matching.explain import walkthrough
+from matching.explain.matcher import Matcher
 
 QUESTION = "who wrote the novel pride and prejudice"
 ANSWER = "pride and prejudice is a novel by jane austen"
@@ -119,7 +119,7 @@ def test_step_index_is_clamped() -> None:
 
 
 def test_the_gate_formula_names_the_models_own_gate() -> None:
-    from matching.walkthrough import gate_formula
+    from matching.explain.walkthrough import gate_formula
 
     assert gate_formula("softmax", 4).startswith("alpha_t = exp(V^T w_t)")
     assert "sparsemax" in gate_formula("sparsemax", 4) and "exactly 0" in gate_formula("sparsemax", 4)

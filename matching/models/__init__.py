@@ -6,7 +6,7 @@ decorated with `@register`, and one import line here.
 
 from __future__ import annotations
 
-from .base import (
+from matching.models.base import (
     FAMILIES,
     ForwardTrace,
     MatchingModel,
@@ -18,8 +18,8 @@ from .base import (
     params_from_dict,
     register,
 )
-from .matchpyramid import MatchPyramid
-from .mvlstm import AMVLSTM, MVLSTM
+from matching.models.matchpyramid import MatchPyramid
+from matching.models.mvlstm import AMVLSTM, MVLSTM
 
 __all__ = ["AMVLSTM", "FAMILIES", "MVLSTM", "ForwardTrace", "MatchPyramid", "MatchingModel", "PairBatch",
            "SideSteps", "TextEncoding", "build_model", "family_of", "params_from_dict", "register"]

@@ -15,8 +15,16 @@ from typing import Any, ClassVar, Protocol
 import torch
 from torch import nn
 
-from ..blocks import COSINE_EPS, AttentionGate, Pooled, UnknownWordVector, consecutive, length_mask, take_rows
-from ..params import ModelParams, ParamsError
+from matching.models.blocks import (
+    COSINE_EPS,
+    AttentionGate,
+    Pooled,
+    UnknownWordVector,
+    consecutive,
+    length_mask,
+    take_rows,
+)
+from matching.models.params import ModelParams, ParamsError
 
 
 class TextEncoding(Protocol):

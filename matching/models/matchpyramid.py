@@ -17,9 +17,9 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from ..blocks import DynamicPooled, MLPHead, Pooled, dynamic_max_pool
-from ..params import MatchPyramidParams, ModelParams
-from .base import ForwardTrace, MatchingModel, PairBatch, gate_text, register
+from matching.models.base import ForwardTrace, MatchingModel, PairBatch, gate_text, register
+from matching.models.blocks import DynamicPooled, MLPHead, Pooled, dynamic_max_pool
+from matching.models.params import MatchPyramidParams, ModelParams
 
 
 @register

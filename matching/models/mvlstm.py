@@ -13,7 +13,8 @@ from functools import cached_property
 
 import torch
 
-from ..blocks import (
+from matching.models.base import ForwardTrace, MatchingModel, PairBatch, SideSteps, gate_text, register
+from matching.models.blocks import (
     BiLSTMEncoder,
     IdfTable,
     MLPHead,
@@ -26,8 +27,7 @@ from ..blocks import (
     make_interaction,
     take_rows,
 )
-from ..params import AMVLSTMParams, ModelParams, MVLSTMParams
-from .base import ForwardTrace, MatchingModel, PairBatch, SideSteps, gate_text, register
+from matching.models.params import AMVLSTMParams, ModelParams, MVLSTMParams
 
 DIRECTIONS = ("forward", "backward")
 

@@ -1,0 +1,1 @@
+"""Metrics, baselines, dataset evaluation, slices, seed studies and tables."""

@@ -1,0 +1,60 @@
+"""The trivial rankers every model is shown beside.
+
+- original order: the candidates' input order (Wikipedia order on WikiQA);
+- word overlap: how many distinct question words occur in the candidate;
+- BM25: Okapi BM25 (rank-bm25) with the question's candidates as the collection.
+All work on lookup keys (lowercased tokens), the form the models see.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+
+import numpy as np
+
+from matching.text.tokens import Token
+
+BASELINES = ("original order", "word overlap", "BM25")
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _is_word(key: str) -> bool:
+    return any(ch.isalnum() for ch in key)
+
+
+def _words(tokens: Sequence[Token]) -> list[str]:
+    # Punctuation is not a word to overlap on ("?" would match every question).
+    return [t.key for t in tokens if _is_word(t.key)]
+
+
+def original_order(candidates: Sequence[Sequence[Token]]) -> np.ndarray:
+    return -np.arange(len(candidates), dtype=np.float64)
+
+
+def _overlap(question_words: list[str], candidate_words: Sequence[list[str]]) -> np.ndarray:
+    wanted = set(question_words)
+    return np.array([len(wanted & set(words)) for words in candidate_words], dtype=np.float64)
+
+
+def _bm25(question_words: list[str], candidate_words: Sequence[list[str]]) -> np.ndarray:
+    from rank_bm25 import BM25Okapi
+
+    corpus = [words or ["\x00"] for words in candidate_words]  # BM25Okapi divides by document length
+    return np.asarray(BM25Okapi(corpus).get_scores(question_words), dtype=np.float64)
+
+
+def word_overlap(question: Sequence[Token], candidates: Sequence[Sequence[Token]]) -> np.ndarray:
+    return _overlap(_words(question), [_words(c) for c in candidates])
+
+
+def bm25(question: Sequence[Token], candidates: Sequence[Sequence[Token]]) -> np.ndarray:
+    return _bm25(_words(question), [_words(c) for c in candidates])
+
+
+def baseline_scores(question: Sequence[Token], candidates: Sequence[Sequence[Token]]) -> dict[str, np.ndarray]:
+    """Every baseline's scores; each text's words are picked out once for all of them."""
+    question_words, candidate_words = _words(question), [_words(c) for c in candidates]
+    return {"original order": original_order(candidates),
+            "word overlap": _overlap(question_words, candidate_words),
+            "BM25": _bm25(question_words, candidate_words)}

@@ -1,0 +1,106 @@
+"""Honest figures for a model card: does the attention matter, and is the gain real?
+
+- `attention_study`: over a test set, the mean normalised entropy of alpha
+  (H(alpha) / log n, 1 = uniform), the mean top-weight ratio (max alpha x n, 1 =
+  uniform) and the MAP of the same model with its gate overridden at inference:
+  alpha replaced by uniform weights, and by a seeded permutation of its own alpha.
+- `paired_test`: a paired randomisation (sign-flip) test on per-question AP, model
+  against a baseline, via scipy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from matching.evaluation.dataset import TokenizedList, model_scores
+from matching.evaluation.metrics import mean_metrics, question_metrics
+from matching.explain.matcher import Matcher
+from matching.models.blocks import AttentionGate
+
+PERMUTATION_SEED = 0
+RESAMPLES = 9999
+
+
+@dataclass(frozen=True)
+class AttentionStudy:
+    entropy: float
+    """Mean over test pairs and attended sides of H(alpha) / log(n) (1 = uniform)."""
+    top_weight_ratio: float
+    """Mean of max(alpha) x n: how many times the uniform weight the top word gets."""
+    MAP: float
+    uniform_MAP: float
+    """The same model with alpha = 1/n on every real token."""
+    permuted_MAP: float
+    """The same model with alpha shuffled among the real tokens (seed `permutation_seed`)."""
+    permutation_seed: int = PERMUTATION_SEED
+
+
+@dataclass(frozen=True)
+class PairedTest:
+    baseline: str
+    difference: float
+    """Mean per-question AP of the model minus the baseline's."""
+    p_value: float
+    """Two-sided, paired randomisation test (sign flips of the per-question differences)."""
+    questions: int
+    resamples: int = RESAMPLES
+
+
+def gates(matcher: Matcher) -> list[AttentionGate]:
+    return [m for m in matcher.model.modules() if isinstance(m, AttentionGate)]
+
+
+@contextmanager
+def gate_override(matcher: Matcher, override: str, seed: int = PERMUTATION_SEED) -> Iterator[None]:
+    """Within the block, every attention gate of the model uses `override` (see AttentionGate)."""
+    found = gates(matcher)
+    for gate in found:
+        gate.override, gate.override_generator = override, torch.Generator().manual_seed(seed)
+    try:
+        yield
+    finally:
+        for gate in found:
+            gate.override, gate.override_generator = None, None
+
+
+def mean_ap(scores: Sequence[np.ndarray], lists: Sequence[TokenizedList]) -> float:
+    return mean_metrics([question_metrics(s, t.item.labels) for s, t in zip(scores, lists, strict=True)])["MAP"]
+
+
+def attention_study(matcher: Matcher, lists: Sequence[TokenizedList]) -> AttentionStudy | None:
+    """The attention figures of an attention model on `lists`; None for a model without a gate."""
+    if not gates(matcher):
+        return None
+    entropies, ratios = [], []
+    for item in lists:
+        candidates = [c for c in item.candidates if c]
+        for explanation in matcher.explain_tokens(item.question, candidates):
+            for alpha in (explanation.question_attention, explanation.answer_attention):
+                if alpha is None or len(alpha) < 2:
+                    continue
+                positive = alpha[alpha > 0]
+                entropies.append(float(-(positive * np.log(positive)).sum() / np.log(len(alpha))))
+                ratios.append(float(alpha.max() * len(alpha)))
+    own = mean_ap(model_scores(matcher, lists), lists)
+    with gate_override(matcher, "uniform"):
+        uniform = mean_ap(model_scores(matcher, lists), lists)
+    with gate_override(matcher, "permuted"):
+        permuted = mean_ap(model_scores(matcher, lists), lists)
+    return AttentionStudy(float(np.mean(entropies)), float(np.mean(ratios)), own, uniform, permuted)
+
+
+def paired_test(model_ap: Sequence[float], baseline_ap: Sequence[float], baseline: str,
+                seed: int = 0) -> PairedTest:
+    """Is the model's mean AP different from the baseline's on the same questions?"""
+    from scipy.stats import permutation_test
+
+    model, base = np.asarray(model_ap, dtype=float), np.asarray(baseline_ap, dtype=float)
+    result = permutation_test((model, base), lambda x, y, axis: np.mean(x - y, axis=axis),
+                              permutation_type="samples", n_resamples=RESAMPLES, vectorized=True,
+                              alternative="two-sided", random_state=seed)
+    return PairedTest(baseline, float(np.mean(model - base)), float(result.pvalue), len(model))

@@ -1,0 +1,1 @@
+"""The matcher, the explanation object it returns, and everything that reads one."""

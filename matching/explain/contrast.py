@@ -1,0 +1,294 @@
+"""Why did a model put candidate A above candidate B? The score gap, split exactly.
+
+Each explanation splits its own score exactly into matrix-cell contributions
+(gradient x value, `Explanation.cell_contributions`) plus a bias term, for every model
+family. So the gap splits exactly too:
+
+    score(A) - score(B) = sum(contributions of A) - sum(contributions of B) + (bias(A) - bias(B))
+
+`contrast` lists every term of that sum (A's cells with their contribution, B's cells
+with minus theirs) largest first, and `describe` turns the largest into one sentence.
+`agreement` says, across models, who puts which candidate on top and which word
+pairs several models lean on; `paired_views` puts A's and B's matrices on one scale.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from matching.explain.deletion import DeletionEffects, deletion_effects
+from matching.explain.explanation import Explanation
+from matching.explain.matcher import Matcher
+from matching.explain.matrix_views import MatrixView, matrix_view, view_names
+from matching.explain.ranking import Ranking
+
+
+@dataclass(frozen=True)
+class GapTerm:
+    """One matrix cell of A or of B, and what it does to the gap score(A) - score(B)."""
+
+    side: str
+    """'A' or 'B'."""
+    matrix: str
+    rank: int | None
+    """Pooling rank of the cell when the network pooled it directly (k-max), else None."""
+    i: int
+    j: int
+    question_word: str
+    answer_word: str
+    value: float
+    contribution: float
+    """The cell's contribution (gradient x value) to its own candidate's score."""
+
+    @property
+    def effect(self) -> float:
+        """+contribution for A's cells, -contribution for B's: what the cell adds to the gap."""
+        return self.contribution if self.side == "A" else -self.contribution
+
+    @property
+    def words(self) -> str:
+        return f"'{self.question_word}' × '{self.answer_word}'"
+
+    @property
+    def where(self) -> str:
+        return self.matrix if self.rank is None else f"{self.matrix} #{self.rank}"
+
+
+@dataclass(frozen=True)
+class ModelContrast:
+    """One model's view of the pair (A, B)."""
+
+    model: str
+    a: int
+    b: int
+    score_a: float
+    score_b: float
+    rank_a: int
+    rank_b: int
+    cells_a: float
+    """Sum of A's cell contributions."""
+    cells_b: float
+    bias_a: float
+    bias_b: float
+    terms: tuple[GapTerm, ...]
+    """Every cell with a non-zero contribution, of A and of B, largest |effect| first."""
+
+    @property
+    def gap(self) -> float:
+        return self.score_a - self.score_b
+
+    @property
+    def bias_difference(self) -> float:
+        return self.bias_a - self.bias_b
+
+    @property
+    def decomposed_gap(self) -> float:
+        """cells(A) - cells(B) + bias difference: equals `gap` up to float rounding."""
+        return self.cells_a - self.cells_b + self.bias_difference
+
+    @property
+    def above(self) -> str:
+        """'A', 'B' or 'tie': which candidate this model ranks higher."""
+        return "A" if self.gap > 0 else "B" if self.gap < 0 else "tie"
+
+    def leading_terms(self, count: int = 3) -> list[GapTerm]:
+        """The cells that push the gap the way it went, largest first."""
+        sign = 1.0 if self.gap >= 0 else -1.0
+        return [t for t in self.terms if t.effect * sign > 0][:count]
+
+    def rows(self, limit: int = 40) -> list[dict[str, object]]:
+        """The decomposition as plain rows: the `limit` largest terms, the rest summed in one row,
+        then the bias difference (the rows' 'effect on gap' adds up to the gap)."""
+        rows: list[dict[str, object]] = [
+            {"candidate": t.side, "matrix": t.matrix, "pooling rank": t.rank, "question word": t.question_word,
+             "answer word": t.answer_word, "value": t.value, "contribution": t.contribution,
+             "effect on gap": t.effect} for t in self.terms[:limit]]
+        rest = self.terms[limit:]
+        if rest:
+            rows.append({"candidate": "A, B", "matrix": f"{len(rest)} more cells", "pooling rank": None,
+                         "question word": "", "answer word": "", "value": None, "contribution": None,
+                         "effect on gap": float(sum(t.effect for t in rest))})
+        rows.append({"candidate": "A - B", "matrix": "bias", "pooling rank": None, "question word": "",
+                     "answer word": "", "value": None, "contribution": None,
+                     "effect on gap": self.bias_difference})
+        return rows
+
+
+def _terms(explanation: Explanation, side: str) -> list[GapTerm]:
+    """Every matrix cell with a non-zero contribution (for k-max models: the pooled cells)."""
+    q, a = explanation.question_tokens, explanation.answer_tokens
+    ranks: dict[tuple[str, int, int], int] = {}
+    if explanation.family in ("mvlstm", "amvlstm"):
+        for c in explanation.pooled_cells:
+            if c.i is not None and c.j is not None:
+                ranks.setdefault((c.matrix, c.i, c.j), c.rank)
+    terms = []
+    for name, contributions in explanation.cell_contributions.items():
+        values = explanation.interaction_matrices[name]
+        for i, j in zip(*np.nonzero(contributions), strict=True):
+            i, j = int(i), int(j)
+            terms.append(GapTerm(side=side, matrix=name, rank=ranks.get((name, i, j)), i=i, j=j,
+                                 question_word=q[i].text, answer_word=a[j].text, value=float(values[i, j]),
+                                 contribution=float(contributions[i, j])))
+    return terms
+
+
+def _cells(explanation: Explanation) -> float:
+    return float(sum(float(m.sum(dtype=np.float64)) for m in explanation.cell_contributions.values()))
+
+
+def contrast(ranking: Ranking, model: str, a: int, b: int) -> ModelContrast:
+    """The gap between candidates a and b under `model`, split into its exact terms."""
+    result = ranking.models[model]
+    ea, eb = result.explanations[a], result.explanations[b]
+    terms = sorted(_terms(ea, "A") + _terms(eb, "B"), key=lambda t: -abs(t.effect))
+    return ModelContrast(model=model, a=a, b=b, score_a=ea.score, score_b=eb.score,
+                         rank_a=int(result.ranks[a]), rank_b=int(result.ranks[b]),
+                         cells_a=_cells(ea), cells_b=_cells(eb), bias_a=ea.cell_bias,
+                         bias_b=eb.cell_bias, terms=tuple(terms))
+
+
+def contrasts(ranking: Ranking, a: int, b: int) -> dict[str, ModelContrast]:
+    return {name: contrast(ranking, name, a, b) for name in ranking.models}
+
+
+def default_pair(ranking: Ranking) -> tuple[int, int]:
+    """(A, B) to compare first: the first model's top answer against the marked correct one, else its top two.
+
+    When the top answer is itself correct, B is the next-best candidate.
+    """
+    count = len(ranking.candidates)
+    if count < 2:
+        return 0, 0
+    if ranking.models:
+        scores = next(iter(ranking.models.values())).scores
+    else:
+        scores = next(iter(ranking.baselines.values()))
+    order = [int(i) for i in np.argsort(-np.asarray(scores), kind="stable")]
+    top = order[0]
+    if ranking.labels is not None:
+        correct = [i for i in order if ranking.labels[i] and i != top]
+        if correct and not ranking.labels[top]:
+            return top, correct[0]
+    return top, order[1]
+
+
+def describe(c: ModelContrast, label_a: str = "A", label_b: str = "B") -> str:
+    """One plain sentence, built from the numbers, on what carries the gap."""
+    if c.a == c.b:
+        return f"{c.model}: A and B are the same candidate; there is no gap."
+    if c.gap == 0:
+        return (f"{c.model} gives {label_a} and {label_b} exactly the same score ({c.score_a:+.3f}): "
+                "they tie.")
+    upper, lower = (label_a, label_b) if c.gap > 0 else (label_b, label_a)
+    lead = c.leading_terms(2)
+    parts = []
+    for term in lead:
+        owner = label_a if term.side == "A" else label_b
+        verb = "raises" if term.contribution > 0 else "lowers"
+        parts.append(f"in {owner}, the cell {term.words} ({term.where}) {verb} its score by "
+                     f"{abs(term.contribution):.3f}")
+    share = sum(abs(t.effect) for t in lead) / abs(c.gap)
+    sentence = f"{c.model} puts {upper} above {lower} by {abs(c.gap):.3f}."
+    if parts:
+        sentence += " The largest pushes: " + "; ".join(parts)
+        sentence += (f" (together {share:.0%} of the gap)." if share <= 1.5 else
+                     f": together {share:.1f} times the gap, so most of it is cancelled by cells pushing the other "
+                     "way; the gap is a small difference of large sums.")
+    bias_share = c.bias_difference / c.gap
+    if abs(bias_share) >= 0.25:
+        sentence += (f" The bias terms differ by {c.bias_difference:+.3f} ({bias_share:.0%} of the gap): part of "
+                     "the gap comes from which MLP units are active, not from any one cell.")
+    return sentence
+
+
+@dataclass(frozen=True)
+class Agreement:
+    above_a: tuple[str, ...]
+    above_b: tuple[str, ...]
+    tied: tuple[str, ...]
+    shared_words: tuple[tuple[str, tuple[str, ...]], ...]
+    """(word pair, models) for word pairs among the leading terms of two or more models."""
+
+    def sentence(self, label_a: str = "A", label_b: str = "B") -> str:
+        total = len(self.above_a) + len(self.above_b) + len(self.tied)
+        if not total:
+            return "No model chosen."
+        parts = []
+        for names, what in ((self.above_a, f"{label_a} above {label_b}"), (self.above_b, f"{label_b} above {label_a}"),
+                            (self.tied, "a tie")):
+            if names:
+                parts.append(f"{len(names)} of {total} put {what} ({', '.join(names)})")
+        text = "; ".join(parts) + "."
+        if self.shared_words:
+            words, names = self.shared_words[0]
+            text += f" Shared reason: {words} is among the largest pushes for {', '.join(names)}."
+        elif total > 1:
+            text += " No word pair is among the largest pushes of more than one model: they lean on different cells."
+        return text
+
+
+def agreement(by_model: Mapping[str, ModelContrast], leading: int = 3) -> Agreement:
+    """Across models: who puts which candidate above, and which word pairs several lean on."""
+    groups: dict[str, list[str]] = {"A": [], "B": [], "tie": []}
+    users: dict[str, list[str]] = {}
+    for name, c in by_model.items():
+        groups[c.above].append(name)
+        for term in c.leading_terms(leading):
+            key = f"{term.side}: {term.words}"
+            if name not in users.setdefault(key, []):
+                users[key].append(name)
+    shared = sorted(((k, tuple(v)) for k, v in users.items() if len(v) > 1), key=lambda kv: -len(kv[1]))
+    return Agreement(tuple(groups["A"]), tuple(groups["B"]), tuple(groups["tie"]), tuple(shared))
+
+
+def pair_labels(ranking: Ranking, a: int, b: int) -> tuple[str, str]:
+    """Short names for the pair: 'A (#2)' and 'B (#4)'."""
+    return f"A (#{a + 1})", f"B (#{b + 1})"
+
+
+def valid_pair(pair: Sequence[int] | None, count: int) -> tuple[int, int] | None:
+    """A (a, b) pair of distinct candidate indices that exist, or None."""
+    if pair is None or len(pair) != 2:
+        return None
+    a, b = int(pair[0]), int(pair[1])
+    return (a, b) if 0 <= a < count and 0 <= b < count and a != b else None
+
+
+@dataclass(frozen=True)
+class CompareView:
+    """Everything the Compare page draws for one pair: per model the exact gap split and the
+    word-deletion effects of both candidates, and the agreement across models."""
+
+    a: int
+    b: int
+    contrasts: dict[str, ModelContrast]
+    deletions: dict[str, dict[int, DeletionEffects]]
+    """model -> candidate index (a and b) -> deletion effects."""
+    agreement: Agreement
+
+
+def compare_view(ranking: Ranking, matchers: Mapping[str, Matcher], a: int, b: int) -> CompareView:
+    """The Compare page's data: contrasts for every model, deletion effects (one batched pass per model)."""
+    by_model = contrasts(ranking, a, b)
+    deletions = {name: deletion_effects(matchers[name], ranking.question_tokens, ranking.candidate_tokens,
+                                        sorted({a, b}))
+                 for name in ranking.models if name in matchers}
+    return CompareView(a, b, by_model, deletions, agreement(by_model))
+
+
+def paired_views(explanation_a: Explanation, explanation_b: Explanation, view: str
+                 ) -> tuple[MatrixView, MatrixView, float]:
+    """The same matrix view of A and of B, and one colour limit for both (the larger |value|)."""
+    first, second = matrix_view(explanation_a, view), matrix_view(explanation_b, view)
+    values = [float(np.abs(v.matrix).max()) for v in (first, second) if v.matrix.size]
+    return first, second, max(values, default=1.0) or 1.0
+
+
+def shared_view_names(explanation_a: Explanation, explanation_b: Explanation) -> list[str]:
+    """Views both candidates have (the same model, so in practice all of them)."""
+    second = set(view_names(explanation_b))
+    return [v for v in view_names(explanation_a) if v in second]

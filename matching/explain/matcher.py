@@ -1,0 +1,150 @@
+"""A trained model ready to score and explain: the model, its vectors and its card."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import nullcontext
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from matching.explain.explanation import Explanation, TracedExplanations
+from matching.models import ForwardTrace, MatchingModel, TextEncoding
+from matching.models.params import ModelParams
+from matching.text.batching import RowCache, TextTable, lookup_texts, pair_batch
+from matching.text.embeddings import WordVectors
+from matching.text.tokens import TextError, Token, tokenize
+
+
+def flag_tokens(tokens: Sequence[Token], vectors: WordVectors, max_len: int) -> list[Token]:
+    """Mark which tokens have no vector and which lie past `max_len` (see `mark_truncated`)."""
+    # Built directly rather than with dataclasses.replace: this runs for every token of
+    # every candidate for every model, and replace() was a third of the ranking time.
+    return [Token(t.text, t.start, t.end, t.key, unknown=not vectors.is_known(t.key), truncated=i >= max_len)
+            for i, t in enumerate(tokens)]
+
+
+def require_words(tokens: Sequence[Token], what: str) -> None:
+    if not tokens:
+        raise TextError(f"{what} has no words")
+
+
+@dataclass
+class Matcher:
+    """Scores and explains (question, candidate) pairs with one model."""
+
+    name: str
+    model: MatchingModel
+    vectors: WordVectors
+    card: dict[str, Any] = field(default_factory=dict)
+    path: Path | None = None
+
+    def __post_init__(self) -> None:
+        self.model.eval()
+
+    @property
+    def params(self) -> ModelParams:
+        return self.model.params
+
+    def _texts(self, side: str, texts: Sequence[Sequence[Token]], trace: bool, known: RowCache | None = None
+               ) -> SideTexts:
+        """The distinct text objects of one side looked up, and encoded where the family can, once."""
+        max_len = self.params.max_question_len if side == "question" else self.params.max_answer_len
+        table, rows = lookup_texts(self.vectors, texts, max_len, side, known)
+        with _grad_mode(trace):
+            return SideTexts(table, rows, self.model.encode_texts(side, table.vectors, table.unknown, table.lengths,
+                                                                  trace=trace))
+
+    def _pass(self, questions: SideTexts, answers: SideTexts, pairs: torch.Tensor | None, trace: bool
+              ) -> torch.Tensor | ForwardTrace:
+        """One forward pass over the pairs at `pairs` (all of them when None) of the two sides."""
+        with _grad_mode(trace):
+            return self.model(pair_batch(*questions.pick(pairs), *answers.pick(pairs)), trace=trace)
+
+    def explain_tokens(self, question: Sequence[Token], candidates: Sequence[Sequence[Token]]
+                       ) -> list[Explanation]:
+        """One batched forward pass over all candidates, with its full trace, every explanation built."""
+        return list(self.traced(question, candidates))
+
+    def traced(self, question: Sequence[Token], candidates: Sequence[Sequence[Token]]) -> TracedExplanations:
+        """One batched forward pass over all candidates, with its full trace; each candidate's
+        explanation is cut from the trace when first asked for."""
+        require_words(question, "the question")
+        for index, candidate in enumerate(candidates):
+            require_words(candidate, f"candidate {index + 1}")
+        params = self.params
+        q_tokens = flag_tokens(question, self.vectors, params.max_question_len)
+        a_tokens = [flag_tokens(a, self.vectors, params.max_answer_len) for a in candidates]
+        trace = self._pass(self._texts("question", [q_tokens] * len(a_tokens), trace=True),
+                           self._texts("answer", a_tokens, trace=True), None, trace=True)
+        assert isinstance(trace, ForwardTrace)
+        return TracedExplanations(trace, self.name, params, [q_tokens] * len(a_tokens), a_tokens)
+
+    def explain(self, question: str, candidates: Sequence[str]) -> list[Explanation]:
+        return self.explain_tokens(tokenize(question), [tokenize(c) for c in candidates])
+
+    def score_tokens(self, questions: Sequence[Sequence[Token]], answers: Sequence[Sequence[Token]],
+                     batch_size: int = 256, known: RowCache | None = None, workers: int = 1,
+                     progress: Callable[[int], None] | None = None) -> np.ndarray:
+        """Scores only (no trace), for evaluation over many pairs (`known`: see `batching.RowCache`).
+
+        Each distinct question is looked up and encoded once for all pairs, and the answers
+        ENCODED_TOGETHER at a time, so the Bi-LSTM reads long runs of texts of one length. The
+        pairs then meet in batches of `batch_size`, in the order given: given in order of answer
+        length (as `evaluation.model_scores` does), a batch pads little, and its answers are
+        consecutive rows of the block, read in place. The batches run on `workers` threads (the
+        forward passes release the GIL); `progress(pairs scored)` comes from the calling thread.
+        """
+        scores = np.zeros(len(questions), dtype=np.float32)
+        if not questions:
+            return scores
+        question_texts = self._texts("question", questions, trace=False, known=known)
+        done = 0
+        with ThreadPoolExecutor(workers) if workers > 1 else nullcontext() as pool:
+            for first in range(0, len(answers), ENCODED_TOGETHER):
+                chunk = slice(first, first + ENCODED_TOGETHER)
+                answer_texts = self._texts("answer", answers[chunk], trace=False, known=known)
+                questions_here = SideTexts(question_texts.table, question_texts.rows[chunk], question_texts.encoded)
+                batches = torch.arange(len(answer_texts.rows)).split(batch_size)
+
+                def score(pairs: torch.Tensor, questions_here: SideTexts = questions_here,
+                          answer_texts: SideTexts = answer_texts) -> np.ndarray:
+                    result = self._pass(questions_here, answer_texts, pairs, trace=False)
+                    assert isinstance(result, torch.Tensor)
+                    return result.numpy()
+
+                for values in pool.map(score, batches) if pool else map(score, batches):
+                    scores[done: done + len(values)] = values
+                    done += len(values)
+                    if progress:
+                        progress(done)
+        return scores
+
+
+ENCODED_TOGETHER = 512
+"""Answers encoded in one go when scoring many pairs: enough that most lengths come in runs the
+Bi-LSTM reads unpadded, few enough that their states stay small (about 25 MB)."""
+
+
+@dataclass(frozen=True)
+class SideTexts:
+    """One side's texts looked up once, their encoding where the family makes one, and each pair's row."""
+
+    table: TextTable
+    rows: torch.Tensor  # (P,) each pair's row in `table`
+    encoded: TextEncoding | None
+
+    def pick(self, pairs: torch.Tensor | None) -> tuple[TextTable, TextEncoding | None]:
+        """The rows of the pairs at `pairs` (all when None), as wide as their longest text."""
+        rows = self.rows if pairs is None else self.rows.index_select(0, pairs)
+        table = self.table.rows(rows)
+        return table, None if self.encoded is None else self.encoded.rows(rows, table.vectors.shape[1])
+
+
+def _grad_mode(trace: bool) -> torch.autograd.grad_mode.no_grad | torch.inference_mode:
+    """inference_mode to score; no_grad to trace, as a family may read a gradient inside its trace."""
+    return torch.no_grad() if trace else torch.inference_mode()

@@ -1,0 +1,185 @@
+"""Rank a question's candidates with several models and the baselines, side by side."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from matching.evaluation.baselines import baseline_scores
+from matching.explain import glossary
+from matching.explain.explanation import Explanation, TracedExplanations
+from matching.explain.matcher import Matcher, require_words
+from matching.text.embeddings import WordVectors
+from matching.text.tokens import TextError, Token, tokenize
+
+MAX_CANDIDATES = 100
+
+
+def rank_column(system: str) -> str:
+    """The table column holding a model's or baseline's ranks (the one place this name is made)."""
+    return f"{system} rank"
+
+
+def score_column(system: str) -> str:
+    return f"{system} score"
+
+
+def flag_unknown(tokens: Sequence[Token], vectors: WordVectors) -> list[Token]:
+    return [replace(t, unknown=not vectors.is_known(t.key)) for t in tokens]
+
+
+def competition_ranks(scores: np.ndarray) -> np.ndarray:
+    """1 = best; tied scores share the best rank of their group (1, 2, 2, 4)."""
+    return np.array([1 + int((scores > s).sum()) for s in scores], dtype=np.int64)
+
+
+@dataclass(frozen=True)
+class ModelRanking:
+    scores: np.ndarray
+    ranks: np.ndarray
+    explanations: Sequence[Explanation]
+    """One per candidate, from the pass that gave the scores (built when first read: see
+    `TracedExplanations`)."""
+
+    @property
+    def question_tokens(self) -> tuple[Token, ...]:
+        """The question's words as this model read them (unknown and truncated flags), without
+        building an explanation."""
+        return _tokens(self.explanations, 0, question=True)
+
+    def answer_tokens(self, index: int) -> tuple[Token, ...]:
+        return _tokens(self.explanations, index, question=False)
+
+
+def _tokens(explanations: Sequence[Explanation], index: int, question: bool) -> tuple[Token, ...]:
+    if isinstance(explanations, TracedExplanations):
+        return (explanations.question_tokens if question else explanations.answer_tokens)[index]
+    explanation = explanations[index]
+    return explanation.question_tokens if question else explanation.answer_tokens
+
+
+@dataclass(frozen=True)
+class Ranking:
+    question: str
+    candidates: tuple[str, ...]
+    question_tokens: tuple[Token, ...]
+    candidate_tokens: tuple[tuple[Token, ...], ...]
+    labels: tuple[int, ...] | None
+    models: dict[str, ModelRanking]
+    baselines: dict[str, np.ndarray]
+    baseline_ranks: dict[str, np.ndarray] = field(default_factory=dict)
+
+    def rows(self) -> list[dict[str, object]]:
+        """One plain row per candidate: text, label, each model's and baseline's score and rank."""
+        rows = []
+        for index, candidate in enumerate(self.candidates):
+            row: dict[str, object] = {"#": index + 1, "candidate": candidate}
+            if self.labels is not None:
+                row["correct"] = bool(self.labels[index])
+            for name, result in self.models.items():
+                row[rank_column(name)] = int(result.ranks[index])
+                row[score_column(name)] = float(result.scores[index])
+            for name, scores in self.baselines.items():
+                row[rank_column(name)] = int(self.baseline_ranks[name][index])
+                row[score_column(name)] = float(scores[index])
+            rows.append(row)
+        return rows
+
+    def top_answers(self) -> dict[str, int]:
+        """Each model's top answer (0-based candidate index; the first of a tie)."""
+        return {name: int(np.argmin(result.ranks)) for name, result in self.models.items()}
+
+    def disagree_on_top(self) -> bool:
+        return len(set(self.top_answers().values())) > 1
+
+    def truncation_notes(self) -> list[str]:
+        """One sentence per text that is longer than the models read (the rest is greyed in the views)."""
+        if not self.models:
+            return []
+        # Every model reads the same maximum lengths unless told otherwise: report the first model's cut.
+        first = next(iter(self.models.values()))
+        notes = []
+        question = first.question_tokens
+        if any(t.truncated for t in question):
+            seen = sum(not t.truncated for t in question)
+            notes.append(f"The question has {len(question):,} words; the models read only the first {seen}.")
+        for index in range(len(self.candidates)):
+            tokens = first.answer_tokens(index)
+            if any(t.truncated for t in tokens):
+                seen = sum(not t.truncated for t in tokens)
+                notes.append(f"Candidate #{index + 1} has {len(tokens):,} words; the models read only the first "
+                             f"{seen} (the rest is greyed on the explanation pages).")
+        return notes
+
+    def explanation_export(self, pick: int, names: Sequence[str] | None = None) -> dict[str, object]:
+        """The JSON export of one candidate's explanations (all models, or `names`)."""
+        chosen = list(self.models) if names is None else [n for n in names if n in self.models]
+        return {"question": self.question, "candidate": self.candidates[pick], "candidate_number": pick + 1,
+                "models": {n: self.models[n].explanations[pick].to_dict() for n in chosen}}
+
+    def disagreement(self) -> np.ndarray:
+        """Per candidate: the spread (max - min) of its rank across the models."""
+        if not self.models:
+            return np.zeros(len(self.candidates), dtype=np.int64)
+        ranks = np.stack([r.ranks for r in self.models.values()])
+        return ranks.max(axis=0) - ranks.min(axis=0)
+
+
+def rank(question: str, candidates: Sequence[str], models: Mapping[str, Matcher],
+         labels: Sequence[int] | None = None, max_candidates: int = MAX_CANDIDATES) -> Ranking:
+    """Score all candidates in one batch per model; raises TextError on unusable input."""
+    return rank_tokens(question, tokenize(question), candidates, [tokenize(c) for c in candidates], models,
+                       labels, max_candidates)
+
+
+def rank_tokens(question: str, question_tokens: Sequence[Token], candidates: Sequence[str],
+                candidate_tokens: Sequence[Sequence[Token]], models: Mapping[str, Matcher],
+                labels: Sequence[int] | None = None, max_candidates: int = MAX_CANDIDATES) -> Ranking:
+    """`rank` for text already parsed (see `inputs.parse_input`): the words are not read again."""
+    if not candidates:
+        raise TextError("give at least one candidate answer")
+    if len(candidates) > max_candidates:
+        raise TextError(f"{len(candidates)} candidates; the limit is {max_candidates}")
+    if labels is not None and len(labels) != len(candidates):
+        raise TextError(f"{len(labels)} labels for {len(candidates)} candidates")
+    require_words(question_tokens, "the question")
+    for index, tokens in enumerate(candidate_tokens):
+        require_words(tokens, f"candidate {index + 1}")
+    if models:  # every model reads the same vectors: flag the unknown words once, for the views
+        vectors = next(iter(models.values())).vectors
+        question_tokens = flag_unknown(question_tokens, vectors)
+        candidate_tokens = [flag_unknown(tokens, vectors) for tokens in candidate_tokens]
+    results = {}
+    for name, matcher in models.items():
+        explanations = matcher.traced(question_tokens, candidate_tokens)
+        results[name] = ModelRanking(explanations.scores, competition_ranks(explanations.scores), explanations)
+    baselines = baseline_scores(question_tokens, candidate_tokens)
+    return Ranking(
+        question=question, candidates=tuple(candidates), question_tokens=tuple(question_tokens),
+        candidate_tokens=tuple(tuple(t) for t in candidate_tokens),
+        labels=None if labels is None else tuple(int(x) for x in labels), models=results,
+        baselines=baselines, baseline_ranks={k: competition_ranks(v) for k, v in baselines.items()})
+
+
+def compact_rows(ranking: Ranking, with_baselines: bool = False, text_chars: int = 44) -> list[dict[str, object]]:
+    """The Rank table for a projector: short texts, ranks only, models by short name, baselines on demand.
+
+    Columns: '#', 'candidate' (at most `text_chars` characters), 'correct' (when labels are
+    known), one rank column per model named by `glossary.short_name`, then the baselines'
+    ranks when asked for.
+    """
+    systems = {glossary.short_name(name): result.ranks for name, result in ranking.models.items()}
+    if with_baselines:
+        systems.update({glossary.short_name(name): ranks for name, ranks in ranking.baseline_ranks.items()})
+    rows = []
+    for index, candidate in enumerate(ranking.candidates):
+        text = " ".join(candidate.split())
+        row: dict[str, object] = {"#": index + 1,
+                                  "candidate": text if len(text) <= text_chars else text[:text_chars - 1] + "…"}
+        if ranking.labels is not None:
+            row["correct"] = "yes" if ranking.labels[index] else ""
+        row.update({name: int(ranks[index]) for name, ranks in systems.items()})
+        rows.append(row)
+    return rows

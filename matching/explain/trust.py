@@ -1,0 +1,49 @@
+"""When does a ranking deserve little trust? Mostly unknown words.
+
+Every word GloVe has no vector for reaches the models as one shared, learned
+'unknown' vector, so a text made mostly of such words (another script, emoji,
+invented names) is barely distinguishable from any other such text.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Sequence
+
+from matching.explain.ranking import Ranking
+from matching.text.tokens import Token
+
+MOSTLY = 0.5
+"""More than this share of a text's words unknown counts as 'mostly unknown'."""
+
+
+def is_word(token: Token) -> bool:
+    """Anything but pure punctuation counts (emoji and other scripts are words here)."""
+    return any(not unicodedata.category(ch).startswith("P") for ch in token.key)
+
+
+def unknown_count(tokens: Sequence[Token]) -> tuple[int, int]:
+    """(unknown words, words) over the tokens the models read."""
+    words = [t for t in tokens if is_word(t) and not t.truncated]
+    return sum(t.unknown for t in words), len(words)
+
+
+def unknown_warning(ranking: Ranking) -> str | None:
+    """A plain sentence when most words of the question, or of every candidate, are unknown; else None.
+
+    The flags are set only when models ranked the input (they come from the models' vectors).
+    """
+    if not ranking.models:
+        return None
+    parts = []
+    unknown, words = unknown_count(ranking.question_tokens)
+    if words and unknown / words > MOSTLY:
+        parts.append(f"{unknown} of the question's {words} words")
+    shares = [unknown_count(c) for c in ranking.candidate_tokens]
+    if shares and all(n and u / n > MOSTLY for u, n in shares):
+        parts.append("most words of every candidate" if len(shares) > 1 else "most words of the candidate")
+    if not parts:
+        return None
+    return (f"The models have no word vector for {' and for '.join(parts)}: each such word reaches them as the "
+            "same shared 'unknown' vector. This ranking therefore says little about what the texts mean; "
+            "treat its order and its explanations with caution.")

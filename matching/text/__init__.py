@@ -1,0 +1,1 @@
+"""Text in: tokens, data files, word vectors, typed input, examples and padded batches."""

@@ -1,0 +1,136 @@
+"""Padding policy: turn texts into one padded, masked PairBatch.
+
+Preprocessing (tokenize) is separate from this: here texts are cut to the model's
+maximum lengths, looked up in the word vectors and padded to the longest text in the
+batch. `make_token_batch` goes from tokens in one step (each distinct text looked up
+once, one gather for the whole batch); `make_batch` pads texts already looked up.
+"""
+
+from __future__ import annotations
+
+import itertools
+import operator
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from matching.models import PairBatch, TextEncoding
+from matching.models.blocks import consecutive, take_rows
+from matching.text.embeddings import EncodedText, WordVectors
+from matching.text.tokens import Token
+
+PAD_ID = {"question": -(2**40), "answer": -(2**41)}
+"""Lookup-key ids on padding: below every real id (>= -2**32), and different per side, so
+padding never matches padding in an exact-match matrix."""
+
+
+def _pad(texts: Sequence[EncodedText], max_len: int, side: str
+         ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    lengths = [min(len(t.unknown), max_len) for t in texts]
+    if min(lengths) < 1:
+        raise ValueError("every text in a batch needs at least one word")
+    width, dim = max(lengths), texts[0].vectors.shape[1]
+    vectors = np.zeros((len(texts), width, dim), dtype=np.float32)
+    unknown = np.zeros((len(texts), width), dtype=bool)
+    ids = np.full((len(texts), width), PAD_ID[side], dtype=np.int64)
+    for row, (text, length) in enumerate(zip(texts, lengths, strict=True)):
+        vectors[row, :length] = text.vectors[:length]
+        unknown[row, :length] = text.unknown[:length]
+        if text.ids is not None:
+            ids[row, :length] = text.ids[:length]
+    return (torch.from_numpy(vectors), torch.from_numpy(unknown), torch.tensor(lengths, dtype=torch.int64),
+            torch.from_numpy(ids))
+
+
+def make_batch(questions: Sequence[EncodedText], answers: Sequence[EncodedText],
+               max_question_len: int, max_answer_len: int) -> PairBatch:
+    q_vectors, q_unknown, q_lengths, q_ids = _pad(questions, max_question_len, "question")
+    a_vectors, a_unknown, a_lengths, a_ids = _pad(answers, max_answer_len, "answer")
+    return PairBatch(q_vectors, q_unknown, q_lengths, a_vectors, a_unknown, a_lengths, q_ids, a_ids)
+
+
+RowCache = dict[tuple[int, int], np.ndarray]
+"""(id(text), max_len) -> the text's lookup-key ids (`embeddings.key_id`: its rows in the vector
+table where known): kept by a caller that scores the same text objects several times
+(evaluation, one model after another), for as long as those objects live."""
+
+KEY = operator.attrgetter("key")
+
+
+@dataclass(frozen=True)
+class TextTable:
+    """Texts of one side looked up in the word vectors, padded to the longest."""
+
+    vectors: torch.Tensor  # (N, L, d) float32, zero on unknown words and padding
+    unknown: torch.Tensor  # (N, L) bool
+    lengths: torch.Tensor  # (N,) int64, each >= 1
+    ids: torch.Tensor  # (N, L) int64 lookup-key ids, PAD_ID of the side on padding
+
+    def rows(self, index: torch.Tensor) -> TextTable:
+        """The texts at `index` (B,), padded to the longest of them."""
+        span = consecutive(index)
+        if span == (0, len(self.lengths)):
+            return self
+        lengths = take_rows(self.lengths, index, span)
+        width = int(lengths.max())
+        return TextTable(take_rows(self.vectors, index, span, width), take_rows(self.unknown, index, span, width),
+                         lengths, take_rows(self.ids, index, span, width))
+
+
+def lookup_texts(vectors: WordVectors, texts: Sequence[Sequence[Token]], max_len: int, side: str,
+                 known: RowCache | None = None) -> tuple[TextTable, torch.Tensor]:
+    """Each distinct text object looked up once (once at all with `known`), cut to `max_len`:
+    the table of the distinct texts, and each text's row in it (B,).
+
+    Every word of every new text is looked up in one pass at C speed (`map` over the keys); only
+    the unknown words then get an id of their own, and the vectors come out in one gather.
+    """
+    objects = list(map(id, texts))
+    first = dict.fromkeys(objects)  # each object once, in order of first appearance
+    if len(first) == len(texts):  # no text repeated (the answers of a ranking file)
+        distinct, inverse = list(texts), np.arange(len(texts))
+    else:
+        slot_of = {key: slot for slot, key in enumerate(first)}
+        inverse = np.fromiter(map(slot_of.__getitem__, objects), np.int64, len(objects))
+        distinct = [texts[n] for n in np.unique(inverse, return_index=True)[1]]
+    ids: list[np.ndarray | None] = ([None] * len(distinct) if known is None
+                                    else [known.get((id(text), max_len)) for text in distinct])
+    missing = [n for n, found in enumerate(ids) if found is None]
+    if missing:
+        cut = [text if len(text) <= max_len else text[:max_len] for text in map(distinct.__getitem__, missing)]
+        flat = vectors.key_ids(list(map(KEY, itertools.chain.from_iterable(cut))))
+        ends = list(itertools.accumulate(map(len, cut)))
+        for n, start, end in zip(missing, [0, *ends], ends, strict=False):
+            ids[n] = text_ids = flat[start:end]
+            if known is not None:
+                known[(id(distinct[n]), max_len)] = text_ids
+    lengths = np.fromiter(map(len, ids), dtype=np.int64, count=len(ids))  # type: ignore[arg-type]
+    if len(lengths) and lengths.min() < 1:
+        raise ValueError("every text in a batch needs at least one word")
+    table = np.full((len(distinct), int(lengths.max(initial=1))), PAD_ID[side], dtype=np.int64)
+    # Row-major order of the real positions is the order of the texts, concatenated.
+    table[np.arange(table.shape[1])[None, :] < lengths[:, None]] = np.concatenate(ids) if ids else []  # type: ignore[arg-type]
+    found = table >= 0
+    words_read = vectors.matrix[np.where(found, table, 0)]
+    words_read[~found] = 0.0
+    unknown = ~found & (table != PAD_ID[side])
+    return (TextTable(torch.from_numpy(words_read), torch.from_numpy(unknown), torch.from_numpy(lengths),
+                      torch.from_numpy(table)), torch.from_numpy(inverse))
+
+
+def pair_batch(questions: TextTable, question_encoding: TextEncoding | None, answers: TextTable,
+               answer_encoding: TextEncoding | None = None) -> PairBatch:
+    return PairBatch(questions.vectors, questions.unknown, questions.lengths, answers.vectors, answers.unknown,
+                     answers.lengths, questions.ids, answers.ids, question_encoding=question_encoding,
+                     answer_encoding=answer_encoding)
+
+
+def make_token_batch(vectors: WordVectors, questions: Sequence[Sequence[Token]],
+                     answers: Sequence[Sequence[Token]], max_question_len: int, max_answer_len: int,
+                     known: RowCache | None = None) -> PairBatch:
+    """The same batch as `make_batch` over `vectors.encode` of each text, built faster."""
+    question_table, question_rows = lookup_texts(vectors, questions, max_question_len, "question", known)
+    answer_table, answer_rows = lookup_texts(vectors, answers, max_answer_len, "answer", known)
+    return pair_batch(question_table.rows(question_rows), None, answer_table.rows(answer_rows))

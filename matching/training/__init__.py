@@ -1,0 +1,1 @@
+"""Training, checkpoints, model cards and the report built from them."""

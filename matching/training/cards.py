@@ -1,0 +1,349 @@
+"""Model cards: the typed `ModelCard` (stored as `card.json`) and its Markdown rendering
+(each checkpoint's README.md)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any
+
+from matching.evaluation.metrics import METRICS
+from matching.evaluation.studies import AttentionStudy, PairedTest
+
+KNOWN_LIMITS = [
+    "Trained on WikiQA only (873 questions): Wikipedia-style factoid questions in English.",
+    "GloVe 6B 50d is lowercased and English; other scripts (CJK, Arabic, emoji) are unknown words "
+    "and all share one vector.",
+    "Questions longer than max_question_len and answers longer than max_answer_len tokens are "
+    "truncated (the app greys the unseen tokens).",
+    "Dev has 126 questions, so selection by dev MAP is noisy; see the seed study.",
+]
+
+PAPER_GROUP, VARIANT_GROUP = "as in the paper", "MatchLens variant"
+
+DEFAULT_RANK_MODELS = ("mvlstm", "amvlstm-q", "amvlstm-qa", "mvlstm-em", "amvlstm-q-sparse-am")
+"""The Rank page opens with these (a readable subset: the papers' MV-LSTM, aMV-LSTM (Q) and
+(Q+A), and the MatchLens variants); the person can add the rest."""
+
+
+def default_models(available: list[str]) -> list[str]:
+    """The models a first visit ranks with: the default subset where shipped, else all."""
+    chosen = [name for name in DEFAULT_RANK_MODELS if name in available]
+    return chosen or list(available)
+
+
+@dataclass(frozen=True)
+class SeedStudy:
+    """The same configuration trained with several seeds: how much the seed matters."""
+
+    seeds: list[int]
+    dev_MAP: list[float]
+    test_MAP: list[float]
+    mean: float
+    """Mean test MAP over the seeds."""
+    std: float
+    """Sample standard deviation of the test MAP over the seeds."""
+    selection: str = "best dev MAP"
+    """How the shipped seed was chosen (never by test)."""
+
+
+@dataclass(frozen=True)
+class ModelCard:
+    """Everything a checkpoint's card says, typed. `card.json` is `to_dict()`."""
+
+    name: str
+    description: str = ""
+    architecture: str = ""
+    params: dict[str, Any] = field(default_factory=dict)
+    training: dict[str, Any] = field(default_factory=dict)
+    seed: int | None = None
+    epochs_run: int | None = None
+    kept_epochs: list[int] = field(default_factory=list)
+    """The epoch whose weights ship (early stopping), or the epochs averaged."""
+    training_seconds: float | None = None
+    log: list[dict[str, Any]] = field(default_factory=list)
+    metrics: dict[str, dict[str, float]] = field(default_factory=dict)
+    """split -> metric -> value."""
+    baselines: dict[str, dict[str, dict[str, float]]] = field(default_factory=dict)
+    """split -> baseline -> metric -> value."""
+    paper: dict[str, Any] = field(default_factory=dict)
+    data: dict[str, Any] = field(default_factory=dict)
+    vocabulary: dict[str, Any] = field(default_factory=dict)
+    date: str = ""
+    code_version: str = ""
+    command: str = ""
+    group: str = PAPER_GROUP
+    """`as in the paper` or `MatchLens variant` (a model with a MatchLens addition)."""
+    deviations: list[str] = field(default_factory=list)
+    """Every way this model or its training differs from its paper."""
+    seed_study: SeedStudy | None = None
+    attention: AttentionStudy | None = None
+    """Attention figures on test (attention models only)."""
+    significance: list[PairedTest] = field(default_factory=list)
+    """Paired randomisation tests on test AP against the baselines."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, raw: dict[str, Any]) -> ModelCard:
+        """Read a card.json, tolerating older cards (missing parts stay empty)."""
+        if not isinstance(raw, dict) or "name" not in raw:
+            raise ValueError("a model card needs at least a name")
+        known = {f.name for f in fields(cls)}
+        values = {k: v for k, v in raw.items() if k in known}
+        if "kept_epochs" not in raw and raw.get("best_epoch") is not None:
+            values["kept_epochs"] = [raw["best_epoch"]]
+        if isinstance(raw.get("seed_study"), dict):
+            values["seed_study"] = SeedStudy(**{k: v for k, v in raw["seed_study"].items()
+                                                if k in {f.name for f in fields(SeedStudy)}})
+        if isinstance(raw.get("attention"), dict):
+            values["attention"] = AttentionStudy(**raw["attention"])
+        values["significance"] = [PairedTest(**t) for t in raw.get("significance") or []]
+        return cls(**values)
+
+    @property
+    def test_MAP(self) -> float | None:
+        return self.metrics.get("test", {}).get("MAP")
+
+
+def deviations(params: dict[str, Any], training: dict[str, Any]) -> list[str]:
+    """How a configuration differs from its paper (MV-LSTM: Wan et al. 2016; aMV-LSTM:
+    Belkacem et al. 2019), as MODELS.md records the papers' settings."""
+    if params.get("family") == "matchpyramid":
+        return pyramid_deviations(params, training)
+    amv = params.get("family") == "amvlstm"
+    out = ["WikiQA's standard split (the aMV-LSTM paper used MatchZoo's own split)",
+           "GloVe 6B 50d, frozen, one learned vector for unknown words"
+           + (" (paper: GloVe 840B 300d, normalised)" if amv else ""),
+           f"k = {params.get('k')} (paper: {'100' if amv else '5 for QA'})",
+           f"{training.get('optimizer', 'adam')} lr {training.get('learning_rate')}, batch "
+           f"{training.get('batch_size')} (paper: Adagrad, batch 128)",
+           f"at most {training.get('max_epochs')} epochs (paper: 400 epochs in MatchZoo)"]
+    if params.get("pool_directions") and not amv:
+        out.append("also pools the forward-only and backward-only cosine matrices (an aMV-LSTM paper choice)")
+    if not params.get("pool_directions") and amv:
+        out.append("does not pool the forward-only and backward-only cosine matrices (the paper does)")
+    if amv:
+        out.append("the attention softmax runs over real tokens only (the authors' code let padding take a share)")
+        if params.get("attention_scaling") == "length":
+            out.append("words weighted by alpha_t x sentence length, mean weight 1 (paper: alpha_t)")
+        if params.get("attention_gate", "softmax") != "softmax":
+            out.append(f"MatchLens addition: {params['attention_gate']} gate (paper: softmax)")
+        if params.get("attention_temperature", 1.0) != 1.0:
+            out.append(f"MatchLens addition: gate temperature {params['attention_temperature']} (paper: 1)")
+        if params.get("attention_init", "default") != "default":
+            out.append(f"MatchLens addition: V initialised to {params['attention_init']}")
+        if training.get("entropy_penalty"):
+            out.append(f"MatchLens addition: entropy penalty {training['entropy_penalty']} on alpha")
+        if training.get("attention_weight_decay") is False and training.get("weight_decay"):
+            out.append("no weight decay on the attention vectors V")
+    if params.get("exact_match", "none") != "none":
+        out.append(f"MatchLens addition: {params['exact_match']} exact-match matrix pooled beside the others")
+    if training.get("loss", "hinge") != "hinge":
+        out.append(f"{training['loss']} loss (paper: pairwise hinge)")
+    if training.get("average_epochs"):
+        out.append(f"ships the mean of the weights of the last {training['average_epochs']} epochs "
+                   "(no early stopping)")
+    if training.get("fit_on_dev"):
+        out.append("trained on train + dev (dev chose the schedule in earlier runs; the seed is fixed in advance)")
+    if training.get("weight_decay"):
+        out.append(f"weight decay {training['weight_decay']}")
+    if params.get("dropout"):
+        out.append(f"dropout {params['dropout']} on the positional vectors")
+    return out
+
+
+MATCHLENS_ADDITIONS = ("attention_gate", "attention_temperature", "attention_init", "exact_match")
+
+
+def group_of(params: dict[str, Any], training: dict[str, Any]) -> str:
+    """`as in the paper` unless the architecture has a MatchLens addition (training choices
+    such as the loss are listed as deviations but keep the paper's model)."""
+    defaults = {"attention_gate": "softmax", "attention_temperature": 1.0, "attention_init": "default",
+                "exact_match": "none"}
+    added = any(params.get(k, defaults[k]) != defaults[k] for k in MATCHLENS_ADDITIONS)
+    return VARIANT_GROUP if added or training.get("entropy_penalty") else PAPER_GROUP
+
+
+def trained_on_dev(card: ModelCard) -> bool:
+    """The model was fitted on train + dev: its dev figures are training figures, not held out."""
+    return bool(card.training.get("fit_on_dev"))
+
+
+def dev_role(card: ModelCard) -> str:
+    """What the dev figures of a card are, in a few words (the card, the Models page)."""
+    return "part of the training data: not a held-out figure" if trained_on_dev(card) else "used for selection"
+
+
+def _fmt(value: Any) -> str:
+    return f"{value:.4f}" if isinstance(value, float) else str(value)
+
+
+def metrics_rows(card: ModelCard, split: str) -> list[dict[str, Any]]:
+    """This model, the baselines and the paper's figure for one split (the Models page table)."""
+    rows = [{"system": card.name, **card.metrics[split]}]
+    rows += [{"system": name, **values} for name, values in card.baselines[split].items()]
+    if split == "test" and card.paper:
+        rows.append({"system": f"paper: {card.paper.get('system', card.name)}",
+                     **{m: card.paper[m] for m in METRICS if m in card.paper}})
+    return rows
+
+
+def _table(rows: list[dict[str, Any]]) -> str:
+    lines = ["| system | " + " | ".join(METRICS) + " |", "|---|" + "---:|" * len(METRICS)]
+    lines += ["| " + str(r["system"]) + " | " + " | ".join(_fmt(r[m]) if m in r else "-" for m in METRICS) + " |"
+              for r in rows]
+    return "\n".join(lines)
+
+
+def seed_line(card: ModelCard) -> str:
+    study = card.seed_study
+    if study is None:
+        return "no seed study"
+    return f"{study.mean:.4f} ± {study.std:.4f} (n={len(study.seeds)})"
+
+
+def significance_rows(card: ModelCard) -> list[dict[str, Any]]:
+    return [{"against": t.baseline, "MAP difference": t.difference, "p-value": t.p_value, "questions": t.questions}
+            for t in card.significance]
+
+
+def attention_rows(card: ModelCard) -> list[dict[str, Any]]:
+    study = card.attention
+    if study is None:
+        return []
+    return [{"figure": "mean normalised entropy of alpha (1 = uniform)", "value": study.entropy},
+            {"figure": "mean top-weight ratio (max alpha x n; 1 = uniform)", "value": study.top_weight_ratio},
+            {"figure": "test MAP, own attention", "value": study.MAP},
+            {"figure": "test MAP, alpha replaced by uniform weights", "value": study.uniform_MAP},
+            {"figure": f"test MAP, alpha permuted (seed {study.permutation_seed})", "value": study.permuted_MAP}]
+
+
+def attention_verdict(card: ModelCard) -> str:
+    """One plain sentence on whether the attention bars carry the score."""
+    study = card.attention
+    if study is None:
+        return ""
+    drop = study.MAP - study.uniform_MAP
+    if study.entropy > 0.9 and drop < 0.02:
+        return ("The attention is nearly flat and replacing it by uniform weights costs "
+                f"{drop:+.4f} MAP: its bars deserve little trust.")
+    if drop < 0.02:
+        return f"Replacing alpha by uniform weights costs only {drop:.4f} MAP: the bars matter little to the score."
+    return f"Replacing alpha by uniform weights costs {drop:.4f} MAP: the bars carry part of the score."
+
+
+def markdown_table(rows: list[dict[str, Any]]) -> str:
+    """Rows of equal keys as a Markdown table: the first column left-aligned, floats to 4 places, None as -."""
+    if not rows:
+        return ""
+    columns = list(rows[0])
+    lines = ["| " + " | ".join(columns) + " |", "|---|" + "---:|" * (len(columns) - 1)]
+    lines += ["| " + " | ".join("-" if r[c] is None else _fmt(r[c]) for c in columns) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def render_card(card: ModelCard) -> str:
+    params = "\n".join(f"| {k} | {v} |" for k, v in card.params.items())
+    training = "\n".join(f"| {k} | {v} |" for k, v in card.training.items())
+    log = "\n".join(f"| {e['epoch']} | {e['train_loss']:.4f} | {e['dev_MAP']:.4f} | {e['seconds']} |"
+                    f"{' kept' if e.get('selected') else ''} |" for e in card.log)
+    data = "\n".join(f"| {split} | {d['questions']} | {d['pairs']} | `{d['fingerprint']}` |"
+                     for split, d in card.data.items() if isinstance(d, dict))
+    seeds = ""
+    if card.seed_study:
+        study = card.seed_study
+        seeds = (f"\n## Seed study\nTest MAP over seeds {study.seeds}: "
+                 f"{' '.join(f'{x:.4f}' for x in study.test_MAP)} -> mean {study.mean:.4f} "
+                 f"± {study.std:.4f} (std). Dev MAP: {' '.join(f'{x:.4f}' for x in study.dev_MAP)}. "
+                 f"Shipped: seed {card.seed} ({study.selection}).\n")
+    significance = ""
+    if card.significance:
+        significance = ("\n## Is the difference real?\nPaired randomisation test on per-question test AP "
+                        f"({card.significance[0].resamples} sign-flip resamples, two-sided):\n\n"
+                        + markdown_table(significance_rows(card)) + "\n")
+    attention = ""
+    if card.attention:
+        attention = ("\n## Does the attention matter?\nOn test, the same model with its gate overridden at "
+                     "inference:\n\n" + markdown_table(attention_rows(card)) + f"\n\n{attention_verdict(card)}\n")
+    averaged = card.log[-1].get("averaged_dev_MAP") if card.log else None
+    epochs = ", ".join(map(str, card.kept_epochs))
+    # A model fitted on dev was trained on it: its dev figure is a training figure, and said so.
+    average_on = "MAP of the average on dev, which it was trained on" if trained_on_dev(card) else \
+        "dev MAP of the average"
+    kept = (f"epochs {epochs} averaged ({average_on} {averaged:.4f})" if averaged is not None
+            else f"epoch {epochs} kept (best dev MAP)")
+    dev_heading = f"Dev ({dev_role(card)})"
+    deviations = "\n".join(f"- {line}" for line in card.deviations) or "- none recorded"
+    limits = "\n".join(f"- {line}" for line in KNOWN_LIMITS)
+    return f"""# Model card: {card.name}
+
+{card.description}
+
+**Group.** {card.group}. **Architecture.** {card.architecture}
+
+## Metrics (WikiQA; ties scored as the mean over tie orders)
+### Test (read once, after selection)
+{_table(metrics_rows(card, 'test'))}
+
+### {dev_heading}
+{_table(metrics_rows(card, 'dev'))}
+{seeds}{significance}{attention}
+## Deviations from the paper
+{deviations}
+
+## Hyperparameters
+| parameter | value |
+|---|---|
+{params}
+
+## Training
+| setting | value |
+|---|---|
+{training}
+
+Seed {card.seed}; {card.epochs_run} epochs run, {kept}; {card.training_seconds} s.
+Reproduce: `{card.command}`
+
+| epoch | train loss | dev MAP | seconds | |
+|---:|---:|---:|---:|---|
+{log}
+
+## Data
+| split | questions | pairs | fingerprint |
+|---|---:|---:|---|
+{data}
+
+Vocabulary: {card.vocabulary.get('source')} `{card.vocabulary.get('fingerprint')}`.
+Trained {card.date} with MatchLens {card.code_version}.
+
+## Known limits
+{limits}
+"""
+
+
+def pyramid_deviations(params: dict[str, Any], training: dict[str, Any]) -> list[str]:
+    """How a MatchPyramid configuration differs from the ECIR 2019 paper's MatchZoo runs."""
+    out = ["WikiQA's standard split (the ECIR paper cross-validated 80/10/10 splits in MatchZoo)",
+           "GloVe 6B 50d, frozen, one learned vector for unknown words (paper: GloVe 300d, Common Crawl)",
+           f"{training.get('optimizer', 'adam')} lr {training.get('learning_rate')}, batch "
+           f"{training.get('batch_size')}, at most {training.get('max_epochs')} epochs with early stopping on dev "
+           "(paper: 400 epochs, figures at the end of training)",
+           f"{params.get('kernel_count')} kernels of {params.get('kernel_rows')}x{params.get('kernel_cols')}, "
+           f"dynamic pooling to {params.get('pool_rows')}x{params.get('pool_cols')} (MatchZoo's recommended "
+           "settings; the paper does not list them)",
+           f"an MLP of {params.get('mlp_hidden')} ReLU units before the score (MatchZoo: one linear layer)",
+           "dynamic pooling reads real cells only (stretched over each text's own length)"]
+    if params.get("matching") == "cosine":
+        out.append("cosine matching: the dot product of unit word vectors (MatchZoo's default: dot)")
+    if params.get("dropout"):
+        out.append(f"dropout {params['dropout']} on the pooled features")
+    if params.get("attention", "none") != "none":
+        out.append("the attention softmax runs over real tokens only")
+        if params.get("attention_scaling") == "length":
+            out.append("words weighted by alpha_t x sentence length, mean weight 1 (paper: alpha_t)")
+        if params.get("matching") == "cosine":
+            out.append("the gate reweights the unit word vectors, so it still changes the cosine matrix")
+    if training.get("loss", "hinge") != "hinge":
+        out.append(f"{training['loss']} loss (paper: pairwise hinge)")
+    return out

@@ -1,0 +1,406 @@
+"""Training: pairwise hinge loss, negatives from the same question, early stopping on dev MAP.
+
+Reproducible: one seed fixes the initial weights, the pair order and dropout; torch
+runs on one thread so that results do not depend on the machine's core count.
+Selection uses dev only; test is read once, at the end, for the model card.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import random
+import shutil
+import subprocess
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field, replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from matching import __version__
+from matching.evaluation.baselines import BASELINES
+from matching.evaluation.dataset import TokenizedList, evaluate, model_scores, tokenize_lists
+from matching.evaluation.metrics import mean_metrics, question_metrics
+from matching.evaluation.studies import AttentionStudy, PairedTest, attention_study, paired_test
+from matching.explain.matcher import Matcher
+from matching.models import ForwardTrace, PairBatch, build_model, family_of, params_from_dict
+from matching.models.blocks import length_mask, normalised_entropy
+from matching.models.params import ModelParams, params_to_dict
+from matching.text.batching import make_batch
+from matching.text.data import RankingList, fingerprint, read_toks_folder
+from matching.text.embeddings import EncodedText, WordVectors, load_glove
+from matching.training.cards import ModelCard, SeedStudy, deviations, group_of, render_card
+from matching.training.checkpoint import load_checkpoint, save_checkpoint
+
+LOSSES = ("hinge", "listwise")
+
+
+@dataclass(frozen=True)
+class TrainingSettings:
+    seed: int = 1
+    max_epochs: int = 20
+    patience: int = 4
+    """Stop after this many epochs without a better dev MAP (not used with `average_epochs`)."""
+    batch_size: int = 64
+    """Pairs per batch for the hinge loss; questions per batch for the listwise loss."""
+    optimizer: str = "adam"
+    learning_rate: float = 1e-3
+    weight_decay: float = 0.0
+    margin: float = 1.0
+    max_seconds: float | None = None
+    """Optional wall-clock cap on starting new epochs. Off by default: a time cap makes the
+    number of epochs, and so the model, depend on the machine's speed."""
+    loss: str = "hinge"
+    """`hinge`: max(0, margin - s+ + s-) over every (correct, wrong) pair of a question, as
+    in the papers; `listwise`: softmax cross-entropy over all candidates of a question,
+    the correct ones sharing the target mass."""
+    average_epochs: int = 0
+    """0: keep the epoch with the best dev MAP (early stopping). N > 0: run all
+    `max_epochs` and ship the mean of the weights after each of the last N epochs, so
+    the shipped model depends neither on a lucky epoch nor on dev."""
+    entropy_penalty: float = 0.0
+    """Adds this times the mean normalised entropy of alpha to the loss (aMV-LSTM)."""
+    attention_weight_decay: bool = True
+    """False: the attention vectors V get no weight decay (decay pulls V to 0, i.e. flat attention)."""
+    fit_on_dev: bool = False
+    """True: train on train + dev with a schedule fixed in advance (needs `average_epochs`), and
+    ship the config's own seed, fixed in advance: dev chooses nothing, and its 126 questions
+    (14% more data) train the model. Its dev figures are then training figures."""
+
+
+@dataclass(frozen=True)
+class TrainingConfig:
+    name: str
+    params: ModelParams
+    settings: TrainingSettings
+    description: str = ""
+    paper: dict[str, Any] = field(default_factory=dict)
+    """The paper's WikiQA figures for this model, shown beside ours in the card."""
+    path: str = ""
+    """The config file it was read from (named in the card's command)."""
+
+
+def load_config(path: str | Path) -> TrainingConfig:
+    raw = json.loads(Path(path).read_text(encoding="utf-8"))
+    return TrainingConfig(name=raw["name"], params=params_from_dict(raw["model"]),
+                          settings=TrainingSettings(**raw.get("training", {})),
+                          description=raw.get("description", ""), paper=raw.get("paper", {}), path=str(path))
+
+
+def set_seed(seed: int) -> None:
+    random.seed(seed)
+    np.random.seed(seed)
+    torch.manual_seed(seed)
+
+
+def code_version() -> str:
+    try:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                                cwd=Path(__file__).parent, timeout=5).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        commit = ""
+    return f"{__version__}+{commit}" if commit else __version__
+
+
+def training_pairs(lists: list[TokenizedList]) -> list[tuple[int, int, int]]:
+    """(list, positive, negative) for every positive/negative pair of every question."""
+    pairs = []
+    for n, item in enumerate(lists):
+        labels = item.item.labels
+        positives = [j for j, y in enumerate(labels) if y and item.candidates[j]]
+        negatives = [j for j, y in enumerate(labels) if not y and item.candidates[j]]
+        pairs.extend((n, p, q) for p in positives for q in negatives)
+    return pairs
+
+
+def dev_map(matcher: Matcher, lists: list[TokenizedList]) -> float:
+    scores = model_scores(matcher, lists)
+    return mean_metrics([question_metrics(s, t.item.labels) for s, t in zip(scores, lists, strict=True)])["MAP"]
+
+
+def make_optimizer(model: torch.nn.Module, settings: TrainingSettings) -> torch.optim.Optimizer:
+    named = [(name, p) for name, p in model.named_parameters() if p.requires_grad]
+    no_decay = [p for name, p in named if not settings.attention_weight_decay and name.startswith("gates.")]
+    groups = [{"params": [p for name, p in named if all(p is not q for q in no_decay)]}]
+    if no_decay:
+        groups.append({"params": no_decay, "weight_decay": 0.0})
+    if settings.optimizer == "adagrad":
+        return torch.optim.Adagrad(groups, lr=settings.learning_rate, weight_decay=settings.weight_decay)
+    if settings.optimizer == "adam":
+        return torch.optim.AdamW(groups, lr=settings.learning_rate, weight_decay=settings.weight_decay)
+    raise ValueError(f"unknown optimizer {settings.optimizer!r}")
+
+
+def idf_table(lists: list[TokenizedList], vectors: WordVectors) -> tuple[torch.Tensor, torch.Tensor]:
+    """Key ids and IDF of every word of the distinct training answers, IDF / log(N + 1).
+
+    IDF = log((N + 1) / (df + 1)) over the N distinct answers; a word in no answer gets
+    log(N + 1), so dividing by it puts every value in (0, 1] and unseen words at 1.
+    """
+    answers = {tuple(t.key for t in candidate) for item in lists for candidate in item.candidates if candidate}
+    frequency: dict[str, int] = {}
+    for answer in answers:
+        for key in set(answer):
+            frequency[key] = frequency.get(key, 0) + 1
+    keys = sorted(frequency)
+    top = np.log(len(answers) + 1)
+    values = np.array([np.log((len(answers) + 1) / (frequency[k] + 1)) / top for k in keys], dtype=np.float32)
+    return torch.from_numpy(vectors.key_ids(keys)), torch.from_numpy(values)
+
+
+def attention_entropy(trace: ForwardTrace, batch: PairBatch) -> torch.Tensor:
+    """Mean normalised entropy of alpha over the attended sides of a batch."""
+    sides = [(trace.question_attention, batch.question_lengths), (trace.answer_attention, batch.answer_lengths)]
+    values = [normalised_entropy(alpha, length_mask(lengths, alpha.shape[1])).mean()
+              for alpha, lengths in sides if alpha is not None]
+    return torch.stack(values).mean() if values else torch.zeros(())
+
+
+class _Batches:
+    """One epoch's batches and their loss, for the pairwise hinge or the listwise loss."""
+
+    def __init__(self, lists: list[TokenizedList], questions: list[EncodedText],
+                 answers: list[list[EncodedText | None]], settings: TrainingSettings, params: ModelParams) -> None:
+        self.questions, self.answers, self.settings, self.params = questions, answers, settings, params
+        if settings.loss == "hinge":
+            self.units: list[Any] = training_pairs(lists)
+            if not self.units:
+                raise ValueError("the training data has no (correct, wrong) candidate pair")
+        elif settings.loss == "listwise":
+            self.units = [(n, [j for j, a in enumerate(answers[n]) if a is not None])
+                          for n in range(len(lists))]
+            self.units = [(n, js) for n, js in self.units
+                          if 0 < sum(lists[n].item.labels[j] for j in js) < len(js)]
+            self.labels = [item.item.labels for item in lists]
+            if not self.units:
+                raise ValueError("the training data has no question with both correct and wrong candidates")
+        else:
+            raise ValueError(f"unknown loss {settings.loss!r}; known: {LOSSES}")
+
+    def __len__(self) -> int:
+        return len(self.units)
+
+    def batch(self, chunk: list[Any]) -> tuple[PairBatch, Callable[[torch.Tensor], torch.Tensor]]:
+        """The padded batch of a chunk of units, and the loss of its scores."""
+        if self.settings.loss == "hinge":
+            questions = [self.questions[n] for n, _, _ in chunk] * 2
+            answers = [self.answers[n][p] for n, p, _ in chunk] + [self.answers[n][q] for n, _, q in chunk]
+
+            def hinge(scores: torch.Tensor) -> torch.Tensor:
+                positive, negative = scores[: len(chunk)], scores[len(chunk):]
+                return torch.clamp(self.settings.margin - positive + negative, min=0).mean()
+
+            loss = hinge
+        else:
+            questions = [self.questions[n] for n, js in chunk for _ in js]
+            answers = [self.answers[n][j] for n, js in chunk for j in js]
+            sizes = [len(js) for _, js in chunk]
+            targets = torch.tensor([float(self.labels[n][j]) for n, js in chunk for j in js])
+
+            def listwise(scores: torch.Tensor) -> torch.Tensor:
+                losses = []
+                for part, target in zip(scores.split(sizes), targets.split(sizes), strict=True):
+                    losses.append(-(torch.log_softmax(part, 0) * target).sum() / target.sum())
+                return torch.stack(losses).mean()
+
+            loss = listwise
+        batch = make_batch(questions, answers, self.params.max_question_len,  # type: ignore[arg-type]
+                           self.params.max_answer_len)
+        return batch, loss
+
+
+def average_states(states: list[dict[str, torch.Tensor]]) -> dict[str, torch.Tensor]:
+    """The mean of several state dicts (floating tensors; others, e.g. ids, from the last)."""
+    return {key: torch.stack([s[key] for s in states]).mean(0) if value.is_floating_point() else value
+            for key, value in states[-1].items()}
+
+
+EpochCallback = Callable[[dict[str, float]], None]
+
+
+def train(config: TrainingConfig, train_lists: list[RankingList], dev_lists: list[RankingList],
+          vectors: WordVectors | None = None, on_epoch: EpochCallback | None = None,
+          show_progress: bool = True) -> tuple[Matcher, list[dict[str, float]]]:
+    """Train one model; returns the shipped model (best-on-dev epoch, or the average of
+    the last epochs) and the per-epoch log."""
+    from tqdm.auto import tqdm
+
+    torch.set_num_threads(1)
+    set_seed(config.settings.seed)
+    vectors = vectors or load_glove()
+    settings, params = config.settings, config.params
+    if settings.fit_on_dev:
+        if not settings.average_epochs:
+            raise ValueError("fit_on_dev needs a fixed schedule (average_epochs > 0): no dev is left to stop on")
+        train_lists = [*train_lists, *dev_lists]
+    train_tok, _ = tokenize_lists(train_lists)
+    dev_tok, _ = tokenize_lists(dev_lists)
+    if not any(t.item.has_relevant for t in dev_tok):
+        raise ValueError("the dev data has no question with a correct candidate: no epoch can be selected")
+    questions = [vectors.encode(t.question[: params.max_question_len]) for t in train_tok]
+    answers = [[vectors.encode(c[: params.max_answer_len]) if c else None for c in t.candidates]
+               for t in train_tok]
+    batches = _Batches(train_tok, questions, answers, settings, params)
+    if getattr(params, "exact_match", "none") == "idf":
+        ids, values = idf_table(train_tok, vectors)
+        params = replace(params, idf_words=len(ids))
+    matcher = Matcher(config.name, build_model(params), vectors)
+    model = matcher.model
+    idf = getattr(model, "idf", None)
+    if idf is not None:
+        idf.fill(ids, values, 1.0)
+    optimizer = make_optimizer(model, settings)
+    generator = random.Random(settings.seed)
+    log: list[dict[str, float]] = []
+    best_map, best_state, best_epoch, stale = -1.0, copy.deepcopy(model.state_dict()), 0, 0
+    recent: list[dict[str, torch.Tensor]] = []
+    penalty = settings.entropy_penalty if params.attended_sides else 0.0
+    started = time.perf_counter()
+    epochs = tqdm(range(1, settings.max_epochs + 1), desc=config.name, unit="epoch", disable=not show_progress)
+    for epoch in epochs:
+        model.train()
+        generator.shuffle(batches.units)
+        losses = []
+        steps = tqdm(range(0, len(batches), settings.batch_size), leave=False, unit="batch",
+                     desc=f"epoch {epoch}", disable=not show_progress)
+        for start in steps:
+            batch, loss_of = batches.batch(batches.units[start: start + settings.batch_size])
+            if penalty:
+                trace = model(batch, trace=True)
+                loss = loss_of(trace.score) + penalty * attention_entropy(trace, batch)
+            else:
+                loss = loss_of(model(batch))
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            losses.append(loss.item())
+            steps.set_postfix(loss=f"{np.mean(losses[-50:]):.4f}")
+        model.eval()
+        current = dev_map(matcher, dev_tok)
+        entry = {"epoch": epoch, "train_loss": float(np.mean(losses)), "dev_MAP": current,
+                 "seconds": round(time.perf_counter() - started, 1)}
+        log.append(entry)
+        epochs.set_postfix(loss=f"{entry['train_loss']:.4f}", dev_MAP=f"{current:.4f}",
+                           best=f"{max(best_map, current):.4f}")
+        if on_epoch:
+            on_epoch(entry)
+        if settings.average_epochs:
+            recent = [*recent[-(settings.average_epochs - 1):], copy.deepcopy(model.state_dict())] \
+                if settings.average_epochs > 1 else [copy.deepcopy(model.state_dict())]
+            continue
+        if current > best_map:
+            best_map, best_state, best_epoch, stale = current, copy.deepcopy(model.state_dict()), epoch, 0
+        else:
+            stale += 1
+        out_of_time = settings.max_seconds is not None and time.perf_counter() - started > settings.max_seconds
+        if stale >= settings.patience or out_of_time:
+            break
+    if settings.average_epochs:
+        model.load_state_dict(average_states(recent))
+        kept = {e["epoch"] for e in log[-len(recent):]}
+        model.eval()
+        log[-1]["averaged_dev_MAP"] = dev_map(matcher, dev_tok)
+    else:
+        model.load_state_dict(best_state)
+        kept = {best_epoch}
+    model.eval()
+    for entry in log:
+        entry["selected"] = entry["epoch"] in kept
+    return matcher, log
+
+
+def architecture_text(params: ModelParams) -> str:
+    return family_of(params).architecture_text(params)
+
+
+def test_figures(matcher: Matcher, lists: list[RankingList]
+                 ) -> tuple[dict[str, float], dict[str, dict[str, float]], list[PairedTest], AttentionStudy | None]:
+    """Metrics, baselines, paired tests against each baseline and the attention study on a
+    split (test: read to report, never to choose)."""
+    result = evaluate(lists, {matcher.name: matcher})
+    rows = [row for row in result.per_question if row["correct"]]
+    significance = [paired_test([float(r[f"{matcher.name} AP"]) for r in rows],  # type: ignore[arg-type]
+                                [float(r[f"{name} AP"]) for r in rows], name)  # type: ignore[arg-type]
+                    for name in BASELINES]
+    attention = attention_study(matcher, tokenize_lists(lists)[0])
+    baselines = {s: result.overall[s] for s in result.systems if s != matcher.name}
+    return result.overall[matcher.name], baselines, significance, attention
+
+
+def train_and_card(config: TrainingConfig, data: Path, vectors: WordVectors | None = None,
+                   show_progress: bool = True) -> tuple[Matcher, ModelCard]:
+    """Train on data/train with dev selection, then read test once for the card."""
+    vectors = vectors or load_glove()
+    splits = {split: read_toks_folder(data / split) for split in ("train", "dev")}
+    matcher, log = train(config, splits["train"], splits["dev"], vectors, show_progress=show_progress)
+    dev = evaluate(splits["dev"], {config.name: matcher})
+    splits["test"] = read_toks_folder(data / "test")  # read once, after selection
+    test, test_baselines, significance, attention = test_figures(matcher, splits["test"])
+    params, training = params_to_dict(matcher.params), asdict(config.settings)
+    card = ModelCard(
+        name=config.name, description=config.description, architecture=architecture_text(matcher.params),
+        params=params, training=training, seed=config.settings.seed, epochs_run=len(log),
+        kept_epochs=[int(e["epoch"]) for e in log if e["selected"]], training_seconds=log[-1]["seconds"],
+        log=log, metrics={"dev": dev.overall[config.name], "test": test},
+        baselines={"dev": {s: dev.overall[s] for s in dev.systems if s != config.name}, "test": test_baselines},
+        paper=config.paper,
+        data={"source": str(data.name), **{split: {"fingerprint": fingerprint(lists), "questions": len(lists),
+                                                  "pairs": sum(len(x.candidates) for x in lists)}
+                                           for split, lists in splits.items()}},
+        vocabulary=vectors.describe(), date=datetime.now(UTC).strftime("%Y-%m-%d"), code_version=code_version(),
+        command=f"python -m matching train --config {config.path or config.name + '.json'} --data {data} "
+                f"--out pretrained/{config.name} --seed {config.settings.seed}",
+        group=group_of(params, training), deviations=deviations(params, training),
+        significance=significance, attention=attention)
+    return matcher, card
+
+
+def save_trained(matcher: Matcher, card: ModelCard, out: Path) -> None:
+    save_checkpoint(matcher, out, card.to_dict())
+    (out / "README.md").write_text(render_card(card), encoding="utf-8")
+
+
+def seed_study(config: TrainingConfig, data: Path, seeds: list[int], work: Path, force: bool = False,
+               vectors: WordVectors | None = None, show_progress: bool = True) -> tuple[Path, ModelCard]:
+    """Train `config` once per seed under work/<name>/seed-N (reusing finished runs unless
+    `force`), and choose the seed to ship by dev MAP, never by test.
+
+    Returns the chosen run's folder and its card, carrying the study of all seeds.
+    """
+    cards = []
+    for seed in seeds:
+        folder = work / config.name / f"seed-{seed}"
+        if (folder / "card.json").exists() and not force:
+            card = ModelCard.from_dict(json.loads((folder / "card.json").read_text(encoding="utf-8")))
+        else:
+            matcher, card = train_and_card(replace(config, settings=replace(config.settings, seed=seed)), data,
+                                           vectors, show_progress)
+            save_trained(matcher, card, folder)
+        cards.append(card)
+    dev = [c.metrics["dev"]["MAP"] for c in cards]
+    test = [c.metrics["test"]["MAP"] for c in cards]
+    if config.settings.fit_on_dev:  # dev was trained on: it cannot choose; the seed was fixed in advance
+        if config.settings.seed not in seeds:
+            raise ValueError(f"the config ships seed {config.settings.seed}, which is not among {seeds}")
+        chosen, selection = cards[seeds.index(config.settings.seed)], \
+            f"seed {config.settings.seed}, fixed in the config (dev is part of the training data)"
+    else:
+        chosen, selection = cards[int(np.argmax(dev))], "best dev MAP"
+    study = SeedStudy(seeds=list(seeds), dev_MAP=dev, test_MAP=test, mean=float(np.mean(test)),
+                      std=float(np.std(test, ddof=1)) if len(test) > 1 else 0.0, selection=selection)
+    # The architecture text from this code, not the run's copy.
+    return work / config.name / f"seed-{chosen.seed}", replace(
+        chosen, seed_study=study, architecture=architecture_text(params_from_dict(chosen.params)))
+
+
+def ship(run: Path, card: ModelCard, out: Path, vectors: WordVectors | None = None) -> None:
+    """Copy a trained run to `out` (replacing what was there) with its final card."""
+    matcher = load_checkpoint(run, vectors)
+    if out.exists():
+        shutil.rmtree(out)
+    save_trained(matcher, card, out)

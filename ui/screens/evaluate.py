@@ -1,0 +1,195 @@
+"""Evaluate: upload a ranking file, score it with the chosen models, and find the questions worth a closer look."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pandas as pd
+import streamlit as st
+
+from matching.evaluation.dataset import READING, Evaluation, evaluate
+from matching.evaluation.metrics import METRICS
+from matching.evaluation.slices import empty_filter_reason, identical_word_share, slice_rows, top_answers
+from matching.explain.export import rows_to_csv
+from matching.text.data import DataError, RankingList, parse_ranking_file
+from matching.text.inputs import join_candidates
+from matching.text.tokens import TextError
+from ui.views import common, components, state
+
+ss = st.session_state
+RESULT = "ml_evaluation"
+
+st.title(":material/fact_check: Evaluate")
+st.caption("Upload a ranking file: WikiQA TSV (QuestionID, Question, ..., Sentence, Label) or CSV with the columns "
+           "question, candidate, label (1 = correct). The chosen models and the baselines rank each question's "
+           "candidates; ties count as the mean over their orders.")
+
+
+components.glossary(["MAP", "MRR", "P@1", "nDCG", "tie rule", "baseline", "rank", "MV-LSTM"], key="evaluate_glossary")
+
+
+def _run(raw: bytes, name: str, names: list[str]) -> None:
+    """Parse and evaluate one file with the chosen models; the result (or why it failed) is kept in the session."""
+    digest = hashlib.sha256(raw + "\x00".join(names).encode("utf-8")).hexdigest()
+    if ss.get(RESULT, {}).get("digest") == digest:
+        return
+    try:
+        lists = parse_ranking_file(raw, name)
+    except DataError as error:
+        ss[RESULT] = {"digest": digest, "name": name, "error": str(error)}
+        return
+    loaded = state.models()
+    matchers = {n: loaded[n] for n in names}
+    bar = st.progress(0.0, text=f"Scoring {sum(len(x.candidates) for x in lists):,} pairs...")
+    # Reading the texts and scoring with each model advance side by side: (done, total) per step.
+    pairs_in_file = sum(len(x.candidates) for x in lists)
+    counts = {READING: (0, max(len(lists), 1)), **{m: (0, max(pairs_in_file, 1)) for m in matchers}}
+
+    def progress(done: int, total: int, what: str) -> None:
+        counts[what] = (done, max(total, 1))
+        fraction = sum(d / t for d, t in counts.values()) / len(counts)
+        read, questions = counts[READING]
+        text = f"Read {read:,} of {questions:,} questions"
+        if matchers:
+            scored, pairs = min(counts[m] for m in matchers)
+            text += f" · every model has scored {scored:,} of {pairs:,} pairs"
+        bar.progress(min(fraction, 1.0), text=text)
+
+    try:
+        evaluation = evaluate(lists, matchers, progress=progress)
+    except TextError as error:
+        bar.empty()
+        ss[RESULT] = {"digest": digest, "name": name, "error": f"{name}: {error}"}
+        return
+    bar.empty()
+    ss[RESULT] = {"digest": digest, "name": name, "lists": lists, "evaluation": evaluation}
+
+
+def _open_in_rank(item: RankingList) -> None:
+    state.set_inputs(question=item.question, candidates=join_candidates(item.candidates),
+                     gold=[i for i, label in enumerate(item.labels) if label], pick=0, remember=False)
+    ss.pop("ml_example", None)
+    st.switch_page("ui/screens/rank.py")
+
+
+evaluated_models = state.chosen_models()
+st.caption(f":material/model_training: Models: {components.md(', '.join(evaluated_models) or 'none (baselines only)')}"
+           " — the ones chosen on the Rank page; add or remove models there.")
+chosen = common.ranking_file("evaluate")
+if chosen is not None:
+    _run(*chosen, evaluated_models)
+
+result = ss.get(RESULT)
+if result is None:
+    st.info("Upload a file or try the sample to see how the models do on it.", icon=":material/upload_file:")
+elif "error" in result:
+    st.error(f"This file could not be read: {components.md(result['error'])}", icon=":material/error:")
+else:
+    evaluation: Evaluation = result["evaluation"]
+    lists: list[RankingList] = result["lists"]
+    by_qid = {item.qid: item for item in lists}
+    st.success(f"{components.md(Path(result['name']).name)}: {evaluation.evaluated} questions, "
+               f"{sum(len(x.candidates) for x in lists):,} candidates.", icon=":material/check_circle:")
+    for reason in evaluation.skipped[:5]:
+        st.warning(f"Left out: {components.md(reason)}", icon=":material/warning:")
+    if len(evaluation.skipped) > 5:
+        st.warning(f"... and {len(evaluation.skipped) - 5} more questions left out.", icon=":material/warning:")
+    without = sum(not x.has_relevant for x in lists)
+    if without:
+        st.caption(f"{without} question(s) have no correct candidate; metrics leave them out.")
+
+    st.subheader("Metrics", divider="gray")
+    table = pd.DataFrame(evaluation.table())
+    models_set = set(evaluation.systems) - {"original order", "word overlap", "BM25"}
+    table.insert(1, "kind", ["model" if s in models_set else "baseline" for s in table["system"]])
+    st.dataframe(table.style.highlight_max(subset=list(METRICS), color="#d1f2d9").format(
+        {m: "{:.4f}" for m in METRICS}), hide_index=True, width="stretch", key="evaluate_metrics")
+    components.download("Metrics (CSV)", rows_to_csv(table.to_dict("records")), "matchlens-metrics.csv",
+                        "text/csv", key="evaluate_metrics_export", icon=":material/download:")
+
+    st.subheader("Slices", divider="gray")
+    st.caption("MAP per group of questions: by question word, by the length of the correct answers (mean words), "
+               "and by how many of the question's words the best-overlapping correct answer repeats. Small groups "
+               "vary a lot; the count says how many questions each holds.")
+    slice_tables = slice_rows(evaluation)
+    slice_tabs = st.tabs([f"By {slicing}" for slicing in slice_tables])
+    for tab, (slicing, rows) in zip(slice_tabs, slice_tables.items(), strict=True):
+        with tab:
+            slice_frame = pd.DataFrame(rows)
+            st.dataframe(slice_frame, hide_index=True, width="stretch", key=f"evaluate_slice_{slicing}",
+                         column_config={c: st.column_config.NumberColumn(c.removesuffix(" MAP"), format="%.3f")
+                                        for c in slice_frame.columns if c.endswith(" MAP")})
+    with st.expander("How much of each model's score comes from identical words?", icon=":material/join_inner:",
+                     key="evaluate_identical"):
+        st.caption("Share of all |pooled-cell contributions| coming from cells that join a question word with the "
+                   "same word in the candidate (over every pair of the file, at most 200 questions). Word overlap "
+                   "and BM25 score only such matches; a model near 0 reads meaning beyond exact words.")
+        if st.button("Compute", key="evaluate_identical_run", icon=":material/calculate:"):
+            bar = st.progress(0.0, text="Explaining every pair...")
+            ss["ml_identical"] = {"digest": result["digest"], "rows": identical_word_share(
+                lists, {n: state.models()[n] for n in evaluated_models}, max_questions=200,
+                progress=lambda f, what: bar.progress(f, text=f"{what} done"))}
+            bar.empty()
+        identical = ss.get("ml_identical")
+        if identical and identical["digest"] == result["digest"]:
+            st.dataframe(pd.DataFrame(identical["rows"]), hide_index=True, width="stretch",
+                         key="evaluate_identical_table", column_config={"identical-word share": st.column_config.
+                                                                        NumberColumn(format="percent")})
+
+    st.subheader("Per question", divider="gray")
+    st.caption("Click a row to open that question with its candidates and labels on the Rank page.")
+    filters = st.columns([1, 1, 1], vertical_alignment="bottom")
+    disagree = filters[0].checkbox("Models disagree on the top answer", key="evaluate_disagree")
+    low = filters[1].checkbox("Correct answer ranked low", key="evaluate_low",
+                              help="Some model puts its best-placed correct answer at this rank or lower.")
+    threshold = filters[2].number_input("Low means rank ≥", min_value=2, max_value=100, value=3,
+                                        key="evaluate_threshold")
+    frame = pd.DataFrame(evaluation.per_question)
+    tops = top_answers(evaluation)
+    model_names = [s for s in evaluation.systems if s in models_set]
+    first = [f"{m} first correct" for m in model_names]
+    if disagree:
+        frame = frame[frame["models disagree"]]
+    if low and first:
+        frame = frame[(frame[first] >= threshold).any(axis=1)]
+    frame = frame.copy()
+    shown = st.segmented_control("Per model", ["first correct rank", "AP", "top answer"],
+                                 default="first correct rank", key="evaluate_per_model",
+                                 help="One column per model, so every column fits the screen.") or "first correct rank"
+    for model in model_names:
+        frame[f"{model} top answer"] = [tops[int(n)][model] for n in frame.index]
+    per_model = {"first correct rank": first, "AP": [f"{m} AP" for m in model_names],
+                 "top answer": [f"{m} top answer" for m in model_names]}[shown]
+    columns = ["qid", "question", "candidates", "correct", *per_model, "models disagree",
+               *(["BM25 first correct"] if shown == "first correct rank" else [])]
+    columns = [c for c in columns if c in frame.columns]
+    if all(str(row["qid"]) == str(row["question"]) for row in evaluation.per_question):
+        columns.remove("qid")  # CSV files have no ids: the question is its own id
+    config = {c: st.column_config.NumberColumn(c.replace(" first correct", " 1st correct"), format="%d",
+                                               help="Rank of the best-placed correct answer (1 = top)")
+              for c in first + ["BM25 first correct"]}
+    config.update({f"{m} AP": st.column_config.NumberColumn(f"{m} AP", format="%.3f") for m in model_names})
+    config.update({f"{m} top answer": st.column_config.TextColumn(m, help=f"{m}'s top answer", width="small")
+                   for m in model_names})
+    config["question"] = st.column_config.TextColumn("question", width="medium", pinned=True)
+    config["candidates"] = st.column_config.NumberColumn("cands", width="small", help="Candidates")
+    config["correct"] = st.column_config.NumberColumn("correct", width="small", help="Correct candidates")
+    config["models disagree"] = st.column_config.CheckboxColumn("disagree", width="small",
+                                                                help="The models disagree on the top answer")
+    config["qid"] = st.column_config.TextColumn("qid", width="small")
+    st.caption(f"{len(frame)} of {len(evaluation.per_question)} questions shown.")
+    if frame.empty:
+        st.info(components.md(empty_filter_reason(evaluation, disagree, low, int(threshold))),
+                icon=":material/filter_alt_off:")
+    selection = st.dataframe(frame[columns].reset_index(drop=True), column_config=config, hide_index=True,
+                             width="stretch", key="evaluate_questions", on_select="rerun",
+                             selection_mode="single-row", height=min(38 + 35 * len(frame), 520))
+    components.download("Per-question results (CSV)", rows_to_csv(frame.to_dict("records")),
+                        "matchlens-per-question.csv", "text/csv", key="evaluate_export", icon=":material/download:")
+    rows = selection.selection.rows if selection is not None else []
+    if rows:
+        chosen = frame.reset_index(drop=True).iloc[int(rows[0])]
+        item = by_qid.get(str(chosen["qid"]))
+        if item is not None:
+            _open_in_rank(item)

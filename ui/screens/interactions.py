@@ -1,0 +1,68 @@
+"""Interactions: the positional interaction matrix of one candidate, two models side by side."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from matching.explain import glossary
+from matching.explain.matrix_views import matrix_view, view_names
+from ui.views import charts, common, components, state
+
+st.title(":material/grid_on: Interactions")
+st.caption("Every question position (rows) meets every answer position (columns): MV-LSTM compares Bi-LSTM "
+           "positions, MatchPyramid the words themselves. The cells the model pooled are outlined (k-max: numbered "
+           "by pooling rank; MatchPyramid: by the window whose maximum they are). Grey rows and columns are words "
+           "past the model's maximum length (not seen). Hover a cell for its words and value.")
+
+components.glossary(["interaction matrix", "positional vector", "cosine", "tensor interaction",
+                     "forward and backward matrices", "k-max pooling", "filler", "truncated", "Bi-LSTM", "rank",
+                     "MV-LSTM", "MatchPyramid", "dynamic pooling", "contribution", "gradient x value", "score"],
+                    key="interactions_glossary")
+
+found = common.explained_candidate("interactions")
+if found is not None:
+    ranking, pick = found
+    names = list(ranking.models)
+    show_cells = st.toggle("Outline the pooled cells", value=True, key="interactions_outline",
+                           help=glossary.help_for("k-max pooling"))
+    attention = common.attending_models(ranking, pick)
+    pair = charts.default_pair(names, attention)
+    first = ranking.models[names[0]].explanations[pick]
+    shown_columns = len(first.seen_answer_tokens) + min(
+        len(first.answer_tokens) - len(first.seen_answer_tokens), charts.MAX_TRUNCATED_SHOWN)
+    wide = shown_columns > charts.MAX_SIDE_BY_SIDE_COLUMNS
+    if wide and not state.presenting():
+        st.caption(f":material/view_agenda: The answer has {shown_columns} columns to draw, so the two models are "
+                   "stacked (full width) instead of side by side.")
+    if state.presenting():  # one view at a time
+        areas = [st.container()]
+    else:
+        areas = [st.container(), st.container()] if wide else st.columns(2, gap="large")
+    for side, column in enumerate(areas):
+        with column:
+            default = names.index(pair[min(side, len(pair) - 1)])
+            name = st.selectbox("Model", names, index=default, key=f"interactions_model_{side}")
+            explanation = ranking.models[name].explanations[pick]
+            view = st.radio("View", view_names(explanation), horizontal=True,
+                            key=f"interactions_view_{side}_{name}",
+                            help="The matrix the model reads (combined: the pooled matrix or the average of the "
+                                 "tensor slices; slice n: one tensor matrix); forward/backward: one LSTM "
+                                 "direction; exact match: where the two texts share a word; contributions: "
+                                 "each cell's gradient x value.")
+            shown = matrix_view(explanation, view)
+            figure = charts.interaction_heatmap(
+                shown.matrix, explanation.question_tokens, explanation.answer_tokens, shown.outlines,
+                title=f"{name} · {view} · candidate #{pick + 1}", show_cells=show_cells,
+                zero_centered=shown.zero_centered)
+            components.plotly(figure, key=f"interactions_heatmap_{side}")
+            st.caption(shown.caption)
+            fillers = sum(c.filler for c in explanation.pooled_cells)
+            if fillers:
+                st.caption(f":material/info: {fillers} pooled slot(s) hold the filler value: the matrix has "
+                           "fewer real cells than k.")
+            hidden_q = len(explanation.question_tokens) - len(explanation.seen_question_tokens)
+            hidden_a = len(explanation.answer_tokens) - len(explanation.seen_answer_tokens)
+            if hidden_q > charts.MAX_TRUNCATED_SHOWN or hidden_a > charts.MAX_TRUNCATED_SHOWN:
+                st.caption(f":material/content_cut: Not seen by the model: {hidden_q:,} question and "
+                           f"{hidden_a:,} answer word(s); the first {charts.MAX_TRUNCATED_SHOWN} of each are "
+                           "drawn in grey.")

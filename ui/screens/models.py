@@ -1,0 +1,172 @@
+"""Models: each checkpoint's card (architecture, hyperparameters, metrics beside baselines and the paper,
+training curves), and the reason any checkpoint is disabled."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from matching.evaluation.metrics import METRICS
+from matching.explain import glossary
+from matching.training.cards import (
+    KNOWN_LIMITS,
+    PAPER_GROUP,
+    ModelCard,
+    attention_rows,
+    attention_verdict,
+    dev_role,
+    metrics_rows,
+    seed_line,
+    significance_rows,
+)
+from matching.training.reporting import model_row
+from ui.views import common, components, state
+
+st.title(":material/model_training: Models")
+st.caption("One card per checkpoint in the models folder, read from its card.json. Metrics are on WikiQA "
+           "(ties scored as the mean over tie orders); the test split was read once, after model selection.")
+
+loaded = state.models()
+# The cards' own architecture texts name terms too: the popover explains those as well.
+card_text = " ".join(f"{m.card.get('description', '')} {m.card.get('architecture', '')}" for m in loaded.values())
+components.glossary(["MAP", "MRR", "P@1", "nDCG", "tie rule", "baseline", "MV-LSTM", "attention gate", "alpha",
+                     "uniform weight 1/n", "Bi-LSTM", "k-max pooling", "MLP", "word vector", "truncated",
+                     *glossary.mentioned_in(card_text + " ".join(KNOWN_LIMITS))], key="models_glossary")
+
+errors = state.load_errors()
+GROUP_TEXT = {PAPER_GROUP: "Configurations of the MV-LSTM, aMV-LSTM and MatchPyramid papers (each card lists where the "
+                           "training here differs).",
+              "MatchLens variant": "Models with a MatchLens addition (sparse attention gates, an exact-match "
+                                   "channel); each card lists every deviation from its paper."}
+
+
+def typed_cards() -> dict[str, ModelCard | None]:
+    cards: dict[str, ModelCard | None] = {}
+    for name, matcher in loaded.items():
+        try:
+            cards[name] = ModelCard.from_dict({"name": name, **matcher.card}) if matcher.card else None
+        except (TypeError, ValueError):
+            cards[name] = None
+    return cards
+
+
+def metrics_block(card: ModelCard, split: str, key: str) -> None:
+    try:
+        rows = metrics_rows(card, split)
+    except (KeyError, TypeError):
+        st.caption(f"No {split} metrics in this card.")
+        return
+    frame = pd.DataFrame(rows)
+    numeric = [m for m in METRICS if m in frame.columns]
+    frame[numeric] = frame[numeric].astype(float)
+    config = {m: st.column_config.NumberColumn(m, format="%.4f") for m in numeric}
+    config["system"] = st.column_config.TextColumn("system", width="medium")
+    st.dataframe(frame, hide_index=True, width="stretch", key=f"{key}_table", column_config=config,
+                 placeholder="-")
+    if "MAP" in frame.columns:
+        components.chart("metrics_chart", rows, "MAP", f"{split} MAP", key=f"{key}_chart")
+
+
+def figures_table(rows: list[dict[str, object]], key: str) -> None:
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", key=key, placeholder="-",
+                 column_config={c: st.column_config.NumberColumn(c, format="%.4f")
+                                for c in ("value", "MAP difference", "p-value")})
+
+
+def card_view(name: str, card: ModelCard | None, key: str) -> None:
+    if card is None:
+        st.warning("This checkpoint has no readable model card (card.json); it still ranks.",
+                   icon=":material/warning:")
+        return
+    st.markdown(components.md(card.description))
+    st.markdown(f"**{components.md(card.group)}.** **Architecture.** " + components.md(card.architecture))
+    left, right = common.panels(2)
+    with left:
+        st.markdown("**Test** (the paper's figure for comparison)")
+        metrics_block(card, "test", f"{key}_test")
+    with right:
+        st.markdown(f"**Dev** ({dev_role(card)})")
+        metrics_block(card, "dev", f"{key}_dev")
+    if card.seed_study:
+        study = card.seed_study
+        st.markdown(f"**Seed study.** Test MAP over seeds {study.seeds}: {seed_line(card)}; "
+                    f"shipped seed {card.seed} ({study.selection}).")
+    figures = common.panels(2)
+    with figures[0]:
+        if card.significance:
+            st.markdown("**Is the difference real?** Paired randomisation test on per-question test AP")
+            figures_table(significance_rows(card), f"{key}_significance")
+    with figures[1]:
+        if card.attention:
+            st.markdown("**Does the attention matter?** The same model, gate overridden on test")
+            figures_table(attention_rows(card), f"{key}_attention")
+            st.caption(components.md(attention_verdict(card)))
+    if card.deviations:
+        with st.expander("Deviations from the paper", icon=":material/difference:"):
+            for line in card.deviations:
+                st.markdown(f"- {components.md(line)}")
+    if card.log:
+        st.markdown("**Training curves**")
+        curves = common.panels(2)
+        with curves[0]:
+            components.chart("training_curves", card.log, name, key=f"{key}_loss", part=0)
+        with curves[1]:
+            components.chart("training_curves", card.log, name, key=f"{key}_devmap", part=1)
+    params, training = common.panels(2)
+    with params:
+        st.markdown("**Hyperparameters**")
+        st.dataframe(pd.DataFrame([{"parameter": k, "value": str(v)} for k, v in card.params.items()]),
+                     hide_index=True, width="stretch", key=f"{key}_params")
+    with training:
+        st.markdown("**Training**")
+        st.dataframe(pd.DataFrame([{"setting": k, "value": str(v)} for k, v in card.training.items()]),
+                     hide_index=True, width="stretch", key=f"{key}_training")
+    splits = ", ".join(f"{split}: {d.get('questions')} questions / {d.get('pairs')} pairs"
+                       for split, d in card.data.items() if isinstance(d, dict))
+    kept = ", ".join(map(str, card.kept_epochs)) or "?"
+    st.caption(components.md(f"Data: {card.data.get('source', '?')} ({splits}). Seed {card.seed}, "
+                             f"epoch(s) {kept} of {card.epochs_run} kept. "
+                             f"Trained {card.date or '?'} with MatchLens {card.code_version or '?'}."))
+    if card.command:
+        st.code(card.command, language="bash")
+
+
+cards = typed_cards()
+if not loaded and not errors:
+    st.info("The models folder has no checkpoints.", icon=":material/folder_off:")
+
+if loaded:
+    st.subheader("At a glance", divider="gray")
+    groups = sorted({c.group for c in cards.values() if c}, key=lambda g: g != PAPER_GROUP)
+    for group in groups:
+        st.markdown(f"**{components.md(group)}**: {components.md(GROUP_TEXT.get(group, ''))}")
+        rows = [model_row(c) for c in cards.values() if c and c.group == group]
+        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", key=f"models_overview_{group}",
+                     placeholder="-", column_config={
+                         c: st.column_config.NumberColumn(c, format="%.4f")
+                         for c in ("test MAP", "dev MAP", "test MRR", "test P@1", "entropy", "top-weight ratio",
+                                   "uniform-α MAP", "permuted-α MAP", "paper MAP")})
+    st.caption("Seeds: test MAP over the configuration's 5 seeds. Dev MAP: - for a model fitted on train + dev "
+               "(its dev figure is a training figure). ΔMAP (p): paired randomisation test on "
+               "per-question AP. Entropy: mean H(alpha)/log n on test (1 = flat). Uniform-α / permuted-α MAP: "
+               "the same model with alpha replaced at inference; if they match its own MAP, the bars carry "
+               "little of the score.")
+
+labels = ([f":material/check_circle: {components.md(name)}" for name in loaded]
+          + [f":material/block: {components.md(name)}" for name in errors])
+if labels:
+    # Lazy tabs: only the open model's card is drawn (its charts and tables were most of the page's cost).
+    tabs = st.tabs(labels, key="models_tabs", on_change="rerun")
+    for tab, name in zip(tabs[: len(loaded)], loaded, strict=True):
+        if tab.open is False:
+            continue
+        with tab:
+            card_view(name, cards[name], key=f"models_{name}")
+    for tab, name in zip(tabs[len(loaded):], errors, strict=True):  # one line each: always drawn
+        with tab:
+            st.error(f"**{components.md(name)} is disabled.** {components.md(errors[name])}", icon=":material/block:")
+            st.caption("The other models keep working. Replace or remove this checkpoint folder and restart the app.")
+
+with st.expander("Known limits of these models", icon=":material/info:"):
+    for line in KNOWN_LIMITS:
+        st.markdown(f"- {components.md(line)}")

@@ -1,0 +1,94 @@
+"""Pooled cells: the k cells each model kept, their values, and how much of the score each one made."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import streamlit as st
+
+from matching.evaluation.tables import cell_rows, pooling_text, shared_cells, strongest
+from matching.explain import glossary
+from ui.views import charts, common, components, state
+
+st.title(":material/filter_list: Pooled cells")
+st.caption("Pooling keeps a few values of each matrix (MV-LSTM: the k largest cells of each interaction matrix; "
+           "MatchPyramid: the maximum of each convolution filter in each window of a fixed grid); the MLP turns "
+           "them into the score. Each pooled value's contribution is gradient × value, so score = sum of "
+           "contributions + bias exactly. Share = contribution / sum of |contributions| (green raises the score, "
+           "red lowers it).")
+
+components.glossary(["k-max pooling", "pooled cells", "interaction matrix", "MLP", "score", "contribution",
+                     "gradient x value", "bias", "filler", "tensor interaction", "rank", "MV-LSTM", "MatchPyramid",
+                     "convolution", "dynamic pooling", "cosine"],
+                    key="pooled_glossary")
+
+COLUMNS = {
+    "matrix": st.column_config.TextColumn("matrix", width="small", help="The matrix or convolution filter"),
+    "window": st.column_config.TextColumn("window", help="The words the dynamic pooling window covers"),
+    "pooling rank": st.column_config.NumberColumn("rank", help="Pooling rank: 1 = the largest cell of its matrix. "
+                                                  + glossary.help_for("k-max pooling"),
+                                                  width="small"),
+    "question": st.column_config.TextColumn("question", help="Question word (its position)"),
+    "answer": st.column_config.TextColumn("answer", help="Answer word (its position)"),
+    "value": st.column_config.NumberColumn("value", format="%.3f", width="small"),
+    "share %": st.column_config.NumberColumn("share", format="%+.1f%%", width="small",
+                                             help="Signed share of the score: contribution / sum of |contributions|"),
+}
+SHOWN = ["pooling rank", "question", "answer", "value", "share %"]
+
+found = common.explained_candidate("pooled")
+if found is not None:
+    ranking, pick = found
+    names = list(ranking.models)
+    attention = common.attending_models(ranking, pick)
+    if state.presenting():  # one view at a time
+        shown = [common.one_model(names, key="pooled_present_model")]
+    else:
+        shown = st.multiselect("Models side by side", names, default=charts.default_pair(names, attention),
+                               key="pooled_models", help="Up to three per row.")
+    explanations = {name: ranking.models[name].explanations[pick] for name in shown}
+    for start in range(0, len(shown), 3):
+        row = shown[start:start + 3]
+        for column, name in zip(st.columns(len(row), gap="medium"), row, strict=True):
+            with column:
+                explanation = explanations[name]
+                every_row = cell_rows(explanation)
+                total = sum(r["contribution"] for r in every_row)
+                rows = strongest(every_row)
+                st.subheader(name, divider="blue")
+                st.caption(pooling_text(explanation))
+                bias = explanation.bias_contribution
+                st.metric("score", f"{explanation.score:+.4f}",
+                          help=f"sum of cell contributions {total:+.4f} + bias {bias:+.4f}\n\n"
+                               + glossary.help_for("contribution", "gradient x value", "bias"))
+                st.caption(f"rank {int(ranking.models[name].ranks[pick])} of {len(ranking.candidates)} · "
+                           f"cells {total:+.4f} + bias {explanation.bias_contribution:+.4f}")
+                if len(rows) < len(every_row):
+                    st.caption(f"{len(every_row)} pooled values; the {len(rows)} with the largest |contribution| "
+                               "are listed (the sums above include them all).")
+                tensor = len({r["matrix"] for r in rows}) > 1
+                windows = rows[0]["window"] is not None
+                table = pd.DataFrame(rows)
+                table["share %"] = table["share"] * 100
+                st.dataframe(table, column_config=COLUMNS, hide_index=True, width="stretch",
+                             column_order=(["matrix"] if tensor else []) + SHOWN + (["window"] if windows else []),
+                             key=f"pooled_table_{name}", height=min(38 + 35 * len(rows), 420))
+                components.chart("share_chart", rows, "share of the score per cell", name,
+                                 key=f"pooled_chart_{name}")
+    if len(explanations) > 1:
+        st.subheader("Cells pooled by more than one model", divider="gray")
+        overlap = shared_cells(explanations)
+        if overlap:
+            st.caption("Same (question position, answer position) pair. Each model's column names the matrix "
+                       "and the pooling rank it pooled the cell with ('cosine #2'; for MatchPyramid the filter "
+                       "and the pooling window); empty: that model did not pool it.")
+            st.dataframe(pd.DataFrame(overlap), hide_index=True, width="stretch", key="pooled_overlap")
+        else:
+            st.caption("No cell was pooled by more than one of these models.")
+    if explanations and not state.presenting():
+        shown_models = list(explanations)
+        components.download("Explanation (JSON)",  # built on click
+                            lambda: json.dumps(ranking.explanation_export(pick, shown_models), indent=1),
+                            "matchlens-explanation.json", "application/json", key="pooled_export",
+                            icon=":material/data_object:")

@@ -1,0 +1,282 @@
+"""Rank (home): type a question and candidates, or pick an example; see every model's ranking side by side."""
+
+from __future__ import annotations
+
+import json
+from functools import partial
+
+import pandas as pd
+import streamlit as st
+
+from matching.explain import glossary
+from matching.explain.export import rows_to_csv
+from matching.explain.ranking import Ranking, compact_rows, rank_column, score_column
+from matching.explain.trust import unknown_warning
+from matching.text.examples import EXAMPLES, Example
+from matching.training.cards import default_models
+from ui.views import charts, common, components, state
+
+ss = st.session_state
+presenting = state.presenting()
+
+st.title(":material/format_list_numbered: Rank candidate answers")
+st.caption("Type a question and candidate answers, or start from an example: every model ranks them side by side, "
+           "and the other pages show why.")
+components.glossary(["score", "rank", "rank spread", "baseline", "unknown word", "truncated", "MV-LSTM",
+                     "MatchPyramid", "attention gate"], key="rank_glossary")
+
+
+# ---------------------------------------------------------------- gallery
+
+def _load(example: Example) -> None:
+    state.load_example(example)
+    ss["ml_example"] = example.key
+
+
+if not presenting:
+    with st.container(key="gallery", horizontal=True, vertical_alignment="center"):
+        st.markdown("**Examples**")
+        for example in EXAMPLES:
+            st.button(example.title, key=f"example_{example.key}", icon=example.icon, help=example.note,
+                      on_click=_load, args=(example,))
+example_key = ss.get("ml_example")
+if example_key:
+    shown = next((e for e in EXAMPLES if e.key == example_key), None)
+    if shown and shown.question == ss[state.QUESTION]:
+        st.caption(f":material/lightbulb: **{shown.title}.** {shown.note}")
+
+
+# ---------------------------------------------------------------- inputs (controlled widgets)
+
+def _question_changed() -> None:
+    state.set_inputs(question=ss["rank_question"])
+
+
+def _candidates_changed() -> None:
+    state.set_inputs(candidates=ss["rank_candidates"])
+
+
+def _gold_changed() -> None:
+    state.set_inputs(gold=ss["rank_gold"])
+
+
+def _models_changed() -> None:
+    chosen = list(ss["rank_models"])
+    ss[state.MODELS] = None if chosen == default_models(list(state.models())) else chosen
+
+
+ss["rank_question"] = ss[state.QUESTION]
+ss["rank_candidates"] = ss[state.CANDIDATES]
+request = state.current_request()
+count = len(request.parsed.candidates)
+ss["rank_gold"] = [i for i in ss[state.GOLD] if i < count]
+ss["rank_models"] = state.chosen_models()
+
+
+def _inputs() -> None:
+    left, right = st.columns([3, 2], gap="large")
+    with left:
+        st.text_input("Question", key="rank_question", on_change=_question_changed,
+                      placeholder="e.g. Who wrote Pride and Prejudice?", max_chars=20_000)
+        st.text_area("Candidate answers, one per line", key="rank_candidates", on_change=_candidates_changed,
+                     height=150, placeholder="One candidate answer per line (up to 100)",
+                     help="Blank lines are skipped. Press Ctrl+Enter (or click outside) to rank.")
+    with right:
+        st.multiselect("Models", list(state.models()), key="rank_models", on_change=_models_changed,
+                       help="The models to rank with; the baselines are always shown.",
+                       placeholder="No model chosen: baselines only")
+        st.multiselect("Correct answers (optional)", list(range(count)), key="rank_gold", on_change=_gold_changed,
+                       format_func=lambda i: components.candidate_options(request.parsed.candidates)[i],
+                       help="Mark the right answers to see where each model puts them.",
+                       placeholder="None marked")
+
+
+if presenting:  # no editing controls: the input is shown, not edited
+    st.markdown(f"**Question:** {components.md(ss[state.QUESTION])}")
+else:
+    _inputs()
+
+
+# ---------------------------------------------------------------- results
+
+current = state.current()
+components.notes(request.parsed.notes, key="rank_notes")
+if current.problem:
+    st.info(components.md(current.problem), icon=":material/edit_note:")
+    st.stop()
+ranking = current.ranking
+assert ranking is not None
+
+if count == 1:
+    st.info("Only one candidate: it is ranked (rank 1 by every system), but there is nothing to compare it with. "
+            "Add more lines to see the models disagree.", icon=":material/info:")
+if not ranking.models:
+    st.info("No model chosen: only the baselines are shown.", icon=":material/info:")
+
+
+trust_note = unknown_warning(ranking)
+if trust_note:
+    st.warning(trust_note, icon=":material/help:")
+for message in ranking.truncation_notes():
+    st.warning(message, icon=":material/content_cut:")
+
+pick = state.pick_index(count)
+
+
+def _summary() -> None:
+    """Each model's top answer, whether they disagree, and how long the ranking took."""
+    tops = " · ".join(f"{glossary.short_name(name) if presenting else name} → #{top + 1}"
+                      for name, top in ranking.top_answers().items())
+    if tops:
+        st.markdown(f"**Top answer by model:** {components.md(tops)}")
+    disagree = ranking.disagree_on_top()
+    st.caption((":material/call_split: **The models disagree on the top answer.** " if disagree else "")
+               + f":material/timer: Ranked {count} candidate(s) with {len(ranking.models)} model(s) in "
+               f"{current.seconds * 1000:.0f} ms · input {request.digest}", help="The model time for this input "
+               "(cached afterwards). The input id changes with every edit.")
+
+
+if not presenting:  # on a projector the table comes first
+    _summary()
+
+# ---------------------------------------------------------------- the side-by-side table
+
+def _table(ranking: Ranking, scores: bool) -> tuple[pd.DataFrame, dict[str, object], list[str]]:
+    frame = pd.DataFrame(ranking.rows())
+    frame.insert(2, "rank spread", ranking.disagreement().astype(int))
+    order = ["#", "candidate"] + (["correct"] if ranking.labels is not None else []) + ["rank spread"]
+    config: dict[str, object] = {
+        "#": st.column_config.NumberColumn("#", width="small", pinned=True),
+        "candidate": st.column_config.TextColumn("candidate", width="medium", pinned=True),
+        "correct": st.column_config.CheckboxColumn("correct", help="Gold label you marked", width="small"),
+        "rank spread": st.column_config.NumberColumn(
+            "spread", help="Largest minus smallest rank across the models: 0 = they agree.", width="small"),
+    }
+    systems = [*ranking.models, *ranking.baselines]
+    for name in systems:
+        kind = "model" if name in ranking.models else "baseline"
+        order.append(rank_column(name))
+        config[rank_column(name)] = st.column_config.NumberColumn(
+            rank_column(name) if scores else name, format="%d", help=f"Rank by the {kind} {name} (1 = best)")
+        if scores:
+            order.append(score_column(name))
+            config[score_column(name)] = st.column_config.NumberColumn(score_column(name), format="%.3f")
+    return frame, config, order
+
+
+def _shown(frame: pd.DataFrame, order: list[str]) -> pd.DataFrame:
+    """Only the columns on screen: the table's styling and transfer cost grow with every cell."""
+    return frame[order]
+
+
+def _style(frame: pd.DataFrame, models: list[str]) -> pd.io.formats.style.Styler:
+    """Bold green rank 1; amber ranks where the models disagree by 2 or more; darker amber = larger spread."""
+    rank_columns = [rank_column(m) for m in models]
+
+    def highlight(row: pd.Series) -> list[str]:
+        styles = []
+        spread = int(row["rank spread"])
+        for column in row.index:
+            style = ""
+            if column in rank_columns and spread >= 2:
+                style = "background-color: #fff1cc"
+            if column in rank_columns and row[column] == 1:
+                style += "; font-weight: 700; color: #1a7f37"
+            if column == "rank spread" and spread > 0:
+                style = f"background-color: {'#fbd38d' if spread >= 2 else '#fff1cc'}; font-weight: 700"
+            styles.append(style)
+        return styles
+
+    return frame.style.apply(highlight, axis=1)
+
+
+def _selected(key: str) -> None:
+    rows = ss[key].selection.rows
+    if rows:
+        ss[state.PICK] = int(rows[0])
+
+
+def _full_table(ranking: Ranking, frame: pd.DataFrame, config: dict[str, object], order: list[str]) -> None:
+    table_head = st.columns([4, 1], vertical_alignment="center")
+    with table_head[1]:
+        st.toggle("Show scores", key="rank_scores", help="Add each system's score next to its rank.")
+    with table_head[0]:
+        st.caption("Ranks per system (rank 1 is best, bold green); amber where the models' ranks for a candidate "
+                   "differ by 2 or more (spread). Click a row to explain it on the other pages.")
+    # One table widget per input: a new input starts from the shared pick, never from a stale selection.
+    table_key = f"rank_table_{request.digest}"
+    st.dataframe(_style(_shown(frame, order), list(ranking.models)), key=table_key,
+                 on_select=partial(_selected, table_key),
+                 selection_mode="single-row", selection_default={"selection": {"rows": [pick]}},
+                 column_config=config, column_order=order, hide_index=True, width="stretch",
+                 height=min(38 + 35 * len(frame), 460))
+
+
+def _compact_table(ranking: Ranking) -> None:
+    """For a projector: ranks only, short model names, baselines behind a toggle, large type (an HTML table)."""
+    baselines = st.toggle("Show the baselines", key="rank_baselines", help=glossary.help_for("baseline"))
+    rows = compact_rows(ranking, with_baselines=baselines)
+    frame = pd.DataFrame(rows)
+    ranks = [components.md(c) for c in frame.columns if c not in ("#", "candidate", "correct")]
+    # st.table reads every cell and header as Markdown: user text and names go through md() first.
+    frame["candidate"] = frame["candidate"].map(components.md)
+    frame.columns = [components.md(c) for c in frame.columns]
+    styled = frame.style.apply(lambda column: ["font-weight: 700; color: #0b5d1e" if v == 1 else ""
+                                               for v in column], subset=ranks)
+    with st.container(key="rank_compact"):
+        st.table(styled.hide(axis="index"))
+    components.model_names_legend([*ranking.models, *(ranking.baselines if baselines else [])],
+                                  key="rank_short_names")
+
+
+frame, config, order = _table(ranking, bool(ss.get("rank_scores")))
+if presenting:
+    _compact_table(ranking)
+    _summary()
+else:
+    _full_table(ranking, frame, config, order)
+
+common.changes(ranking, key="rank_changes")
+
+if ranking.models:  # the models' own tokens carry the unknown-word flags
+    read = next(iter(ranking.models.values()))
+    components.unknown_words({"question": read.question_tokens,
+                              **{f"candidate #{i + 1}": read.answer_tokens(i) for i in range(count)}},
+                             key="rank_unknown")
+
+with st.container(border=True, key="rank_selected"):
+    if presenting:  # the compact table takes no clicks: the candidate is chosen here
+        pick = components.picker(components.candidate_options(ranking.candidates), state.PICK,
+                                 key="rank_present_pick", label="Candidate to explain")
+    st.markdown(f"**Explaining candidate #{pick + 1}:** {components.md(charts.short(ranking.candidates[pick], 160))}")
+    links = st.columns(4)
+    links[0].page_link("ui/screens/walkthrough.py", label="Walkthrough", icon=":material/footprint:")
+    links[1].page_link("ui/screens/attention.py", label="Attention", icon=":material/visibility:")
+    links[2].page_link("ui/screens/interactions.py", label="Interactions", icon=":material/grid_on:")
+    links[3].page_link("ui/screens/pooled.py", label="Pooled cells", icon=":material/filter_list:")
+
+if count > 1:
+    ranks = {**{n: r.ranks for n, r in ranking.models.items()}, **ranking.baseline_ranks}
+    components.chart("rank_shift_chart", ranks, ranking.candidates, pick, ranking.disagreement(), key="rank_shift")
+
+
+def _exports(frame: pd.DataFrame) -> None:
+    st.subheader("Export", divider="gray")
+    exports = st.columns(2)
+    with exports[0]:
+        # Files are built when a button is clicked, not on every run of the page.
+        components.download("Ranking (CSV)", lambda: rows_to_csv(frame.to_dict("records")),
+                            "matchlens-ranking.csv", "text/csv", key="export_csv", icon=":material/download:")
+    with exports[1]:
+        components.download("Explanation of the selected candidate (JSON)",
+                            lambda: json.dumps(ranking.explanation_export(pick), indent=1),
+                            "matchlens-explanation.json", "application/json", key="export_json",
+                            icon=":material/data_object:")
+
+
+if not presenting:
+    _exports(frame)
+if ss.get(state.LINK_TOO_LONG):
+    st.caption(":material/link_off: This input is too long to share as a link; use the exports instead.")
+else:
+    st.caption(":material/link: The address bar holds this question and its candidates: copy it to share this view.")

@@ -1,0 +1,95 @@
+"""Walkthrough: how one model built the score of one candidate, one step per screen, on your own input."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from matching.explain import walkthrough as walk
+from ui.views import common, components, state, steps
+
+ss = st.session_state
+
+st.title(":material/footprint: Walkthrough")
+if not state.presenting():  # on a projector the first screen is kept for the step itself
+    st.caption("From your words to the score, one step at a time, with the numbers of the very pass that produced "
+               "the score. Next / Back (or the → and ← keys) move between steps; the step is kept in the link.")
+GLOSSARY_TERMS = ["word vector", "unknown word", "truncated", "attention gate", "gate logit", "softmax", "alpha",
+                     "Bi-LSTM", "LSTM state", "positional vector", "cosine", "interaction matrix", "k-max pooling",
+                     "filler", "MLP", "hidden unit", "contribution", "gradient x value", "bias", "waterfall",
+                     "score", "rank", "MV-LSTM", "MatchPyramid", "convolution", "dynamic pooling"]
+
+
+def _go(step: int) -> None:
+    ss[state.STEP] = walk.step_index(step)
+
+
+def _model_changed() -> None:
+    ss[state.WALK_MODEL] = ss["walkthrough_model"]
+
+
+def _choose_model(names: list[str], attending: list[str]) -> str:
+    if ss.get(state.WALK_MODEL) not in names:
+        if ss.get(state.WALK_MODEL):
+            st.caption(f":material/info: The model {components.md(str(ss[state.WALK_MODEL]))} is not available "
+                       "here; showing another chosen model instead.")
+        ss[state.WALK_MODEL] = attending[0] if attending else names[0]  # a gated model goes through every step
+    ss["walkthrough_model"] = ss[state.WALK_MODEL]
+    return str(st.selectbox("Model", names, key="walkthrough_model", on_change=_model_changed,
+                            help="The walkthrough follows one model; the others take the same input."))
+
+
+def _navigation(step: int) -> None:
+    back, where, forward = st.columns([1, 3, 1], vertical_alignment="center")
+    back.button("Back", icon=":material/arrow_back:", key="walkthrough_back", shortcut="Left",
+                disabled=step == 0, on_click=_go, args=(step - 1,), width="stretch")
+    where.progress((step + 1) / len(walk.STEPS), text=f"Step {step + 1} of {len(walk.STEPS)}: "
+                   f"{walk.STEPS[step].title}")
+    forward.button("Next", icon=":material/arrow_forward:", key="walkthrough_next", shortcut="Right",
+                   disabled=step == len(walk.STEPS) - 1, on_click=_go, args=(step + 1,), width="stretch")
+
+
+found = common.ranking_or_note()
+if found is None or not found[0].models:
+    components.glossary(GLOSSARY_TERMS, key="walkthrough_glossary")
+if found is not None and not found[0].models:
+    st.info("No model chosen: choose models on the Rank page.", icon=":material/info:")
+elif found is not None:
+    ranking, pick = found
+    if not state.presenting():
+        common.edit_sidebar(ranking, pick, key="walkthrough_edit")
+    terms, choices = st.columns([1, 3], vertical_alignment="top")
+    with terms:
+        components.glossary(GLOSSARY_TERMS, key="walkthrough_glossary")
+    with choices, st.expander("Candidate and model", icon=":material/tune:", expanded=not state.presenting()):
+        pick = common.candidate_picker(ranking, key="walkthrough_pick")
+        model = _choose_model(list(ranking.models), common.attending_models(ranking, pick))
+    common.changes_for_pick(ranking, pick, key="walkthrough_changes")
+    explanation = ranking.models[model].explanations[pick]
+    params = state.models()[model].params
+    step = walk.step_index(ss.get(state.STEP) or 0)
+    ss[state.STEP] = step
+    current = walk.STEPS[step]
+    _navigation(step)
+
+    st.subheader(f"{step + 1}. {current.title}")
+    st.markdown(f"{walk.lead(explanation, current.key)} *({components.md(model)}, candidate #{pick + 1}, score "
+                f"{explanation.score:+.4f})*")
+    key = f"walkthrough_{current.key}"
+    texts = {"question": ranking.question, "answer": ranking.candidates[pick]}
+    if current.key == "words":
+        steps.words(explanation, texts, key)
+    elif current.key == "vectors":
+        steps.vectors(explanation, key)
+    elif current.key == "gate":
+        steps.gate(explanation, getattr(params, "attention_scaling", "none") == "length", key,
+                   getattr(params, "attention_gate", "softmax"))
+    elif current.key == "bilstm":
+        steps.bilstm(explanation, key)
+    elif current.key == "cell":
+        steps.cell(explanation, key)
+    elif current.key == "pooling":
+        steps.pooling(explanation, key)
+    elif current.key == "mlp":
+        steps.mlp(explanation, key)
+    else:
+        steps.rank(ranking, model, pick, key)

@@ -1,0 +1,163 @@
+"""Pieces shared by the explanation pages (Attention, Interactions, Pooled cells).
+
+Each page needs the same three things: the current ranking (or a clear note on why
+there is none), the candidate being explained, and a place to edit the input and see
+what the edit changed. They combine `state` (data) with `components` (drawing).
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from matching.explain.ranking import Ranking
+from matching.explain.trust import unknown_warning
+from matching.text.inputs import join_candidates
+from ui.views import components, state
+
+ss = st.session_state
+SAMPLE = state.APP_DIR / "samples" / "sample-ranking.csv"
+
+
+def ranking_or_note() -> tuple[Ranking, int] | None:
+    """The current ranking and the picked candidate, or None after telling the reader why not."""
+    current = state.current()
+    components.notes(current.request.parsed.notes, key="page_notes")
+    if current.problem or current.ranking is None:
+        st.info(components.md(current.problem or "Nothing to explain yet."), icon=":material/edit_note:")
+        st.page_link("ui/screens/rank.py", label="Enter a question and candidates on the Rank page",
+                     icon=":material/format_list_numbered:")
+        return None
+    ranking = current.ranking
+    trust_note = unknown_warning(ranking)
+    if trust_note:
+        st.warning(trust_note, icon=":material/help:")
+    return ranking, state.pick_index(len(ranking.candidates))
+
+
+def candidate_picker(ranking: Ranking, key: str) -> int:
+    """Choose the candidate to explain (shared with every page through the session state)."""
+    ranks = {name: result.ranks for name, result in ranking.models.items()}
+    options = components.candidate_options(ranking.candidates, ranks)
+    help_text = "Ranks in brackets: " + ", ".join(ranks) if ranks else None
+    return components.picker(options, state.PICK, key=key, label="Candidate to explain", help=help_text)
+
+
+def apply_edit(question: str | None, index: int, candidate: str, request: state.Request | None = None) -> None:
+    """A counterfactual edit: a new question (None keeps it) and a new text for candidate `index`.
+
+    The candidate's own line is replaced, so blank lines and the other candidates stay as typed.
+    """
+    request = request or state.current_request()
+    lines = ss[state.CANDIDATES].splitlines()
+    number = request.parsed.lines[index] - 1
+    if 0 <= number < len(lines):
+        lines[number] = join_candidates([candidate])
+    state.set_inputs(question=question, candidates="\n".join(lines))
+
+
+def edit_sidebar(ranking: Ranking, pick: int, key: str) -> None:
+    """Counterfactual editing from any explanation page: change a word, see everything update."""
+    request = state.current_request()
+    candidate = ranking.candidates[pick]
+    ss[f"{key}_question"] = ss[state.QUESTION]
+    ss[f"{key}_candidate"] = candidate
+
+    def question_changed() -> None:
+        state.set_inputs(question=ss[f"{key}_question"])
+
+    def candidate_changed() -> None:
+        apply_edit(None, pick, ss[f"{key}_candidate"], request)
+
+    with st.sidebar, st.container(border=True, key=f"{key}_box"):
+        st.markdown("**:material/edit: Counterfactual edit**")
+        st.caption("Change a word, then press Enter in the question or Ctrl+Enter in the candidate (or click "
+                   "outside the box): ranks, attention and pooled cells update, and the changes are listed.")
+        st.text_input("Question", key=f"{key}_question", on_change=question_changed)
+        st.text_area(f"Candidate #{pick + 1}", key=f"{key}_candidate", on_change=candidate_changed, height=110,
+                     help="Ctrl+Enter to apply.")
+
+
+def changes(ranking: Ranking, key: str, selected: int | None = None) -> None:
+    """What changed since the starting point (the input before the last edit, or a pinned one)."""
+    start = state.before_snapshot()
+    components.comparison_view(state.before_comparison(ranking), key=key, selected=selected, pinned=state.pinned(),
+                               on_pin=lambda: state.pin(start), on_unpin=state.unpin)
+
+
+def changes_for_pick(ranking: Ranking, pick: int, key: str) -> None:
+    """Rank/score change of the explained candidate since the starting point (nothing when there was no edit)."""
+    changes(ranking, key=key, selected=pick)
+
+
+def explained_candidate(page: str) -> tuple[Ranking, int] | None:
+    """The storyboard head of every explanation page: ranking, edit box, picker, changes.
+
+    Returns (ranking, picked candidate), or None when there is nothing to explain or no
+    model is chosen (the reader has been told why). Widget keys are prefixed with `page`.
+    """
+    found = ranking_or_note()
+    if found is None:
+        return None
+    ranking, pick = found
+    if not state.presenting():  # presentation mode shows no editing controls
+        edit_sidebar(ranking, pick, key=f"{page}_edit")
+    pick = candidate_picker(ranking, key=f"{page}_pick")
+    changes_for_pick(ranking, pick, key=f"{page}_changes")
+    if not ranking.models:
+        st.info("No model chosen: choose models on the Rank page.", icon=":material/info:")
+        return None
+    return ranking, pick
+
+
+def attending_models(ranking: Ranking, pick: int) -> list[str]:
+    """The models with an attention gate (their explanation carries attention weights)."""
+    return [name for name, result in ranking.models.items()
+            if result.explanations[pick].question_attention is not None
+            or result.explanations[pick].answer_attention is not None]
+
+
+def one_model(names: list[str], key: str, default: str | None = None) -> str:
+    """Presentation mode's one view at a time: the model to show, picked with a segmented control."""
+    fallback = default if default in names else names[0]
+    chosen = st.segmented_control("Model", names, default=fallback, key=key,
+                                  help="Presentation mode shows one model at a time.")
+    return chosen if chosen in names else fallback
+
+
+def panels(count: int, gap: str = "large") -> list:  # type: ignore[type-arg]
+    """`count` side-by-side columns, or in presentation mode `count` full-width blocks one under another."""
+    if state.presenting():
+        return [st.container() for _ in range(count)]
+    return list(st.columns(count, gap=gap))  # type: ignore[arg-type]
+
+
+def ranking_file(key: str) -> tuple[bytes, str] | None:
+    """An uploaded ranking file or the sample file, whichever the person chose last (None: neither yet).
+
+    The uploader cannot be emptied from code, so "Try the sample file" sets the upload aside
+    and says so; choosing a file again makes the upload the source again.
+    """
+    source = f"{key}_source"
+
+    def uploaded() -> None:
+        ss[source] = "upload" if ss.get(f"{key}_upload") is not None else None
+
+    def sample() -> None:
+        ss[source] = "sample"
+
+    upload_column, sample_column = st.columns([3, 1], vertical_alignment="bottom")
+    with upload_column:
+        file = st.file_uploader("Ranking file", type=["csv", "tsv", "txt"], key=f"{key}_upload", on_change=uploaded,
+                                help="WikiQA TSV or CSV (question, candidate, label); UTF-8 text, up to 20 MB.")
+    with sample_column:
+        st.button("Try the sample file", icon=":material/science:", key=f"{key}_sample", on_click=sample,
+                  help="8 questions written for MatchLens, 4 candidates each.", width="stretch")
+    chosen = ss.get(source) or ("upload" if file is not None else None)
+    if chosen == "sample":
+        if file is not None:
+            st.caption(f":material/info: Showing the sample file; your file {components.md(file.name)} is set aside. "
+                       "Remove it (×) and choose it again to use it.")
+        return SAMPLE.read_bytes(), SAMPLE.name
+    if file is not None:
+        return file.getvalue(), file.name
+    return None

@@ -1,0 +1,322 @@
+"""Reusable view functions (spacy-streamlit style): each takes plain data and a `key`, and draws.
+
+Rules kept here for every page:
+- user text is shown as text: in tables and charts as data, in Markdown only through
+  `md()` (every ASCII punctuation character backslash-escaped), and in HTML only
+  through `shaded_html()`, which passes every piece of user text through html.escape;
+- icons are Material icons, never emoji.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import altair as alt
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from matching.explain import glossary as terms
+from matching.explain.counterfactual import Comparison
+from matching.text.tokens import Token
+from ui.views import charts
+from ui.views.charts import short
+from ui.views.state import PRESENT
+
+_MD_SPECIAL = re.compile(r"([!-/:-@\[-`{-~])")
+MAX_TAIL_CHARS = 300
+"""Unseen text shown after the last seen word in the shaded view (the rest is counted)."""
+
+
+def md(text: str) -> str:
+    """User text made inert for st.markdown/st.caption: no links, images, HTML, colours or maths."""
+    return _MD_SPECIAL.sub(r"\\\1", " ".join(text.split()))
+
+
+# ---------------------------------------------------------------- shaded text (the only HTML)
+
+def shaded_html(text: str, tokens: Sequence[Token], weights: np.ndarray | None, label: str) -> str:
+    """The original text with each seen word shaded by its attention weight.
+
+    Built only from html.escape()d pieces of `text` and fixed markup; weights are numbers.
+    Truncated words are grey and struck through; unknown words are underlined.
+    """
+    seen = 0 if weights is None else len(weights)
+    top = float(np.max(weights)) if weights is not None and seen else 1.0
+    uniform = 1.0 / seen if seen else 0.0
+    parts = [f"<div class='ml-shaded' style='line-height:2.1;font-size:1.05rem;overflow-wrap:anywhere;'>"
+             f"<span style='font-weight:600;margin-right:.5rem'>{html.escape(label)}</span>"]
+    position = 0
+    for index, token in enumerate(tokens):
+        if token.start < position:
+            continue
+        if index >= seen and token.truncated:
+            tail = text[token.start:]
+            shown = tail[:MAX_TAIL_CHARS]
+            parts.append(html.escape(text[position:token.start]))
+            parts.append(f"<span style='color:#6b7280;text-decoration:line-through' dir='auto' "
+                         f"title='not seen: past the model&#39;s maximum length'>{html.escape(shown)}</span>")
+            if len(tail) > len(shown):
+                parts.append(f"<span style='color:#6b7280'> … {len(tail) - len(shown):,} more characters "
+                             "not seen</span>")
+            position = len(text)
+            break
+        parts.append(html.escape(text[position:token.start]))
+        word = html.escape(text[token.start:token.end])
+        if weights is not None and index < seen:
+            weight = float(weights[index])
+            alpha = 0.06 + 0.8 * (weight / top if top > 0 else 0.0)
+            title = f"{weight:.3f} ({weight / uniform:.2f} x uniform)" if uniform else f"{weight:.3f}"
+        else:
+            alpha, title = 0.0, "not attended"
+        style = f"background:rgba(31,111,235,{alpha:.3f});padding:.1rem .15rem;border-radius:.25rem;"
+        if token.unknown:
+            style += "text-decoration:underline dotted #d97706 2px;"
+            title += "; unknown word"
+        parts.append(f"<span style='{style}' title='{html.escape(title)}' dir='auto'>{word}</span>")
+        position = token.end
+    parts.append(html.escape(text[position:]))
+    parts.append("</div>")
+    return "".join(parts)
+
+
+def shaded_text(text: str, tokens: Sequence[Token], weights: np.ndarray | None, label: str, key: str) -> None:
+    with st.container(key=key, border=True):
+        st.html(shaded_html(text, tokens, weights, label))
+
+
+# ---------------------------------------------------------------- small building blocks
+
+def notes(messages: Sequence[str], key: str) -> None:
+    """Input problems that did not stop the ranking (left-out lines, the cap)."""
+    if not messages:
+        return
+    with st.container(key=key):
+        for message in messages:
+            st.warning(md(message), icon=":material/warning:")
+
+
+def unknown_words(tokens_by_text: Mapping[str, Sequence[Token]], key: str) -> None:
+    """List the words no model knows (GloVe has no vector for them)."""
+    found = {where: [t.text for t in tokens if t.unknown] for where, tokens in tokens_by_text.items()}
+    found = {where: words for where, words in found.items() if words}
+    if not found:
+        return
+    with st.expander(f"Unknown words in {len(found)} text(s): the models see one shared vector for them",
+                     icon=":material/help:", key=key):
+        frame = pd.DataFrame([{"text": where, "unknown words": ", ".join(dict.fromkeys(words))}
+                              for where, words in found.items()])
+        st.dataframe(frame, hide_index=True, width="stretch")
+
+
+CHART_FRAME = {"padding": {"left": 8, "top": 8, "right": 16, "bottom": 8},
+               "autosize": {"type": "fit-x", "contains": "padding"}}
+"""Every chart fits the width and keeps its outermost texts inside the drawing."""
+LARGE_CONFIG = {"axis": {"labelFontSize": 17, "titleFontSize": 18},
+                "legend": {"labelFontSize": 17, "titleFontSize": 17, "symbolSize": 160},
+                "title": {"fontSize": 22, "subtitleFontSize": 18}}
+"""Presentation mode's chart text sizes."""
+
+
+def _finished_spec(spec: dict[str, Any], large: bool) -> dict[str, Any]:
+    """A plain Vega-Lite spec finished as `_finished` finishes an altair chart."""
+    return {**spec, **CHART_FRAME, **({"config": LARGE_CONFIG} if large else {})}
+
+
+def _finished(chart: alt.TopLevelMixin, large: bool) -> alt.TopLevelMixin:
+    chart = chart.properties(**CHART_FRAME)
+    return chart.configure(**LARGE_CONFIG) if large else chart
+
+
+def altair(chart: alt.TopLevelMixin | dict[str, Any], key: str) -> None:
+    """An altair chart with its actions menu (PNG/SVG download) kept.
+
+    The chart fits the width and takes the height its plot, title, axes and legend need
+    (autosize fit-x), so no text is squeezed or cut; a little padding keeps the outermost
+    title, axis title and tick label inside the drawing. In presentation mode every chart
+    text is drawn larger.
+    """
+    if isinstance(chart, dict):  # a plain Vega-Lite spec (see charts.Spec)
+        st.vega_lite_chart(spec=_finished_spec(chart, _presenting()), key=key, width="stretch")
+        return
+    st.altair_chart(_finished(chart, _presenting()), key=key, width="stretch")
+
+
+@st.cache_data(max_entries=2048, ttl=3600, show_spinner=False)
+def _chart_specs(builder: str, large: bool, *args: Any) -> list[dict[str, Any]]:
+    """The Vega-Lite specs of `charts.<builder>(*args)` (one per chart it returns), finished as
+    `altair` finishes a chart.
+
+    Building and validating an altair chart costs far more than drawing its spec, and the
+    spec depends only on the input: it is built once per input and shared by every session.
+    """
+    built = getattr(charts, builder)(*args)
+    if isinstance(built, dict):  # already plain data
+        return [_finished_spec(built, large)]
+    # No JSON-schema validation on every new input (a third of the cost): the builders are
+    # fixed code, and tests/test_charts_specs.py validates each one's output.
+    with alt.theme.enable("none"):  # as st.altair_chart does: no default view size
+        return [_finished(chart, large).to_dict(validate=False)
+                for chart in (built if isinstance(built, tuple) else (built,))]
+
+
+def chart(builder: str, *args: Any, key: str, part: int = 0) -> None:
+    """Draw `charts.<builder>(*args)` (its chart number `part` when it returns several) as `altair`
+    would, from the spec cached across sessions."""
+    st.vega_lite_chart(spec=_chart_specs(builder, _presenting(), *args)[part], key=key, width="stretch")
+
+
+def plotly(figure: go.Figure, key: str) -> None:
+    """A plotly figure with its modebar (PNG download) kept; larger text in presentation mode."""
+    if _presenting():
+        figure = go.Figure(figure)
+        figure.update_layout(font={"size": 16}, title_font_size=22)
+        figure.update_xaxes(tickfont={"size": 15})
+    st.plotly_chart(figure, key=key, width="stretch",
+                    config={"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}})
+
+
+def _presenting() -> bool:
+    return bool(st.session_state.get(PRESENT))
+
+
+def picker(options: Sequence[str], state_key: str, key: str, label: str, help: str | None = None,
+           on_pick: Callable[[int], None] | None = None) -> int:
+    """A selectbox over `options` (plain text) kept in sync with the integer in st.session_state[state_key]."""
+    current = int(st.session_state.get(state_key, 0) or 0)
+    current = current if 0 <= current < len(options) else 0
+    st.session_state[key] = current
+
+    def changed() -> None:
+        st.session_state[state_key] = int(st.session_state[key])
+        if on_pick:
+            on_pick(int(st.session_state[key]))
+
+    return int(st.selectbox(label, range(len(options)), format_func=lambda i: options[i], key=key,
+                            on_change=changed, help=help))
+
+
+def candidate_options(candidates: Sequence[str], ranks: Mapping[str, Sequence[int]] | None = None) -> list[str]:
+    labels = []
+    for index, text in enumerate(candidates):
+        rank_text = ""
+        if ranks:
+            rank_text = "  [ranks " + " ".join(str(int(r[index])) for r in ranks.values()) + "]"
+        labels.append(f"#{index + 1}  {short(text, 90)}{rank_text}")
+    return labels
+
+
+def model_status(loaded: Sequence[str], errors: Mapping[str, str], key: str) -> None:
+    """Which models are on, and why the others are off (shown in the sidebar)."""
+    with st.container(key=key):
+        st.caption(f":material/model_training: {len(loaded)} model(s) loaded"
+                   + (f", {len(errors)} disabled" if errors else ""))
+        for folder, reason in errors.items():
+            st.error(f"**{md(folder)}** is disabled: {md(reason)}", icon=":material/block:")
+
+
+def comparison_view(comparison: Comparison | None, key: str, selected: int | None = None, pinned: bool = False,
+                    on_pin: Callable[[], None] | None = None, on_unpin: Callable[[], None] | None = None) -> None:
+    """What changed since the starting point: the words, and every model's old and new rank ('4 → 3').
+
+    The starting point is the input before the last edit (shown for counterfactual-sized edits only)
+    or, when `pinned`, an input the person pinned (always shown). With `selected`, one row per model
+    for that candidate; else one row per candidate and one column per model.
+    """
+    if comparison is None or not comparison.changed or not (comparison.small or pinned):
+        if pinned and on_unpin is not None:
+            with st.container(key=key, horizontal=True, vertical_alignment="center"):
+                st.caption(":material/keep: A starting point is pinned: edits will be compared with it.")
+                st.button("Unpin", key=f"{key}_unpin", on_click=on_unpin, icon=":material/keep_off:")
+        return
+    with st.container(border=True, key=key):
+        head = st.columns([4, 1], vertical_alignment="center")
+        title = "Since your pinned starting point" if pinned else "Since your last edit"
+        head[0].markdown(f"**:material/compare_arrows: {title}**")
+        if pinned and on_unpin is not None:
+            head[1].button("Unpin", key=f"{key}_unpin", on_click=on_unpin, icon=":material/keep_off:",
+                           help="Compare with the input before the last edit again.", width="stretch")
+        elif not pinned and on_pin is not None:
+            head[1].button("Pin this start", key=f"{key}_pin", on_click=on_pin, icon=":material/keep:",
+                           help="Keep comparing every later edit with the input before this edit.",
+                           width="stretch")
+        if comparison.changes:
+            st.caption(" · ".join(md(change.describe()) for change in comparison.changes[:8])
+                       + (" · …" if len(comparison.changes) > 8 else ""))
+        if comparison.added or comparison.removed:
+            st.caption(f"{comparison.added} candidate(s) added, {comparison.removed} removed; "
+                       "the others are compared by their text.")
+        if not comparison.rows or not comparison.models:
+            return
+        moved = ", ".join(f"{m}: {comparison.moved(m)}" for m in comparison.models)
+        st.caption(f"Candidates that changed rank, per model: {moved}. Ranks read 'before → now'.")
+        if selected is not None:
+            row = next((r for r in comparison.rows if r["#"] == selected + 1), None)
+            if row is None:
+                return
+            frame = pd.DataFrame([{"model": m, "rank": row[f"{m} rank"], "score change": row[f"{m} score change"]}
+                                  for m in comparison.models])
+            st.dataframe(frame, hide_index=True, width="stretch", key=f"{key}_table", column_config={
+                "rank": st.column_config.TextColumn("rank (before → now)"),
+                "score change": st.column_config.NumberColumn("score change", format="%+.4f")})
+            return
+        frame = pd.DataFrame([{"#": r["#"], **{m: f"{r[f'{m} rank']}  ({float(r[f'{m} score change']):+.3f})"  # type: ignore[arg-type]
+                                                for m in comparison.models}} for r in comparison.rows])
+        st.dataframe(frame, hide_index=True, width="stretch", key=f"{key}_table", column_config={
+            "#": st.column_config.NumberColumn("#", width="small"),
+            **{m: st.column_config.TextColumn(m, help=f"{m}: rank before → now (score change)")
+               for m in comparison.models}})
+
+
+def download(label: str, data: str | bytes | Callable[[], str | bytes], file_name: str, mime: str, key: str,
+             icon: str) -> None:
+    """A download button; pass `data` as a function to build the file only when it is clicked."""
+    st.download_button(label, data=data, file_name=file_name, mime=mime, key=key, icon=icon,
+                       on_click="ignore")
+
+
+
+# ---------------------------------------------------------------- teaching: glossary and presentation mode
+
+def glossary(names: Sequence[str], key: str, label: str = "Terms on this page") -> None:
+    """A popover explaining each named term in one plain line (the text lives in `matching.explain.glossary`)."""
+    with st.popover(label, icon=":material/menu_book:", key=key):
+        for entry in terms.entries(names):
+            st.markdown(f"**{entry.name}**: {entry.plain}")
+
+
+def model_names_legend(models: Sequence[str], key: str) -> None:
+    """What each short model name in a compact table stands for."""
+    pairs = [f"**{terms.short_name(m)}** = {md(m)}" for m in models if terms.short_name(m) != m]
+    if pairs:
+        with st.container(key=key):
+            st.caption("Short names: " + " · ".join(pairs))
+
+
+PRESENTATION_CSS = """
+<style>
+/* Presentation mode: projector-sized type, full-contrast text, no decoration that competes. */
+html { font-size: 22px; }
+[data-testid="stAppViewContainer"], [data-testid="stMain"] { color: #000; background: #fff; }
+[data-testid="stMarkdownContainer"] p, [data-testid="stMarkdownContainer"] li { font-size: 1rem; color: #000; }
+[data-testid="stCaptionContainer"], [data-testid="stCaptionContainer"] p { font-size: 1rem; color: #111;
+  opacity: 1; }
+[data-testid="stWidgetLabel"] p { font-size: 1rem; color: #000; }
+[data-testid="stTable"] table { font-size: 1rem; }
+[data-testid="stTable"] th, [data-testid="stTable"] td { padding: .25rem .5rem; color: #000;
+  border-color: #555; }
+[data-testid="stTable"] th, [data-testid="stTable"] th * { white-space: nowrap !important; }
+[data-testid="stMainBlockContainer"] { padding-top: 2.2rem; padding-left: 1.2rem; padding-right: 1.2rem; }
+h1 { font-size: 2rem !important; }
+a { text-decoration: underline; }
+</style>
+"""
+
+
+def presentation_style() -> None:
+    """Large type and high contrast for a projector (fixed CSS, no user text)."""
+    st.html(PRESENTATION_CSS)

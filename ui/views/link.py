@@ -1,0 +1,77 @@
+"""Link service: the shared link in the address bar, read once per session and kept up to date."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from matching.explain import urlstate
+from matching.text.inputs import clean_gold, join_candidates
+from ui.views.cached import models
+from ui.views.session import (
+    CANDIDATES,
+    GOLD,
+    MODELS,
+    PAIR,
+    PICK,
+    PRESENT,
+    QUESTION,
+    STEP,
+    URL_ERROR,
+    URL_NOTE,
+    WALK_MODEL,
+    compare_pair,
+    current_request,
+    pick_index,
+    view,
+)
+
+URL_DONE, LINK_TOO_LONG = "ml_url_done", "ml_link_too_long"
+
+
+def read_link_once() -> None:
+    """Apply the link's input to this session, on its first run only."""
+    ss = st.session_state
+    if ss.get(URL_DONE):
+        return
+    ss[URL_DONE] = True
+    params = {key: st.query_params.get_all(key) for key in st.query_params.keys()}  # noqa: SIM118
+    try:
+        shown = urlstate.decode_view(params)
+        ss[PRESENT], ss[STEP], ss[WALK_MODEL] = shown.present, shown.step, shown.model
+    except urlstate.UrlStateError as error:
+        ss[URL_NOTE] = f"Part of this link was ignored: {error}."
+    try:
+        shared = urlstate.decode(params)
+    except urlstate.UrlStateError as error:
+        ss[URL_ERROR] = f"This link could not be opened: {error}. The default example is shown instead."
+        return
+    if shared is None:
+        return
+    ss[QUESTION] = shared.question
+    ss[CANDIDATES] = join_candidates(shared.candidates)
+    ss[GOLD] = list(shared.gold)
+    ss[PICK] = shared.pick
+    ss[PAIR] = None if shared.pair is None else list(shared.pair)
+    if shared.models is not None:
+        known = [n for n in shared.models if n in models()]
+        unknown = [n for n in shared.models if n not in models()]
+        ss[MODELS] = known or None
+        if unknown:
+            ss[URL_NOTE] = f"The link names model(s) that are not available here: {', '.join(unknown)}."
+
+
+def write_link() -> None:
+    """Put the current input (unless it is too large for a link) and the view in the URL."""
+    ss = st.session_state
+    request = current_request()
+    shared = urlstate.SharedState(question=ss[QUESTION], candidates=request.parsed.candidates,
+                                  gold=tuple(clean_gold(ss[GOLD], len(request.parsed.candidates))),
+                                  pick=pick_index(len(request.parsed.candidates)),
+                                  models=None if ss[MODELS] is None else tuple(ss[MODELS]),
+                                  pair=compare_pair(len(request.parsed.candidates)))
+    params = urlstate.encode(shared)
+    ss[LINK_TOO_LONG] = params is None
+    wanted = {**(params or {}), **urlstate.encode_view(view())}
+    current = {key: st.query_params.get(key) for key in st.query_params.keys()}  # noqa: SIM118
+    if current != wanted:
+        st.query_params.from_dict(wanted)

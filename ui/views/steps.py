@@ -1,0 +1,194 @@
+"""The walkthrough's eight steps as view functions: one Explanation (and its ranking) in, one screen drawn.
+
+Each function shows a short text, then the picture, for one step; the numbers come from
+`matching.explain.walkthrough`, which reads them off the forward pass that produced the score.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from matching.explain import walkthrough as walk
+from matching.explain.explanation import Explanation
+from matching.explain.matrix_views import Outline
+from matching.explain.ranking import Ranking
+from ui.views import charts, components
+
+SIDES = ("question", "answer")
+
+
+def _problems(explanation: Explanation, key: str) -> None:
+    for message in walk.problems(explanation, key):
+        st.warning(components.md(message), icon=":material/warning:")
+
+
+def _note(explanation: Explanation, key: str) -> bool:
+    """Say what this family does at this step; True when the step does not apply at all."""
+    note = walk.family_note(explanation, key)
+    if note:
+        st.info(components.md(note), icon=":material/info:")
+    return note is not None and (key == "bilstm" or (key == "gate" and explanation.question_attention is None
+                                                     and explanation.answer_attention is None))
+
+
+def words(explanation: Explanation, texts: dict[str, str], key: str) -> None:
+    _problems(explanation, "words")
+    for side in SIDES:
+        tokens = walk.side_tokens(explanation, side)
+        components.shaded_text(texts[side], tokens, None, label=side.capitalize(), key=f"{key}_{side}_text")
+        st.dataframe(pd.DataFrame(walk.word_rows(explanation, side)), hide_index=True, width="stretch",
+                     key=f"{key}_{side}_table", height=min(38 + 35 * len(tokens), 280))
+    st.caption("Unknown words are underlined; words past the maximum length are struck through.")
+
+
+def vectors(explanation: Explanation, key: str) -> None:
+    _problems(explanation, "vectors")
+    for side in SIDES:
+        values = walk.side_values(explanation, side)
+        labels = walk.vector_labels(explanation, side)
+        unknown = [i for i, label in enumerate(labels) if label.endswith("(unknown)")]
+        components.altair(charts.vector_strips(values.words, labels, f"{side} word vectors",
+                                               "outlined: unknown words (one shared vector)" if unknown else None,
+                                               highlight=unknown), key=f"{key}_{side}")
+
+
+def gate(explanation: Explanation, length_scaled: bool, key: str, kind: str = "softmax") -> None:
+    if _note(explanation, "gate"):
+        return
+    _problems(explanation, "gate")
+    for side in SIDES:
+        rows = walk.gate_rows(explanation, side, length_scaled)
+        if rows is None:
+            st.caption(f"The {side} has no gate in this model: every {side} word keeps weight 1.")
+            continue
+        st.markdown(f"**{side.capitalize()}**: {walk.gate_formula(kind, len(rows))}"
+                    + (f"; each vector is multiplied by alpha_t x {len(rows)} (the model scales by the "
+                               "length, so the mean weight is 1)." if length_scaled else " and multiplied by alpha_t."))
+        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", key=f"{key}_{side}_table",
+                     column_config={c: st.column_config.NumberColumn(c, format="%.4f")
+                                    for c in ("V^T w", "alpha", "weight applied")},
+                     height=min(38 + 35 * len(rows), 320))
+        weights = explanation.question_attention if side == "question" else explanation.answer_attention
+        tokens = [t for t in walk.side_tokens(explanation, side) if not t.truncated]
+        components.altair(charts.attention_chart(tokens, weights, f"{side} attention", "alpha per word"),
+                          key=f"{key}_{side}_bars")
+        components.altair(charts.vector_strips(walk.side_values(explanation, side).gated_words,
+                                               walk.vector_labels(explanation, side), f"{side} vectors after the gate",
+                                               "each strip is the word's strip times its weight"),
+                          key=f"{key}_{side}_gated")
+
+
+def bilstm(explanation: Explanation, key: str) -> None:
+    if _note(explanation, "bilstm"):
+        return
+    _problems(explanation, "bilstm")
+    same = walk.same_word(explanation)
+    if same is not None:
+        where = " and ".join(f"{side} position {position + 1}" for side, position in (same.first, same.second))
+        text = f"**Positional:** the word '{components.md(same.word)}' appears at {where}: two different vectors"
+        if same.cosine is not None:
+            text += f", whose cosine is {same.cosine:.3f} (from the interaction matrix; 1 would mean identical)"
+        st.markdown(text + ".")
+    else:
+        st.caption("No word appears twice here; were one to, its two positions would get two different vectors.")
+    side = st.segmented_control("Text", SIDES, default="question", key=f"{key}_side") or "question"
+    found = walk.states(explanation, side)
+    assert found is not None
+    forward, backward = found
+    labels = walk.vector_labels(explanation, side)
+    marked = [position for s, position in (same.first, same.second) if s == side] if same else []
+    components.altair(charts.vector_strips(forward, labels, f"forward LSTM states ({side})",
+                                           "left to right: each state has read the words up to it",
+                                           highlight=marked), key=f"{key}_forward")
+    components.altair(charts.vector_strips(backward, labels, f"backward LSTM states ({side})",
+                                           "right to left: each state has read the words after it",
+                                           highlight=marked), key=f"{key}_backward")
+
+
+def _matrix(explanation: Explanation, name: str) -> np.ndarray:
+    return explanation.interaction_matrices.get(name, explanation.display_matrices.get(name))
+
+
+def cell(explanation: Explanation, key: str) -> None:
+    _note(explanation, "cell")
+    _problems(explanation, "cell")
+    names = [*explanation.interaction_matrices, *explanation.display_matrices]
+    which, left, right = st.columns(3)  # one row of choices: the worked cell stays on the first screen
+    name = which.selectbox("Matrix", names, key=f"{key}_matrix", help="The matrices the network read "
+                           "(and, after them, the ones shown for orientation only).")
+    matrix = _matrix(explanation, name)
+    first = walk.first_pooled(explanation)
+    q_labels = walk.vector_labels(explanation, "question")
+    a_labels = walk.vector_labels(explanation, "answer")
+    i = left.selectbox("Question word", range(len(q_labels)), format_func=lambda x: q_labels[x],
+                       index=first.i if first and first.i is not None else 0, key=f"{key}_i")
+    j = right.selectbox("Answer word", range(len(a_labels)), format_func=lambda x: a_labels[x],
+                        index=first.j if first and first.j is not None else 0, key=f"{key}_j")
+    math = walk.cell_math(explanation, name, i, j)
+    if math is None:
+        st.markdown(f"This matrix uses learned weights (p_i^T M p_j + b), so its cells are not a plain product of "
+                    f"vectors shown here. The network read **{float(matrix[i, j]):+.4f}** at this cell.")
+    elif math.cosine:
+        st.markdown(f"cos(p_{i + 1}, p_{j + 1}) = p_{i + 1} · p_{j + 1} / (|p_{i + 1}| × |p_{j + 1}|) = "
+                    f"{math.dot:.4f} / ({math.left_norm:.4f} × {math.right_norm:.4f}) = **{math.board:.4f}**; "
+                    f"the network read {math.traced:.4f}.")
+    else:
+        st.markdown(f"w_{i + 1} · w_{j + 1} = sum of the {len(math.left)} products = **{math.board:.4f}** (the "
+                    f"vectors after the gate{', made unit length first' if 'cosine' in name else ''}); the network "
+                    f"read {math.traced:.4f}.")
+    if math is not None:
+        components.altair(charts.vector_strips(np.vstack([math.left, math.right, math.left * math.right]),
+                                               ["question vector", "answer vector", "their products"],
+                                               "the two vectors and their products",
+                                               "the dot product is the sum of the bottom strip"), key=f"{key}_pair")
+    components.plotly(charts.interaction_heatmap(matrix, explanation.question_tokens, explanation.answer_tokens,
+                                                 [Outline(i, j, "●")], title=f"{name}: the whole matrix"),
+                      key=f"{key}_heatmap")
+
+
+def pooling(explanation: Explanation, key: str) -> None:
+    _note(explanation, "pooling")
+    _problems(explanation, "pooling")
+    groups = walk.pooled_groups(explanation)
+    source, count = st.columns([1, 2])
+    group = source.selectbox("Pooled from", groups, key=f"{key}_group") if len(groups) > 1 else groups[0]
+    rows = walk.pooling_rows(explanation, group)
+    shown = count.slider("Cells revealed, in pooling order", 1, len(rows), value=min(3, len(rows)),
+                         key=f"{key}_revealed_{group}")
+    revealed = rows[:shown]
+    matrix_name = next(c.matrix for c in explanation.pooled_cells if c.group == group)
+    outlines = [Outline(r["i"], r["j"], str(r["order"])) for r in revealed if not r["filler"]]
+    components.plotly(charts.interaction_heatmap(_matrix(explanation, matrix_name), explanation.question_tokens,
+                                                 explanation.answer_tokens, outlines,
+                                                 title=f"{matrix_name}: {shown} of {len(rows)} pooled"),
+                      key=f"{key}_heatmap")
+    st.markdown(f"**Kept so far:** {revealed[-1]['kept so far']}")
+    table = pd.DataFrame(revealed)[["order", "question", "answer", "value"]]
+    st.dataframe(table, hide_index=True, width="stretch", key=f"{key}_table",
+                 column_config={"value": st.column_config.NumberColumn("value", format="%.4f")},
+                 height=min(38 + 35 * len(table), 320))
+
+
+def mlp(explanation: Explanation, key: str) -> None:
+    step = walk.mlp_step(explanation)
+    active = int(step.active.sum())
+    st.markdown(f"**In:** the {len(step.inputs)} pooled values. **Hidden layer:** {active} of {len(step.hidden)} "
+                f"units active (above zero). **Out:** the score **{step.score:+.4f}** = the sum of the cell "
+                f"contributions {step.score - step.bias:+.4f} + the bias {step.bias:+.4f}.")
+    components.altair(charts.vector_strips(step.inputs[None, :], ["pooled values"], "what the MLP reads"),
+                      key=f"{key}_inputs")
+    components.altair(charts.hidden_units_chart(step.hidden, "hidden units: W q + b (ReLU keeps the positive ones)"),
+                      key=f"{key}_hidden")
+    components.altair(charts.waterfall_chart(step.waterfall, step.score, "from 0 to the score: each cell's "
+                                             "contribution, then the bias"), key=f"{key}_waterfall")
+
+
+def rank(ranking: Ranking, model: str, pick: int, key: str) -> None:
+    result = ranking.models[model]
+    position = int(result.ranks[pick])
+    st.markdown(f"Candidate #{pick + 1} scores **{float(result.scores[pick]):+.4f}**: rank **{position}** of "
+                f"{len(ranking.candidates)} for {components.md(model)}.")
+    components.altair(charts.scores_chart(result.scores.tolist(), result.ranks.tolist(), pick,
+                                          "every candidate's score", model), key=f"{key}_scores")
