@@ -21,6 +21,7 @@ from matching.explain.ranking import rank
 from matching.models import FAMILIES, ForwardTrace, MatchingModel, PairBatch, build_model, params_from_dict, register
 from matching.models.blocks import MLPHead, Pooled, cosine_matrix, kmax_pool
 from matching.models.params import ModelParams, ParamsError, params_to_dict
+from matching.models.parts import RANK_STEP, VECTORS_STEP, WORDS_STEP, Descriptor, Matrices, PooledCells
 from matching.text.embeddings import WordVectors
 from matching.training.checkpoint import load_checkpoint, save_checkpoint
 
@@ -43,6 +44,8 @@ class WordKMax(MatchingModel):
     family = "word-kmax"
     params_type = WordKMaxParams
     params: WordKMaxParams
+    descriptor = Descriptor(title="Word k-max", short_name="WK", paper="a test family",
+                            steps=(WORDS_STEP, VECTORS_STEP, RANK_STEP))
 
     def __init__(self, params: WordKMaxParams) -> None:
         super().__init__(params)
@@ -63,11 +66,11 @@ class WordKMax(MatchingModel):
         cells.scatter_add_(1, torch.where(real, index, 0), torch.where(real, contributions, 0.0))
         names = tuple(self.matrix_names(self.params))
         return ForwardTrace(
-            score=score, matrix_names=names, matrices=matrices, display_matrices={}, pooled=pooled,
-            pooled_groups=names, pooled_matrix=(0,), windows=None, contributions=contributions,
-            bias_contribution=bias, cell_contributions=cells.view_as(matrices),
-            cell_bias=bias + torch.where(real, 0.0, contributions).sum(-1),
-            question=question, answer=answer, hidden=self.head.hidden(pooled.flat()))
+            score=score, question=question, answer=answer,
+            matrices=Matrices(names, matrices, cell_contributions=cells.view_as(matrices),
+                              cell_bias=bias + torch.where(real, 0.0, contributions).sum(-1)),
+            pooled=PooledCells(pooled, groups=names, group_matrix=(0,), windows=None, contributions=contributions,
+                               bias=bias, hidden=self.head.hidden(pooled.flat())))
 
     @classmethod
     def matrix_names(cls, params: ModelParams) -> list[str]:

@@ -9,6 +9,7 @@ from conftest import VARIANTS, MatcherFactory, tiny_params
 from matching.explain.matcher import Matcher
 from matching.models import AMVLSTM, MVLSTM, ForwardTrace, MatchPyramid, build_model
 from matching.models.params import ParamsError
+from matching.models.parts import Part
 from matching.text.batching import make_batch
 from matching.text.tokens import tokenize
 
@@ -41,12 +42,16 @@ def test_trace_matches_the_plain_pass(variant_matcher: Matcher) -> None:
         trace = matcher.model(batch, trace=True)
     assert isinstance(trace, ForwardTrace)
     torch.testing.assert_close(trace.score, scores, atol=0, rtol=0)
-    count = len(trace.matrix_names)
-    assert trace.matrices.shape == trace.cell_contributions.shape == (3, count, 3, 6)
-    assert all(shown.shape == (3, 3, 6) for shown in trace.display_matrices.values())
-    groups, slots = trace.pooled.values.shape[1:]
-    assert groups == len(trace.pooled_groups) == len(trace.pooled_matrix)
-    assert trace.contributions.shape == (3, groups * slots) and groups * slots == params.pooled_size
+    assert trace.matrices is not None and trace.pooled is not None
+    assert {Part.MATRICES, Part.POOLED_CELLS} <= trace.parts
+    count = len(trace.matrices.names)
+    assert trace.matrices.cell_contributions is not None
+    assert trace.matrices.read.shape == trace.matrices.cell_contributions.shape == (3, count, 3, 6)
+    assert all(shown.shape == (3, 3, 6) for shown in trace.matrices.shown.values())
+    groups, slots = trace.pooled.pooled.values.shape[1:]
+    assert groups == len(trace.pooled.groups) == len(trace.pooled.group_matrix)
+    assert trace.pooled.contributions.shape == (3, groups * slots) and groups * slots == params.pooled_size
+    assert (Part.WORD_WEIGHTS in trace.parts) == bool(params.attended_sides)
     assert (trace.question_attention is not None) == ("question" in params.attended_sides)
     assert (trace.answer_attention is not None) == ("answer" in params.attended_sides)
 

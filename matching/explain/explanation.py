@@ -9,14 +9,18 @@ every model family (`matching.models.base`).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any, NamedTuple, overload
 
 import numpy as np
 
 from matching.models import ForwardTrace, SideSteps, family_of
 from matching.models.params import ModelParams
+from matching.models.parts import Descriptor, Part
 from matching.text.tokens import Token
+
+GATE = "attention gate"
+"""The name the attention gate omega goes by among an explanation's word weights."""
 
 
 class PooledCell(NamedTuple):
@@ -65,10 +69,22 @@ class SideValues:
 class Steps:
     question: SideValues
     answer: SideValues
-    hidden: np.ndarray
-    """(H,) the MLP's hidden pre-activations; the active units are those > 0."""
+    hidden: np.ndarray | None
+    """(H,) the hidden pre-activations of the MLP over the pooled cells (active units > 0); None
+    without pooled cells."""
     features: np.ndarray | None
-    """(F, m, n) convolution feature maps before pooling (MatchPyramid), else None."""
+    """(F, m, n) convolution feature maps before pooling, where a family has them, else None."""
+    vectors: dict[str, np.ndarray] = field(default_factory=dict)
+    """Named vectors of the pair on the way to the score (sentence vectors, highway layers)."""
+
+
+@dataclass(frozen=True)
+class ChannelValues:
+    """Named per-word feature channels (seen tokens only): (m, F) and (n, F) in `names` order."""
+
+    names: tuple[str, ...]
+    question: np.ndarray
+    answer: np.ndarray
 
 
 @dataclass(frozen=True)
@@ -84,17 +100,41 @@ class Explanation:
     """alpha over the question tokens the model saw (sums to 1), or None without attention."""
     answer_attention: np.ndarray | None
     interaction_matrices: dict[str, np.ndarray]
-    """The matrices the network read, each (seen question tokens, seen answer tokens)."""
+    """The matrices the network read, each (seen question tokens, seen answer tokens); empty without."""
     display_matrices: dict[str, np.ndarray]
     """Matrices computed in the same pass for display only (never read by the network)."""
     pooled_cells: tuple[PooledCell, ...]
-    bias_contribution: float
-    """score = sum of pooled-cell contributions + bias_contribution, exactly."""
+    """Empty for a family without pooled cells."""
+    bias_contribution: float | None
+    """score = sum of pooled-cell contributions + bias_contribution, exactly (None without pooled cells)."""
     cell_contributions: dict[str, np.ndarray]
-    """Per read matrix, (m, n): gradient x value of every cell."""
-    cell_bias: float
-    """score = sum of all cell contributions + cell_bias, exactly."""
+    """Per read matrix, (m, n): gradient x value of every cell; empty where the score does not split over cells."""
+    cell_bias: float | None
+    """score = sum of all cell contributions + cell_bias, exactly (None without cell contributions)."""
     steps: Steps
+    parts: frozenset[Part] = frozenset()
+    """The parts of the trace this explanation carries (`models.parts.Part`)."""
+    word_weights: dict[str, tuple[np.ndarray | None, np.ndarray | None]] = field(default_factory=dict)
+    """Named (question, answer) word weights besides the attention gate (e.g. co-attention); None for
+    a side a mechanism does not weigh."""
+    channels: ChannelValues | None = None
+    terms: dict[str, float] = field(default_factory=dict)
+    """The score split into named terms (sum == score exactly); empty without."""
+
+    def has(self, *parts: Part) -> bool:
+        """True when this explanation carries every part named."""
+        return all(part in self.parts for part in parts)
+
+    @property
+    def descriptor(self) -> Descriptor:
+        return family_of(self.family).descriptor
+
+    @property
+    def all_word_weights(self) -> dict[str, tuple[np.ndarray | None, np.ndarray | None]]:
+        """Every named word weighting, the attention gate first (as "attention gate") where there is one."""
+        gate = ({GATE: (self.question_attention, self.answer_attention)}
+                if self.question_attention is not None or self.answer_attention is not None else {})
+        return {**gate, **self.word_weights}
 
     @property
     def seen_question_tokens(self) -> tuple[Token, ...]:
@@ -135,6 +175,12 @@ class Explanation:
             "bias_contribution": self.bias_contribution,
             "cell_contributions": {k: array(v) for k, v in self.cell_contributions.items()},
             "cell_bias": self.cell_bias,
+            "parts": sorted(str(part) for part in self.parts),
+            "word_weights": {k: [array(q), array(a)] for k, (q, a) in self.word_weights.items()},
+            "channels": None if self.channels is None else {
+                "names": list(self.channels.names), "question": array(self.channels.question),
+                "answer": array(self.channels.answer)},
+            "terms": self.terms,
         }
 
 
@@ -186,19 +232,32 @@ class TracedExplanations(Sequence[Explanation]):
         self.question_tokens = [tuple(t) for t in question_tokens]
         self.answer_tokens = [tuple(t) for t in answer_tokens]
         self.scores = trace.score.detach().numpy().astype(np.float64)
-        self._names, self._groups = trace.matrix_names, trace.pooled_groups
-        self._group_matrix = [trace.matrix_names[m] for m in trace.pooled_matrix]
-        self._matrices = _numpy(trace.matrices)
-        self._cells = _numpy(trace.cell_contributions)
-        self._shown = {name: _numpy(values) for name, values in trace.display_matrices.items()}
-        pooled = trace.pooled
-        self._values, self._rows, self._cols, self._filler = (
-            _numpy(t) for t in (pooled.values, pooled.rows, pooled.cols, pooled.filler))
-        self._windows = _numpy(trace.windows)
-        self._contributions = _numpy(trace.contributions)
-        self._bias, self._cell_bias = _numpy(trace.bias_contribution), _numpy(trace.cell_bias)
-        self._hidden, self._features = _numpy(trace.hidden), _numpy(trace.features)
+        self._parts = trace.parts
+        matrices, pooled = trace.matrices, trace.pooled
+        self._names = () if matrices is None else matrices.names
+        self._matrices = None if matrices is None else _numpy(matrices.read)
+        self._cells = None if matrices is None else _numpy(matrices.cell_contributions)
+        self._cell_bias = None if matrices is None else _numpy(matrices.cell_bias)
+        self._shown = {} if matrices is None else {name: _numpy(values) for name, values in matrices.shown.items()}
+        self._groups = () if pooled is None else pooled.groups
+        self._group_matrix = [] if pooled is None else [self._names[m] for m in pooled.group_matrix]
+        self._values = self._rows = self._cols = self._filler = None
+        if pooled is not None:
+            self._values, self._rows, self._cols, self._filler = (
+                _numpy(t) for t in (pooled.pooled.values, pooled.pooled.rows, pooled.pooled.cols,
+                                    pooled.pooled.filler))
+        self._windows = None if pooled is None else _numpy(pooled.windows)
+        self._contributions = None if pooled is None else _numpy(pooled.contributions)
+        self._bias = None if pooled is None else _numpy(pooled.bias)
+        self._hidden = None if pooled is None else _numpy(pooled.hidden)
+        self._features = None if pooled is None else _numpy(pooled.features)
         self._attention = (_numpy(trace.question_attention), _numpy(trace.answer_attention))
+        self._weights = {name: (_numpy(w.question), _numpy(w.answer)) for name, w in trace.weights.items()}
+        channels = trace.channels
+        self._channels = None if channels is None else (channels.names, _numpy(channels.question),
+                                                        _numpy(channels.answer))
+        self._terms = None if trace.terms is None else (trace.terms.names, _numpy(trace.terms.values))
+        self._vectors = {name: _numpy(values) for name, values in trace.vectors.items()}
         self._sides = (_SideArrays.of(trace.question), _SideArrays.of(trace.answer))
         self._built: dict[int, Explanation] = {}
 
@@ -224,6 +283,39 @@ class TracedExplanations(Sequence[Explanation]):
         q_tokens, a_tokens = self.question_tokens[b], self.answer_tokens[b]
         m = sum(not t.truncated for t in q_tokens)
         n = sum(not t.truncated for t in a_tokens)
+        cells = self._pooled_cells(b)
+
+        def side(values: np.ndarray | None, length: int) -> np.ndarray | None:
+            return None if values is None else values[b, :length].copy()
+
+        q_attention, a_attention = self._attention
+        channels = None if self._channels is None else ChannelValues(
+            self._channels[0], self._channels[1][b, :m].copy(), self._channels[2][b, :n].copy())
+        terms = {} if self._terms is None else dict(zip(self._terms[0], self._terms[1][b].tolist(), strict=True))
+        return Explanation(
+            model=self.model, family=self.params.family, score=float(self.scores[b]),
+            question_tokens=q_tokens, answer_tokens=a_tokens,
+            question_attention=side(q_attention, m), answer_attention=side(a_attention, n),
+            interaction_matrices=({} if self._matrices is None else
+                                  {name: self._matrices[b, c, :m, :n].copy() for c, name in enumerate(self._names)}),
+            display_matrices={name: matrix[b, :m, :n].copy() for name, matrix in self._shown.items()},
+            pooled_cells=cells, bias_contribution=None if self._bias is None else float(self._bias[b]),
+            cell_contributions=({} if self._cells is None else
+                                {name: self._cells[b, c, :m, :n].copy() for c, name in enumerate(self._names)}),
+            cell_bias=None if self._cell_bias is None else float(self._cell_bias[b]),
+            steps=Steps(question=self._sides[0].values(b, m), answer=self._sides[1].values(b, n),
+                        hidden=None if self._hidden is None else self._hidden[b].copy(),
+                        features=None if self._features is None else self._features[b, :, :m, :n].copy(),
+                        vectors={name: values[b].copy() for name, values in self._vectors.items()}),
+            parts=self._parts,
+            word_weights={name: (side(q, m), side(a, n)) for name, (q, a) in self._weights.items()},
+            channels=channels, terms=terms)
+
+    def _pooled_cells(self, b: int) -> tuple[PooledCell, ...]:
+        if self._values is None:
+            return ()
+        assert self._rows is not None and self._cols is not None and self._filler is not None
+        assert self._contributions is not None
         # Python lists: per-cell reads below would be ~10x slower as numpy scalars.
         values, rows, cols = self._values[b].tolist(), self._rows[b].tolist(), self._cols[b].tolist()
         filler, contributions = self._filler[b].tolist(), self._contributions[b].tolist()
@@ -239,17 +331,4 @@ class TracedExplanations(Sequence[Explanation]):
                     i=None if is_filler else rows[g][r], j=None if is_filler else cols[g][r],
                     filler=is_filler, contribution=contributions[slot],
                     window=None if windows is None else tuple(windows[r])))
-        q_attention, a_attention = self._attention
-        return Explanation(
-            model=self.model, family=self.params.family, score=float(self.scores[b]),
-            question_tokens=q_tokens, answer_tokens=a_tokens,
-            question_attention=None if q_attention is None else q_attention[b, :m].copy(),
-            answer_attention=None if a_attention is None else a_attention[b, :n].copy(),
-            interaction_matrices={name: self._matrices[b, c, :m, :n].copy() for c, name in enumerate(self._names)},
-            display_matrices={name: matrix[b, :m, :n].copy() for name, matrix in self._shown.items()},
-            pooled_cells=tuple(cells), bias_contribution=float(self._bias[b]),
-            cell_contributions={name: self._cells[b, c, :m, :n].copy() for c, name in enumerate(self._names)},
-            cell_bias=float(self._cell_bias[b]),
-            steps=Steps(question=self._sides[0].values(b, m), answer=self._sides[1].values(b, n),
-                        hidden=self._hidden[b].copy(),
-                        features=None if self._features is None else self._features[b, :, :m, :n].copy()))
+        return tuple(cells)

@@ -9,7 +9,7 @@ trace, the matrix names and the architecture text, never from the family's inter
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar, Protocol
 
 import torch
@@ -18,13 +18,13 @@ from torch import nn
 from matching.models.blocks import (
     COSINE_EPS,
     AttentionGate,
-    Pooled,
     UnknownWordVector,
     consecutive,
     length_mask,
     take_rows,
 )
 from matching.models.params import ModelParams, ParamsError
+from matching.models.parts import Channels, Descriptor, Matrices, Part, PooledCells, Terms, WordWeights
 
 
 class TextEncoding(Protocol):
@@ -85,31 +85,24 @@ class SideSteps:
 
 @dataclass(frozen=True)
 class ForwardTrace:
-    """Everything one forward pass computed on the way to the score (batched tensors).
+    """Everything one forward pass computed on the way to the score (batched tensors): the score,
+    each side's steps, and the optional parts (`parts.Part`) this family's network has.
 
-    Matrices are (B, C, m, n) in `matrix_names` order. The network's pooled features are
-    `pooled` (B, G, K): group g's K values, each read at cell (rows, cols) of matrix
-    `pooled_matrix[g]`. Two exact decompositions of the score are carried:
-    - over the pooled features: contributions (B, G*K) + bias_contribution (B,) = score;
-    - over the matrix cells: cell_contributions (B, C, m, n) + cell_bias (B,) = score.
+    Every part is filled from the very pass that produced `score`; a part a family lacks is
+    None (or empty), and `parts` says which are there.
     """
 
     score: torch.Tensor  # (B,)
-    matrix_names: tuple[str, ...]
-    matrices: torch.Tensor  # (B, C, m, n) the matrices the network read
-    display_matrices: dict[str, torch.Tensor]  # name -> (B, m, n), shown only, never read
-    pooled: Pooled
-    pooled_groups: tuple[str, ...]  # G names, in MLP-input order
-    pooled_matrix: tuple[int, ...]  # for each group, the index of the matrix its (i, j) refer to
-    windows: torch.Tensor | None  # (B, K, 4) pooling window [row0, row1, col0, col1) of each slot, or None
-    contributions: torch.Tensor  # (B, G * K) each pooled slot's share of the score
-    bias_contribution: torch.Tensor  # (B,) the part of the score no slot accounts for
-    cell_contributions: torch.Tensor  # (B, C, m, n) gradient x value of every matrix cell
-    cell_bias: torch.Tensor  # (B,) the part of the score no cell accounts for
     question: SideSteps
     answer: SideSteps
-    hidden: torch.Tensor  # (B, H) the MLP's hidden pre-activations
-    features: torch.Tensor | None = None  # (B, F, m, n) feature maps before pooling, where a family has them
+    matrices: Matrices | None = None
+    pooled: PooledCells | None = None
+    weights: dict[str, WordWeights] = field(default_factory=dict)
+    """Named word weights besides the attention gate (which is in `question.attention`, `answer.attention`)."""
+    channels: Channels | None = None
+    terms: Terms | None = None
+    vectors: dict[str, torch.Tensor] = field(default_factory=dict)
+    """Named (B, D) vectors of each pair on the way to the score, in the order the network makes them."""
 
     @property
     def question_attention(self) -> torch.Tensor | None:
@@ -119,6 +112,25 @@ class ForwardTrace:
     def answer_attention(self) -> torch.Tensor | None:
         return self.answer.attention
 
+    @property
+    def parts(self) -> frozenset[Part]:
+        return trace_parts(self)
+
+
+def trace_parts(trace: ForwardTrace) -> frozenset[Part]:
+    """The parts a trace carries."""
+    has = {
+        Part.WORD_WEIGHTS: bool(trace.weights) or trace.question.attention is not None
+        or trace.answer.attention is not None,
+        Part.MATRICES: trace.matrices is not None,
+        Part.POOLED_CELLS: trace.pooled is not None,
+        Part.CHANNELS: trace.channels is not None,
+        Part.STATES: trace.question.states is not None,
+        Part.TERMS: trace.terms is not None,
+        Part.PAIR_VECTORS: bool(trace.vectors),
+    }
+    return frozenset(part for part, present in has.items() if present)
+
 
 class MatchingModel(nn.Module):
     """The base of every family: word vectors in (with the shared unknown-word vector and the
@@ -126,6 +138,7 @@ class MatchingModel(nn.Module):
 
     family: ClassVar[str]
     params_type: ClassVar[type[ModelParams]]
+    descriptor: ClassVar[Descriptor]
     params: ModelParams
 
     def __init__(self, params: ModelParams) -> None:
@@ -178,6 +191,11 @@ class MatchingModel(nn.Module):
         """One line for the model card: the layers from words to score."""
         raise NotImplementedError
 
+    @classmethod
+    def deviations(cls, params: dict[str, Any], training: dict[str, Any]) -> list[str]:
+        """How a configuration differs from its paper, in plain lines for the model card."""
+        return []
+
 
 def gate_text(params: ModelParams) -> str:
     """The attention gate's line of an architecture text (shared by every family that has one)."""
@@ -199,6 +217,9 @@ def register(model_type: type[MatchingModel]) -> type[MatchingModel]:
     name = model_type.family
     if name in FAMILIES and FAMILIES[name] is not model_type:
         raise ValueError(f"model family {name!r} is already registered ({FAMILIES[name].__name__})")
+    if not isinstance(getattr(model_type, "descriptor", None), Descriptor):
+        raise ValueError(f"{model_type.__name__} has no descriptor: its names, paper and walkthrough steps "
+                         "(matching.models.parts.Descriptor)")
     if model_type.params_type.family != name:
         raise ValueError(f"{model_type.params_type.__name__}.family is {model_type.params_type.family!r}, "
                          f"not {name!r}")

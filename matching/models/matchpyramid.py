@@ -20,6 +20,27 @@ from torch import nn
 from matching.models.base import ForwardTrace, MatchingModel, PairBatch, gate_text, register
 from matching.models.blocks import DynamicPooled, MLPHead, Pooled, dynamic_max_pool
 from matching.models.params import MatchPyramidParams, ModelParams
+from matching.models.parts import (
+    GATE_STEP,
+    RANK_STEP,
+    VECTORS_STEP,
+    WORDS_STEP,
+    Descriptor,
+    Matrices,
+    PooledCells,
+    Step,
+    View,
+)
+
+WORD_CELL_STEP = Step("cell", View.CELL, "One matching cell, then the matrix", "Every question word meets every "
+                      "answer word: each cell is the dot product of the two word vectors (unit length for cosine "
+                      "matching, after the gate). Here is one cell worked out, then all of them.")
+DYNAMIC_POOLING_STEP = Step("pooling", View.POOLING, "Convolution and dynamic pooling: what the network keeps",
+                            "Convolution filters slide over the matrix; dynamic pooling cuts each filter's map into a "
+                            "fixed grid of windows and keeps each window's largest value, in window order.")
+PYRAMID_MLP_STEP = Step("mlp", View.MLP, "The MLP: from pooled values to the score", "The pooled values go through "
+                        "one hidden layer of ReLU units to the score. The network is piecewise linear in the matrix, "
+                        "so each pooled value's contribution (gradient x value) plus the bias adds up to the score.")
 
 
 @register
@@ -27,6 +48,12 @@ class MatchPyramid(MatchingModel):
     family = "matchpyramid"
     params_type = MatchPyramidParams
     params: MatchPyramidParams
+    descriptor = Descriptor(
+        title="MatchPyramid", short_name="MP", paper="Pang et al., AAAI 2016; omega: Belkacem et al., ECIR 2019",
+        steps=(WORDS_STEP, VECTORS_STEP, GATE_STEP, WORD_CELL_STEP, DYNAMIC_POOLING_STEP, PYRAMID_MLP_STEP,
+               RANK_STEP),
+        terms=(("dynamic pooling", "Cuts a feature map into a fixed grid of windows, whatever the text lengths, and "
+                                   "keeps the largest value of each window."),))
 
     def __init__(self, params: MatchPyramidParams) -> None:
         super().__init__(params)
@@ -67,13 +94,14 @@ class MatchPyramid(MatchingModel):
         pooled = dynamic.pooled
         names = tuple(self.matrix_names(self.params))
         return ForwardTrace(
-            score=score, matrix_names=names, matrices=matrix[:, None], display_matrices={},
-            pooled=Pooled(pooled.values.detach(), pooled.rows, pooled.cols, pooled.filler),
-            pooled_groups=tuple(f"filter {f + 1}" for f in range(self.params.kernel_count)),
-            pooled_matrix=(0,) * self.params.kernel_count, windows=dynamic.windows,
-            contributions=contributions, bias_contribution=bias,
-            cell_contributions=cells, cell_bias=score - cells.flatten(1).sum(-1),
-            question=question, answer=answer, hidden=self.head.hidden(flat), features=features)
+            score=score, question=question, answer=answer,
+            matrices=Matrices(names, matrix[:, None], cell_contributions=cells,
+                              cell_bias=score - cells.flatten(1).sum(-1)),
+            pooled=PooledCells(Pooled(pooled.values.detach(), pooled.rows, pooled.cols, pooled.filler),
+                               groups=tuple(f"filter {f + 1}" for f in range(self.params.kernel_count)),
+                               group_matrix=(0,) * self.params.kernel_count, windows=dynamic.windows,
+                               contributions=contributions, bias=bias, hidden=self.head.hidden(flat),
+                               features=features))
 
     @classmethod
     def matrix_names(cls, params: ModelParams) -> list[str]:

@@ -28,8 +28,36 @@ from matching.models.blocks import (
     take_rows,
 )
 from matching.models.params import AMVLSTMParams, ModelParams, MVLSTMParams
+from matching.models.parts import (
+    GATE_STEP,
+    RANK_STEP,
+    VECTORS_STEP,
+    WORDS_STEP,
+    Descriptor,
+    Matrices,
+    PooledCells,
+    Step,
+    View,
+)
 
 DIRECTIONS = ("forward", "backward")
+
+BILSTM_STEP = Step("bilstm", View.STATES, "The Bi-LSTM: positional vectors", "Two LSTMs read the words, one left to "
+                   "right and one right to left. Each position gets both states side by side: a vector of the word "
+                   "in its context.")
+CELL_STEP = Step("cell", View.CELL, "One interaction cell, then the matrix", "Every question position meets every "
+                 "answer position. Here is one cell worked out with your numbers, then all of them.")
+KMAX_STEP = Step("pooling", View.POOLING, "Pooling: what the network keeps", "Only a few cells go on: k-max pooling "
+                 "keeps the k largest of each matrix, in order.")
+MLP_STEP = Step("mlp", View.MLP, "The MLP: from pooled values to the score", "The pooled values go through one hidden "
+                "layer of ReLU units to the score. Each cell's contribution (gradient x value) plus the bias adds up "
+                "to the score.")
+MVLSTM_TERMS = (
+    ("positional vector", "An LSTM state at one position: the word in its context, read left to right (forward) "
+                          "and right to left (backward)."),
+    ("k-max pooling", "Keeps the k largest values of each interaction matrix, in order; the network reads only "
+                      "those."),
+)
 
 
 @dataclass(frozen=True)
@@ -75,6 +103,10 @@ class MVLSTM(MatchingModel):
     family = "mvlstm"
     params_type = MVLSTMParams
     params: MVLSTMParams
+    descriptor = Descriptor(
+        title="MV-LSTM", short_name="MV", paper="Wan et al., AAAI 2016",
+        steps=(WORDS_STEP, VECTORS_STEP, BILSTM_STEP, CELL_STEP, KMAX_STEP, MLP_STEP, RANK_STEP),
+        terms=MVLSTM_TERMS)
 
     def __init__(self, params: MVLSTMParams) -> None:
         super().__init__(params)
@@ -131,16 +163,15 @@ class MVLSTM(MatchingModel):
         cells = torch.zeros(matrices.shape[0], count * rows * cols, dtype=matrices.dtype)
         cells.scatter_add_(1, torch.where(real, cell_index, 0), torch.where(real, contributions, 0.0))
         names = tuple(self.matrix_names(self.params))
-        shown = {} if self.params.pool_directions else directions
         return ForwardTrace(
-            score=score, matrix_names=names, matrices=matrices, display_matrices=shown, pooled=pooled,
-            pooled_groups=names, pooled_matrix=tuple(range(count)), windows=None,
-            contributions=contributions, bias_contribution=bias,
-            cell_contributions=cells.view_as(matrices),
-            cell_bias=bias + torch.where(real, 0.0, contributions).sum(-1),
+            score=score,
             question=replace(questions.read, states=questions.states),
             answer=replace(answers.read, states=answers.states),
-            hidden=self.head.hidden(pooled.flat()))
+            matrices=Matrices(names, matrices, shown={} if self.params.pool_directions else directions,
+                              cell_contributions=cells.view_as(matrices),
+                              cell_bias=bias + torch.where(real, 0.0, contributions).sum(-1)),
+            pooled=PooledCells(pooled, groups=names, group_matrix=tuple(range(count)), windows=None,
+                               contributions=contributions, bias=bias, hidden=self.head.hidden(pooled.flat())))
 
     def direction_matrices(self, questions: torch.Tensor, answers: torch.Tensor) -> dict[str, torch.Tensor]:
         """The cosine of the forward-only and of the backward-only states, (B, m, n) each."""
@@ -198,6 +229,10 @@ class AMVLSTM(MVLSTM):
     family = "amvlstm"
     params_type = AMVLSTMParams
     params: AMVLSTMParams
+    descriptor = Descriptor(
+        title="aMV-LSTM", short_name="aMV", paper="Belkacem et al., SAC 2019",
+        steps=(WORDS_STEP, VECTORS_STEP, GATE_STEP, BILSTM_STEP, CELL_STEP, KMAX_STEP, MLP_STEP, RANK_STEP),
+        terms=MVLSTM_TERMS)
 
 
 __all__ = ["AMVLSTM", "MVLSTM"]
