@@ -21,7 +21,7 @@ from matching.explain.ranking import rank
 from matching.models import FAMILIES, ForwardTrace, MatchingModel, PairBatch, build_model, params_from_dict, register
 from matching.models.blocks import MLPHead, Pooled, cosine_matrix, kmax_pool
 from matching.models.params import ModelParams, ParamsError, params_to_dict
-from matching.models.parts import RANK_STEP, VECTORS_STEP, WORDS_STEP, Descriptor, Matrices, PooledCells
+from matching.models.parts import RANK_STEP, VECTORS_STEP, WORDS_STEP, Descriptor, Matrices, Part, PooledCells
 from matching.text.embeddings import WordVectors
 from matching.training.checkpoint import load_checkpoint, save_checkpoint
 
@@ -79,6 +79,10 @@ class WordKMax(MatchingModel):
     @classmethod
     def architecture_text(cls, params: ModelParams) -> str:
         return "word cosine matrix -> k-max pooling -> MLP"
+
+    @classmethod
+    def parts(cls, params: ModelParams) -> frozenset[Part]:
+        return frozenset({Part.MATRICES, Part.POOLED_CELLS})
 
 
 @pytest.fixture()

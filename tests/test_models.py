@@ -52,6 +52,7 @@ def test_trace_matches_the_plain_pass(variant_matcher: Matcher) -> None:
     assert groups == len(trace.pooled.groups) == len(trace.pooled.group_matrix)
     assert trace.pooled.contributions.shape == (3, groups * slots) and groups * slots == params.pooled_size
     assert (Part.WORD_WEIGHTS in trace.parts) == bool(params.attended_sides)
+    assert type(matcher.model).parts(params) == trace.parts  # what a page offers is what a trace carries
     assert (trace.question_attention is not None) == ("question" in params.attended_sides)
     assert (trace.answer_attention is not None) == ("answer" in params.attended_sides)
 

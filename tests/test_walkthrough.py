@@ -8,6 +8,7 @@ import torch
 
 from matching.explain import walkthrough
 from matching.explain.matcher import Matcher
+from matching.models.parts import Part, View
 
 QUESTION = "who wrote the novel pride and prejudice"
 ANSWER = "pride and prejudice is a novel by jane austen"
@@ -47,7 +48,7 @@ def test_softmax_on_the_board_and_the_weight_applied(variant_matcher: Matcher, e
             continue
         assert walkthrough.softmax_check(rows, getattr(variant_matcher.params, "attention_gate", "softmax")) < 1e-5
         assert sum(r["alpha"] for r in rows) == pytest.approx(1.0, abs=1e-5)
-        if walkthrough.is_mvlstm(explained):  # the gated vectors are the words times the weight applied
+        if explained.has(Part.STATES):  # the gate reads raw words: the gated vectors are the words x the weight
             values = walkthrough.side_values(explained, side)
             factors = np.array([r["weight applied"] for r in rows])
             assert np.allclose(values.gated_words, values.words * factors[:, None], atol=1e-5)
@@ -75,15 +76,15 @@ def test_pooling_rows_keep_the_pooling_order_with_the_running_list(explained) ->
         rows = walkthrough.pooling_rows(explained, group)
         assert [r["order"] for r in rows] == list(range(1, len(rows) + 1))
         assert rows[-1]["kept so far"].count(",") == len(rows) - 1
-        if walkthrough.is_mvlstm(explained):  # k-max: decreasing values
+        if all(c.window is None for c in explained.pooled_cells):  # k-max: decreasing values
             values = [r["value"] for r in rows if not r["filler"]]
             assert values == sorted(values, reverse=True)
 
 
 def test_states_and_the_same_word_at_two_positions(explained) -> None:  # type: ignore[no-untyped-def]
     found = walkthrough.states(explained, "question")
-    if not walkthrough.is_mvlstm(explained):
-        assert found is None and walkthrough.family_note(explained, "bilstm")
+    if not explained.has(Part.STATES):  # no recurrent states: no such step in this model's walkthrough
+        assert found is None and all(step.view != View.STATES for step in walkthrough.steps_for(explained))
         return
     forward, backward = found
     assert forward.shape == backward.shape == (len(explained.seen_question_tokens), forward.shape[1])
@@ -98,7 +99,7 @@ def test_problems_show_up_at_the_step_where_they_matter(make_matcher) -> None:  
     matcher = make_matcher(family="amvlstm", attention="both", attention_scaling="none")
     one_word = matcher.explain("austen", ["jane austen wrote it"])[0]
     assert any("one word" in p for p in walkthrough.problems(one_word, "gate"))
-    assert any("one word" in p for p in walkthrough.problems(one_word, "bilstm"))
+    assert any("one word" in p for p in walkthrough.problems(one_word, "states"))
     assert any("filler" in p for p in walkthrough.problems(one_word, "pooling"))
     assert not walkthrough.problems(one_word, "words")
     unknown = matcher.explain("zxqv wvvq", ["qqzx vvwz"])[0]
@@ -108,14 +109,19 @@ def test_problems_show_up_at_the_step_where_they_matter(make_matcher) -> None:  
 
 
 def test_each_family_reads_its_own_lead(explained) -> None:  # type: ignore[no-untyped-def]
-    pooling = walkthrough.lead(explained, "pooling")
-    assert ("k-max" in pooling) == walkthrough.is_mvlstm(explained)
-    assert ("dynamic pooling" in pooling) != walkthrough.is_mvlstm(explained)
+    pooling = {step.key: step for step in walkthrough.steps_for(explained)}["pooling"].lead
+    kmax = all(c.window is None for c in explained.pooled_cells)
+    assert ("k-max" in pooling) == kmax
+    assert ("dynamic pooling" in pooling) != kmax
 
 
-def test_step_index_is_clamped() -> None:
-    assert walkthrough.step_index(-3) == 0 and walkthrough.step_index(99) == len(walkthrough.STEPS) - 1
-    assert len(walkthrough.STEPS) == 8
+def test_step_index_is_clamped_to_the_models_own_steps(explained) -> None:  # type: ignore[no-untyped-def]
+    steps = walkthrough.steps_for(explained)
+    assert walkthrough.step_index(-3, explained) == 0 and walkthrough.step_index(99, explained) == len(steps) - 1
+    gated = explained.question_attention is not None or explained.answer_attention is not None
+    assert any(step.view == View.GATE for step in steps) == gated
+    assert len(steps) == 6 + gated + explained.has(Part.STATES)
+    assert steps[0].view == View.WORDS and steps[-1].view == View.RANK
 
 
 def test_the_gate_formula_names_the_models_own_gate() -> None:

@@ -120,6 +120,9 @@ class Explanation:
     channels: ChannelValues | None = None
     terms: dict[str, float] = field(default_factory=dict)
     """The score split into named terms (sum == score exactly); empty without."""
+    matrix_products: dict[str, tuple[np.ndarray, np.ndarray, bool]] = field(default_factory=dict)
+    """Per matrix that is a plain product of traced vectors: (question vectors (m, D), answer vectors
+    (n, D), is a cosine)."""
 
     def has(self, *parts: Part) -> bool:
         """True when this explanation carries every part named."""
@@ -258,6 +261,8 @@ class TracedExplanations(Sequence[Explanation]):
                                                         _numpy(channels.answer))
         self._terms = None if trace.terms is None else (trace.terms.names, _numpy(trace.terms.values))
         self._vectors = {name: _numpy(values) for name, values in trace.vectors.items()}
+        self._products = {} if matrices is None else {
+            name: (_numpy(p.question), _numpy(p.answer), p.cosine) for name, p in matrices.products.items()}
         self._sides = (_SideArrays.of(trace.question), _SideArrays.of(trace.answer))
         self._built: dict[int, Explanation] = {}
 
@@ -309,7 +314,9 @@ class TracedExplanations(Sequence[Explanation]):
                         vectors={name: values[b].copy() for name, values in self._vectors.items()}),
             parts=self._parts,
             word_weights={name: (side(q, m), side(a, n)) for name, (q, a) in self._weights.items()},
-            channels=channels, terms=terms)
+            channels=channels, terms=terms,
+            matrix_products={name: (q[b, :m].copy(), a[b, :n].copy(), cosine)  # type: ignore[index]
+                             for name, (q, a, cosine) in self._products.items()})
 
     def _pooled_cells(self, b: int) -> tuple[PooledCell, ...]:
         if self._values is None:

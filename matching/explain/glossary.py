@@ -14,6 +14,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from matching.models import FAMILIES
+
 
 class GlossaryError(KeyError):
     """A term the glossary does not define (a typo in a page, caught by the tests)."""
@@ -28,15 +30,15 @@ class Term:
     """Other spellings a page may use ("k-max", "×" for "x")."""
 
 
-TERMS: tuple[Term, ...] = (
+GENERAL_TERMS: tuple[Term, ...] = (
     Term("word vector", "A list of 50 numbers standing for a word (from GloVe); similar words get similar lists.",
          ("word vectors", "GloVe")),
     Term("unknown word", "A word GloVe has no vector for; the model gives every such word one shared, learned "
          "vector.", ("unknown words",)),
     Term("truncated", "Words past a model's maximum length: kept on screen in grey, never read by the model.",
          ("truncation", "not seen")),
-    Term("attention gate", "aMV-LSTM's first layer: it scores each word, and the softmax of those scores "
-         "reweights the word vectors.", ("attention", "aMV-LSTM")),
+    Term("attention gate", "A first layer (omega in the ECIR paper) that scores each word; the softmax of those "
+         "scores reweights the word vectors.", ("attention", "omega")),
     Term("gate logit", "The raw score V^T w_t the attention gate gives a word before the softmax.",
          ("gate logits", "V^T w_t")),
     Term("softmax", "Turns scores into positive weights that add up to 1; a higher score gets a larger share."),
@@ -44,8 +46,6 @@ TERMS: tuple[Term, ...] = (
          ("α", "attention weight")),
     Term("uniform weight 1/n", "What every word would get if attention were flat: 1 divided by the number of "
          "words.", ("1/n", "uniform")),
-    Term("MV-LSTM", "Wan et al. 2016: Bi-LSTM positions, their interaction matrix, k-max pooling and an MLP "
-         "give the score.", ("MVLSTM",)),
     Term("Bi-LSTM", "Two LSTMs reading the sentence left to right (forward) and right to left (backward).",
          ("BiLSTM", "LSTM")),
     Term("LSTM state", "What an LSTM remembers after reading up to one position: here 50 numbers per "
@@ -82,8 +82,6 @@ TERMS: tuple[Term, ...] = (
          "cell's value; exact here because the MLP is piecewise linear.", ("gradient × value",)),
     Term("waterfall", "A chart where each bar starts where the previous one ended, so the bars add up to the "
          "total.",),
-    Term("MatchPyramid", "Pang et al. 2016: a word-by-word matching matrix read like an image, by "
-         "convolution and dynamic pooling, then an MLP.", ("MatchPyramid.omega",)),
     Term("convolution", "Slides small learned filters over the matching matrix to find patterns such as "
          "runs of matching words.", ("conv",)),
     Term("dynamic pooling", "Cuts the matrix into a fixed grid of windows and keeps each window's largest "
@@ -101,10 +99,27 @@ TERMS: tuple[Term, ...] = (
          ("ties",)),
 )
 
+
+
+def _family_terms() -> tuple[Term, ...]:
+    """Each registered family's own terms (its name with its paper, and what it brings), once each."""
+    found: dict[str, Term] = {}
+    for model_type in FAMILIES.values():
+        descriptor = model_type.descriptor
+        for name, plain, *aliases in descriptor.terms:
+            found.setdefault(name, Term(name, plain, tuple(aliases)))
+    return tuple(found.values())
+
+
+FAMILY_TERMS = _family_terms()
+FAMILY_TERM_NAMES = tuple(term.name for term in FAMILY_TERMS)
+"""The families' own terms, for the "Terms on this page" of any page that names the models."""
+TERMS: tuple[Term, ...] = GENERAL_TERMS + FAMILY_TERMS
 GLOSSARY: dict[str, Term] = {term.name: term for term in TERMS}
 
-SHORT_NAMES = (("amvlstm", "aMV"), ("mvlstm", "MV"), ("matchpyramid", "MP"), ("tensor", "T"))
-"""Prefix and word replacements for the short model names (longest first)."""
+SHORT_NAMES = (*sorted(((family, model_type.descriptor.short_name) for family, model_type in FAMILIES.items()),
+                       key=lambda pair: -len(pair[0])), ("tensor", "T"))
+"""Word replacements for the short model names: each family's name by its descriptor's short name."""
 SHORT_BASELINES = {"original order": "order", "word overlap": "overlap", "BM25": "BM25"}
 
 

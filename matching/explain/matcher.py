@@ -15,6 +15,7 @@ import torch
 from matching.explain.explanation import Explanation, TracedExplanations
 from matching.models import ForwardTrace, MatchingModel, TextEncoding
 from matching.models.params import ModelParams
+from matching.models.parts import Part
 from matching.text.batching import RowCache, TextTable, lookup_texts, pair_batch
 from matching.text.embeddings import WordVectors
 from matching.text.tokens import TextError, Token, tokenize
@@ -49,6 +50,11 @@ class Matcher:
     @property
     def params(self) -> ModelParams:
         return self.model.params
+
+    @property
+    def parts(self) -> frozenset[Part]:
+        """The parts this model's explanations carry (`models.parts.Part`)."""
+        return type(self.model).parts(self.params)
 
     def _texts(self, side: str, texts: Sequence[Sequence[Token]], trace: bool, known: RowCache | None = None
                ) -> SideTexts:

@@ -7,8 +7,8 @@ shows on the board, on those traced numbers: the dot product and the lengths of 
 cell, and the running total of a waterfall. Tests check that each of them gives back the
 traced value (to 1e-5).
 
-Steps apply by family: MV-LSTM and aMV-LSTM go through all eight; MatchPyramid has no Bi-LSTM
-(step 4 says so) and pools by convolution and dynamic pooling instead of k-max (step 6).
+The steps are the family's own (its `Descriptor.steps`), each drawn by a generic view that
+reads one part of the explanation; a step whose part a model lacks is left out for it.
 """
 
 from __future__ import annotations
@@ -20,84 +20,29 @@ from typing import Any
 import numpy as np
 
 from matching.explain.explanation import Explanation, PooledCell, SideValues
+from matching.models.parts import VIEW_NEEDS, Step, View
 from matching.text.tokens import Token
 
-MVLSTM_FAMILIES = ("mvlstm", "amvlstm")
 WATERFALL_BARS = 15
 """Cells drawn one by one in the waterfall; the rest are summed into one bar."""
 
 
-@dataclass(frozen=True)
-class Step:
-    key: str
-    title: str
-    lead: str
-    """One or two plain sentences shown before the picture."""
+def applies(explanation: Explanation, step: Step) -> bool:
+    """Whether this explanation has what the step's view reads (the gate step needs a gate, not just any weights)."""
+    if step.view == View.GATE:
+        return explanation.question_attention is not None or explanation.answer_attention is not None
+    needed = VIEW_NEEDS[step.view]
+    return needed is None or explanation.has(needed)
 
 
-STEPS: tuple[Step, ...] = (
-    Step("words", "Words", "The text is cut into words. Each keeps its place in your text; words past the model's "
-         "maximum length are kept on screen but never read."),
-    Step("vectors", "Word vectors", "Each word becomes a list of 50 numbers from GloVe (one strip per word, "
-         "blue below zero, red above). Every unknown word gets the same learned vector."),
-    Step("gate", "The attention gate", "aMV-LSTM scores each word (V^T w_t), turns the scores into weights that "
-         "add up to 1 (a softmax in the paper; sparse gates can give words exactly 0) and multiplies each word "
-         "vector by its weight."),
-    Step("bilstm", "The Bi-LSTM: positional vectors", "Two LSTMs read the words, one left to right and one right "
-         "to left. Each position gets both states side by side: a vector of the word in its context."),
-    Step("cell", "One interaction cell, then the matrix", "Every question position meets every answer position. "
-         "Here is one cell worked out with your numbers, then all of them."),
-    Step("pooling", "Pooling: what the network keeps", "Only a few cells go on: k-max pooling keeps the k largest "
-         "of each matrix, in order."),
-    Step("mlp", "The MLP: from pooled values to the score", "The pooled values go through one hidden layer of ReLU "
-         "units to the score. Each cell's contribution (gradient x value) plus the bias adds up to the score."),
-    Step("rank", "The rank", "The candidates are sorted by score: this is where yours lands."),
-)
-STEP_KEYS = tuple(step.key for step in STEPS)
-WORD_MATCHING_LEADS = {
-    "cell": "Every question word meets every answer word: each cell is the dot product of the two word vectors "
-            "(unit length for cosine matching, after the gate). Here is one cell worked out, then all of them.",
-    "pooling": "Convolution filters slide over the matrix; dynamic pooling cuts each filter's map into a fixed grid "
-               "of windows and keeps each window's largest value, in window order.",
-}
-"""The steps whose text differs for a family that matches words directly (MatchPyramid)."""
+def steps_for(explanation: Explanation) -> tuple[Step, ...]:
+    """This model's walkthrough: its family's steps, less those whose part this model lacks."""
+    return tuple(step for step in explanation.descriptor.steps if applies(explanation, step))
 
 
-def lead(explanation: Explanation, key: str) -> str:
-    """The step's opening sentences, in the terms of this model's family."""
-    if not is_mvlstm(explanation) and key in WORD_MATCHING_LEADS:
-        return WORD_MATCHING_LEADS[key]
-    return STEPS[STEP_KEYS.index(key)].lead
-
-
-def step_index(step: int) -> int:
-    """A step number from a link or a click, clamped to the steps that exist."""
-    return min(max(int(step), 0), len(STEPS) - 1)
-
-
-def is_mvlstm(explanation: Explanation) -> bool:
-    return explanation.family in MVLSTM_FAMILIES
-
-
-def family_note(explanation: Explanation, key: str) -> str | None:
-    """What this family does at step `key` when it differs from MV-LSTM (None when it is the same)."""
-    if is_mvlstm(explanation):
-        if key == "gate" and explanation.question_attention is None and explanation.answer_attention is None:
-            return ("MV-LSTM has no attention gate: every word is read at full weight (this step applies to the "
-                    "aMV-LSTM models).")
-        return None
-    notes = {
-        "bilstm": f"{explanation.family} has no Bi-LSTM: it matches the word vectors themselves, so there are no "
-                  "positional vectors. This step does not apply; go on to the matching matrix.",
-        "cell": f"{explanation.family} compares words, not LSTM positions: each cell matches one question word "
-                "with one answer word (after the gate, if any).",
-        "pooling": f"{explanation.family} reads the matrix with convolution filters and dynamic pooling: the matrix "
-                   "is cut into a fixed grid of windows and each filter keeps the largest value of each window. "
-                   "The cells below are those maxima.",
-    }
-    if key == "gate" and explanation.question_attention is None and explanation.answer_attention is None:
-        return f"{explanation.family} has no attention gate: every word is read at full weight."
-    return notes.get(key)
+def step_index(step: int, explanation: Explanation) -> int:
+    """A step number from a link or a click, clamped to the steps this model's walkthrough has."""
+    return min(max(int(step), 0), len(steps_for(explanation)) - 1)
 
 
 # ---------------------------------------------------------------- steps 1-2: words and vectors
@@ -240,25 +185,9 @@ class CellMath:
 
 
 def cell_vectors(explanation: Explanation, matrix: str) -> tuple[np.ndarray, np.ndarray, bool] | None:
-    """(question vectors, answer vectors, is a cosine) whose products make `matrix`, or None when the
-    matrix is not a plain product of traced vectors (bilinear and tensor matrices have learned weights)."""
-    q, a = explanation.steps.question, explanation.steps.answer
-    if is_mvlstm(explanation):
-        if q.states is None or a.states is None:
-            return None
-        half = q.states.shape[1] // 2
-        if matrix == "cosine":
-            return q.states, a.states, True
-        if matrix == "forward":
-            return q.states[:, :half], a.states[:, :half], True
-        if matrix == "backward":
-            return q.states[:, half:], a.states[:, half:], True
-        return None
-    if matrix == "word cosine":  # unit word vectors, reweighted by the gate: a plain dot product
-        return q.gated_words, a.gated_words, False
-    if matrix == "word dot":
-        return q.gated_words, a.gated_words, False
-    return None
+    """(question vectors, answer vectors, is a cosine) whose products make `matrix`, as the family traced
+    them, or None where the matrix is not a plain product of vectors (learned weights in between)."""
+    return explanation.matrix_products.get(matrix)
 
 
 def cell_math(explanation: Explanation, matrix: str, i: int, j: int) -> CellMath | None:
@@ -341,7 +270,7 @@ def mlp_step(explanation: Explanation, bars: int = WATERFALL_BARS) -> MLPStep:
 # ---------------------------------------------------------------- input problems, at the step where they matter
 
 def problems(explanation: Explanation, key: str, max_answer_len: int | None = None) -> list[str]:
-    """Plain warnings about this input that matter at step `key` (empty when there are none)."""
+    """Plain warnings about this input that matter at a step drawn by view `key` (empty when there are none)."""
     found: list[str] = []
     q_seen = [t for t in explanation.question_tokens if not t.truncated]
     a_seen = [t for t in explanation.answer_tokens if not t.truncated]
@@ -369,7 +298,7 @@ def problems(explanation: Explanation, key: str, max_answer_len: int | None = No
             elif weights is not None and len(seen) > 1 and float(np.ptp(weights)) < 0.05 / len(seen):
                 found.append(f"The {side}'s attention is almost flat (every word near 1/n): it says little about "
                              "which words matter.")
-    if key == "bilstm" and is_mvlstm(explanation):
+    if key == View.STATES:
         for side, seen in (("question", q_seen), ("answer", a_seen)):
             if len(seen) == 1:
                 found.append(f"The {side} has one word: each LSTM reads that one word only, so its forward and "

@@ -192,6 +192,12 @@ class MatchingModel(nn.Module):
         raise NotImplementedError
 
     @classmethod
+    def parts(cls, params: ModelParams) -> frozenset[Part]:
+        """The parts a trace of this configuration carries (tested against real traces), so a page can
+        offer the models that have what it shows before running any of them."""
+        raise NotImplementedError
+
+    @classmethod
     def deviations(cls, params: dict[str, Any], training: dict[str, Any]) -> list[str]:
         """How a configuration differs from its paper, in plain lines for the model card."""
         return []

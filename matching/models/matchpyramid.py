@@ -27,7 +27,9 @@ from matching.models.parts import (
     WORDS_STEP,
     Descriptor,
     Matrices,
+    Part,
     PooledCells,
+    Product,
     Step,
     View,
 )
@@ -52,8 +54,8 @@ class MatchPyramid(MatchingModel):
         title="MatchPyramid", short_name="MP", paper="Pang et al., AAAI 2016; omega: Belkacem et al., ECIR 2019",
         steps=(WORDS_STEP, VECTORS_STEP, GATE_STEP, WORD_CELL_STEP, DYNAMIC_POOLING_STEP, PYRAMID_MLP_STEP,
                RANK_STEP),
-        terms=(("dynamic pooling", "Cuts a feature map into a fixed grid of windows, whatever the text lengths, and "
-                                   "keeps the largest value of each window."),))
+        terms=(("MatchPyramid", "Pang et al. 2016: a word-by-word matching matrix read like an image, by "
+                                "convolution and dynamic pooling, then an MLP.", "MatchPyramid.omega"),))
 
     def __init__(self, params: MatchPyramidParams) -> None:
         super().__init__(params)
@@ -96,12 +98,19 @@ class MatchPyramid(MatchingModel):
         return ForwardTrace(
             score=score, question=question, answer=answer,
             matrices=Matrices(names, matrix[:, None], cell_contributions=cells,
-                              cell_bias=score - cells.flatten(1).sum(-1)),
+                              cell_bias=score - cells.flatten(1).sum(-1),
+                              # unit vectors for cosine matching: the cell is their plain dot product
+                              products={names[0]: Product(question.gated_words, answer.gated_words, cosine=False)}),
             pooled=PooledCells(Pooled(pooled.values.detach(), pooled.rows, pooled.cols, pooled.filler),
                                groups=tuple(f"filter {f + 1}" for f in range(self.params.kernel_count)),
                                group_matrix=(0,) * self.params.kernel_count, windows=dynamic.windows,
                                contributions=contributions, bias=bias, hidden=self.head.hidden(flat),
                                features=features))
+
+    @classmethod
+    def parts(cls, params: ModelParams) -> frozenset[Part]:
+        gated = {Part.WORD_WEIGHTS} if params.attended_sides else set()
+        return frozenset({Part.MATRICES, Part.POOLED_CELLS, *gated})
 
     @classmethod
     def matrix_names(cls, params: ModelParams) -> list[str]:

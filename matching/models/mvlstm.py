@@ -35,7 +35,9 @@ from matching.models.parts import (
     WORDS_STEP,
     Descriptor,
     Matrices,
+    Part,
     PooledCells,
+    Product,
     Step,
     View,
 )
@@ -52,12 +54,8 @@ KMAX_STEP = Step("pooling", View.POOLING, "Pooling: what the network keeps", "On
 MLP_STEP = Step("mlp", View.MLP, "The MLP: from pooled values to the score", "The pooled values go through one hidden "
                 "layer of ReLU units to the score. Each cell's contribution (gradient x value) plus the bias adds up "
                 "to the score.")
-MVLSTM_TERMS = (
-    ("positional vector", "An LSTM state at one position: the word in its context, read left to right (forward) "
-                          "and right to left (backward)."),
-    ("k-max pooling", "Keeps the k largest values of each interaction matrix, in order; the network reads only "
-                      "those."),
-)
+MVLSTM_TERM = ("MV-LSTM", "Wan et al. 2016: Bi-LSTM positions, their interaction matrix, k-max pooling and an MLP "
+               "give the score.", "MVLSTM")
 
 
 @dataclass(frozen=True)
@@ -106,7 +104,7 @@ class MVLSTM(MatchingModel):
     descriptor = Descriptor(
         title="MV-LSTM", short_name="MV", paper="Wan et al., AAAI 2016",
         steps=(WORDS_STEP, VECTORS_STEP, BILSTM_STEP, CELL_STEP, KMAX_STEP, MLP_STEP, RANK_STEP),
-        terms=MVLSTM_TERMS)
+        terms=(MVLSTM_TERM,))
 
     def __init__(self, params: MVLSTMParams) -> None:
         super().__init__(params)
@@ -169,9 +167,19 @@ class MVLSTM(MatchingModel):
             answer=replace(answers.read, states=answers.states),
             matrices=Matrices(names, matrices, shown={} if self.params.pool_directions else directions,
                               cell_contributions=cells.view_as(matrices),
-                              cell_bias=bias + torch.where(real, 0.0, contributions).sum(-1)),
+                              cell_bias=bias + torch.where(real, 0.0, contributions).sum(-1),
+                              products=self.products(questions.states, answers.states)),
             pooled=PooledCells(pooled, groups=names, group_matrix=tuple(range(count)), windows=None,
                                contributions=contributions, bias=bias, hidden=self.head.hidden(pooled.flat())))
+
+    def products(self, questions: torch.Tensor, answers: torch.Tensor) -> dict[str, Product]:
+        """The matrices that are cosines of traced states: the combined one and each direction's."""
+        hidden = self.params.hidden_size
+        found = {"forward": Product(questions[..., :hidden], answers[..., :hidden], cosine=True),
+                 "backward": Product(questions[..., hidden:], answers[..., hidden:], cosine=True)}
+        if self.params.interaction == "cosine":
+            found["cosine"] = Product(questions, answers, cosine=True)
+        return found
 
     def direction_matrices(self, questions: torch.Tensor, answers: torch.Tensor) -> dict[str, torch.Tensor]:
         """The cosine of the forward-only and of the backward-only states, (B, m, n) each."""
@@ -193,6 +201,11 @@ class MVLSTM(MatchingModel):
                    for side, steps, lengths in (("question", question, batch.question_lengths),
                                                 ("answer", answer, batch.answer_lengths))]
         return exact_match_matrix(batch.question_ids, batch.answer_ids, *weights)
+
+    @classmethod
+    def parts(cls, params: ModelParams) -> frozenset[Part]:
+        gated = {Part.WORD_WEIGHTS} if params.attended_sides else set()
+        return frozenset({Part.MATRICES, Part.POOLED_CELLS, Part.STATES, *gated})
 
     @classmethod
     def matrix_names(cls, params: ModelParams) -> list[str]:
@@ -232,7 +245,8 @@ class AMVLSTM(MVLSTM):
     descriptor = Descriptor(
         title="aMV-LSTM", short_name="aMV", paper="Belkacem et al., SAC 2019",
         steps=(WORDS_STEP, VECTORS_STEP, GATE_STEP, BILSTM_STEP, CELL_STEP, KMAX_STEP, MLP_STEP, RANK_STEP),
-        terms=MVLSTM_TERMS)
+        terms=(MVLSTM_TERM, ("aMV-LSTM", "Belkacem et al. 2019: MV-LSTM with an attention gate that reweights the "
+                                        "words of the question, the answer or both before the Bi-LSTM.")))
 
 
 __all__ = ["AMVLSTM", "MVLSTM"]

@@ -60,6 +60,18 @@ class Matrices:
     shown: dict[str, torch.Tensor] = field(default_factory=dict)  # name -> (B, m, n), computed, never read
     cell_contributions: torch.Tensor | None = None  # (B, C, m, n)
     cell_bias: torch.Tensor | None = None  # (B,)
+    products: dict[str, Product] = field(default_factory=dict)
+    """For a matrix (read or shown) that is a plain product of traced vectors: those vectors, so one
+    cell can be worked out on the board."""
+
+
+@dataclass(frozen=True)
+class Product:
+    """Matrix cell (i, j) = question[i] . answer[j], divided by both lengths when `cosine`."""
+
+    question: torch.Tensor  # (B, m, D)
+    answer: torch.Tensor  # (B, n, D)
+    cosine: bool
 
 
 @dataclass(frozen=True)
@@ -150,8 +162,7 @@ class Descriptor:
     """What a family tells the rest of MatchLens about itself, in words (its numbers are in the trace).
 
     `steps` are its walkthrough in order; a step whose view reads a part an explanation lacks
-    (an aMV-LSTM step on a model without a gate) is left out for that explanation. `terms` are
-    (name, definition) pairs for the glossary.
+    (the gate step on a model without a gate) is left out for that explanation.
     """
 
     title: str
@@ -159,8 +170,9 @@ class Descriptor:
     """A few letters for narrow tables: a model's name starts with its family's, which this replaces."""
     paper: str
     steps: tuple[Step, ...]
-    terms: tuple[tuple[str, str], ...] = ()
+    terms: tuple[tuple[str, ...], ...] = ()
+    """Glossary entries: (name, one plain line, aliases...)."""
 
 
 __all__ = ["GATE_STEP", "RANK_STEP", "VECTORS_STEP", "VIEW_NEEDS", "WORDS_STEP", "Channels", "Descriptor", "Matrices",
-           "Part", "Pooled", "PooledCells", "Step", "Terms", "View", "WordWeights"]
+           "Part", "Pooled", "PooledCells", "Product", "Step", "Terms", "View", "WordWeights"]

@@ -1,16 +1,18 @@
-"""Attention: what each model with an attention gate (aMV-LSTM, MatchPyramid.omega) weighs, word by word."""
+"""Attention: what each model that weighs words (an attention gate, a co-attention) weighs, word by word."""
 
 from __future__ import annotations
 
 import streamlit as st
 
+from matching.explain import glossary
 from matching.explain.deletion import DeletionEffects, attention_agreement, deletion_effects
 from matching.explain.explanation import Explanation
+from matching.models.parts import Part
 from ui.views import common, components, state
 
 st.title(":material/visibility: Attention")
-st.caption("aMV-LSTM and MatchPyramid.omega reweight every word vector by an attention coefficient before the "
-           "model reads it (the Bi-LSTM, or the word matching matrix). "
+st.caption("Some models weigh every word: an attention gate (omega) reweights each word vector before the model "
+           "reads it; a co-attention weighs each word by how it matches the other text. "
            "Bars show each word's weight; the dashed line is the uniform weight 1/n (a word above it counts "
            "more than average). The same weights shade the original text. Beside them: what deleting each word does "
            "to the score (scored from scratch), and the rank correlation between the two. Hover for exact values.")
@@ -26,7 +28,7 @@ def _agreement_text(rho: float | None) -> str:
 
 
 components.glossary(["attention gate", "gate logit", "softmax", "alpha", "uniform weight 1/n", "word vector",
-                     "unknown word", "truncated", "Bi-LSTM", "MV-LSTM", "MatchPyramid", "score", "rank"],
+                     "unknown word", "truncated", "Bi-LSTM", *glossary.FAMILY_TERM_NAMES, "score", "rank"],
                     key="attention_glossary")
 
 found = common.explained_candidate("attention")
@@ -35,9 +37,8 @@ if found is not None:
     attending = {name: ranking.models[name].explanations[pick] for name in common.attending_models(ranking, pick)}
     plain = [name for name in ranking.models if name not in attending]
     if not attending:
-        st.info("None of the chosen models has attention. Choose a model with an attention gate (aMV-LSTM: "
-                "amvlstm-q, amvlstm-a, amvlstm-qa; MatchPyramid.omega: matchpyramid-q) on the Rank page.",
-                icon=":material/visibility_off:")
+        common.lacking_part_note(Part.WORD_WEIGHTS, "word weights (an attention gate or a co-attention)",
+                                 key="attention_lacking")
     else:
         if plain:
             st.caption(f"{', '.join(plain)}: no attention (every word is read at full weight).")
@@ -49,20 +50,23 @@ if found is not None:
         def draw(name: str, explanation: Explanation, column_key: str) -> None:
             result = ranking.models[name]
             st.subheader(name, divider="blue")
-            attended = [side for side, weights in (("question", explanation.question_attention),
-                                                    ("answer", explanation.answer_attention)) if weights is not None]
-            st.caption(f"Attends to the {' and the '.join(attended)} · score {explanation.score:+.3f} · "
-                       f"rank {int(result.ranks[pick])} of {len(ranking.candidates)}")
+            found = explanation.all_word_weights
+            weighing = st.selectbox("Weights", list(found), key=f"{column_key}_weights") if len(found) > 1 else (
+                next(iter(found)))
+            attended = [side for side, weights in zip(("question", "answer"), found[weighing], strict=True)
+                        if weights is not None]
+            st.caption(f"{components.md(weighing).capitalize()} on the {' and the '.join(attended)} · score "
+                       f"{explanation.score:+.3f} · rank {int(result.ranks[pick])} of {len(ranking.candidates)}")
             for side in sides:
-                weights = explanation.question_attention if side == "question" else explanation.answer_attention
+                weights = found[weighing][0 if side == "question" else 1]
                 tokens = explanation.question_tokens if side == "question" else explanation.answer_tokens
                 text = ranking.question if side == "question" else ranking.candidates[pick]
                 if weights is None:
-                    st.caption(f"The {side} is not attended by this variant (every word has weight 1).")
+                    st.caption(f"The {side} is not weighed by this mechanism (every word has weight 1).")
                     continue
                 components.shaded_text(text, tokens, weights, label=side.capitalize(),
                                        key=f"{column_key}_{side}_text")
-                components.chart("attention_chart", tokens, weights, f"{side} attention", name,
+                components.chart("attention_chart", tokens, weights, f"{side}: {weighing}", name,
                                  key=f"{column_key}_{side}_bars")
                 if show_deletion:
                     effects = deletions[name]

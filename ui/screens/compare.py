@@ -7,6 +7,7 @@ import time
 import pandas as pd
 import streamlit as st
 
+from matching.explain import glossary
 from matching.explain.contrast import (
     CompareView,
     ModelContrast,
@@ -31,8 +32,8 @@ st.caption("Why does a model put one candidate above another? Each score is exac
            "A's cells, minus B's cells, plus the difference of the bias terms.")
 
 components.glossary(["score", "rank", "contribution", "gradient x value", "bias", "interaction matrix", "cosine",
-                     "forward and backward matrices", "tensor interaction", "k-max pooling", "MV-LSTM",
-                     "MatchPyramid", "dynamic pooling", "alpha", "attention gate", "unknown word"],
+                     "forward and backward matrices", "tensor interaction", "k-max pooling",
+                     *glossary.FAMILY_TERM_NAMES, "dynamic pooling", "alpha", "attention gate", "unknown word"],
                     key="compare_glossary")
 
 GAP_COLUMNS = {

@@ -16,7 +16,7 @@ st.caption("Every question position (rows) meets every answer position (columns)
 
 components.glossary(["interaction matrix", "positional vector", "cosine", "tensor interaction",
                      "forward and backward matrices", "k-max pooling", "filler", "truncated", "Bi-LSTM", "rank",
-                     "MV-LSTM", "MatchPyramid", "dynamic pooling", "contribution", "gradient x value", "score"],
+                     *glossary.FAMILY_TERM_NAMES, "dynamic pooling", "contribution", "gradient x value", "score"],
                     key="interactions_glossary")
 
 found = common.explained_candidate("interactions")

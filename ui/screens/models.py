@@ -29,7 +29,8 @@ st.caption("One card per checkpoint in the models folder, read from its card.jso
 loaded = state.models()
 # The cards' own architecture texts name terms too: the popover explains those as well.
 card_text = " ".join(f"{m.card.get('description', '')} {m.card.get('architecture', '')}" for m in loaded.values())
-components.glossary(["MAP", "MRR", "P@1", "nDCG", "tie rule", "baseline", "MV-LSTM", "attention gate", "alpha",
+components.glossary(["MAP", "MRR", "P@1", "nDCG", "tie rule", "baseline", *glossary.FAMILY_TERM_NAMES,
+                     "attention gate", "alpha",
                      "uniform weight 1/n", "Bi-LSTM", "k-max pooling", "MLP", "word vector", "truncated",
                      *glossary.mentioned_in(card_text + " ".join(KNOWN_LIMITS))], key="models_glossary")
 

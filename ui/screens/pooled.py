@@ -19,7 +19,7 @@ st.caption("Pooling keeps a few values of each matrix (MV-LSTM: the k largest ce
            "red lowers it).")
 
 components.glossary(["k-max pooling", "pooled cells", "interaction matrix", "MLP", "score", "contribution",
-                     "gradient x value", "bias", "filler", "tensor interaction", "rank", "MV-LSTM", "MatchPyramid",
+                     "gradient x value", "bias", "filler", "tensor interaction", "rank", *glossary.FAMILY_TERM_NAMES,
                      "convolution", "dynamic pooling", "cosine"],
                     key="pooled_glossary")
 

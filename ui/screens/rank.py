@@ -22,8 +22,8 @@ presenting = state.presenting()
 st.title(":material/format_list_numbered: Rank candidate answers")
 st.caption("Type a question and candidate answers, or start from an example: every model ranks them side by side, "
            "and the other pages show why.")
-components.glossary(["score", "rank", "rank spread", "baseline", "unknown word", "truncated", "MV-LSTM",
-                     "MatchPyramid", "attention gate"], key="rank_glossary")
+components.glossary(["score", "rank", "rank spread", "baseline", "unknown word", "truncated",
+                     *glossary.FAMILY_TERM_NAMES, "attention gate"], key="rank_glossary")
 
 
 # ---------------------------------------------------------------- gallery

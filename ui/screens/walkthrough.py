@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import streamlit as st
 
+from matching.explain import glossary
 from matching.explain import walkthrough as walk
+from matching.models.parts import Step, View
 from ui.views import common, components, state, steps
 
 ss = st.session_state
@@ -16,11 +18,11 @@ if not state.presenting():  # on a projector the first screen is kept for the st
 GLOSSARY_TERMS = ["word vector", "unknown word", "truncated", "attention gate", "gate logit", "softmax", "alpha",
                      "Bi-LSTM", "LSTM state", "positional vector", "cosine", "interaction matrix", "k-max pooling",
                      "filler", "MLP", "hidden unit", "contribution", "gradient x value", "bias", "waterfall",
-                     "score", "rank", "MV-LSTM", "MatchPyramid", "convolution", "dynamic pooling"]
+                     "score", "rank", *glossary.FAMILY_TERM_NAMES, "convolution", "dynamic pooling"]
 
 
 def _go(step: int) -> None:
-    ss[state.STEP] = walk.step_index(step)
+    ss[state.STEP] = step  # clamped to the model's steps when drawn
 
 
 def _model_changed() -> None:
@@ -38,14 +40,13 @@ def _choose_model(names: list[str], attending: list[str]) -> str:
                             help="The walkthrough follows one model; the others take the same input."))
 
 
-def _navigation(step: int) -> None:
+def _navigation(step: int, steps: tuple[Step, ...]) -> None:
     back, where, forward = st.columns([1, 3, 1], vertical_alignment="center")
     back.button("Back", icon=":material/arrow_back:", key="walkthrough_back", shortcut="Left",
                 disabled=step == 0, on_click=_go, args=(step - 1,), width="stretch")
-    where.progress((step + 1) / len(walk.STEPS), text=f"Step {step + 1} of {len(walk.STEPS)}: "
-                   f"{walk.STEPS[step].title}")
+    where.progress((step + 1) / len(steps), text=f"Step {step + 1} of {len(steps)}: {steps[step].title}")
     forward.button("Next", icon=":material/arrow_forward:", key="walkthrough_next", shortcut="Right",
-                   disabled=step == len(walk.STEPS) - 1, on_click=_go, args=(step + 1,), width="stretch")
+                   disabled=step == len(steps) - 1, on_click=_go, args=(step + 1,), width="stretch")
 
 
 found = common.ranking_or_note()
@@ -66,30 +67,40 @@ elif found is not None:
     common.changes_for_pick(ranking, pick, key="walkthrough_changes")
     explanation = ranking.models[model].explanations[pick]
     params = state.models()[model].params
-    step = walk.step_index(ss.get(state.STEP) or 0)
+    walk_steps = walk.steps_for(explanation)
+    step = walk.step_index(ss.get(state.STEP) or 0, explanation)
     ss[state.STEP] = step
-    current = walk.STEPS[step]
-    _navigation(step)
+    current = walk_steps[step]
+    _navigation(step, walk_steps)
 
     st.subheader(f"{step + 1}. {current.title}")
-    st.markdown(f"{walk.lead(explanation, current.key)} *({components.md(model)}, candidate #{pick + 1}, score "
+    st.markdown(f"{components.md(current.lead)} *({components.md(model)}, candidate #{pick + 1}, score "
                 f"{explanation.score:+.4f})*")
     key = f"walkthrough_{current.key}"
     texts = {"question": ranking.question, "answer": ranking.candidates[pick]}
-    if current.key == "words":
-        steps.words(explanation, texts, key)
-    elif current.key == "vectors":
-        steps.vectors(explanation, key)
-    elif current.key == "gate":
-        steps.gate(explanation, getattr(params, "attention_scaling", "none") == "length", key,
-                   getattr(params, "attention_gate", "softmax"))
-    elif current.key == "bilstm":
-        steps.bilstm(explanation, key)
-    elif current.key == "cell":
-        steps.cell(explanation, key)
-    elif current.key == "pooling":
-        steps.pooling(explanation, key)
-    elif current.key == "mlp":
-        steps.mlp(explanation, key)
-    else:
-        steps.rank(ranking, model, pick, key)
+    match current.view:
+        case View.WORDS:
+            steps.words(explanation, texts, key)
+        case View.VECTORS:
+            steps.vectors(explanation, key)
+        case View.GATE:
+            steps.gate(explanation, getattr(params, "attention_scaling", "none") == "length", key,
+                       getattr(params, "attention_gate", "softmax"))
+        case View.STATES:
+            steps.states(explanation, key)
+        case View.CELL:
+            steps.cell(explanation, key, current.shows)
+        case View.MATRIX:
+            steps.matrix(explanation, key, current.shows)
+        case View.POOLING:
+            steps.pooling(explanation, key)
+        case View.MLP:
+            steps.mlp(explanation, key)
+        case View.WEIGHTS:
+            steps.weights(explanation, key, current.shows)
+        case View.CHANNELS:
+            steps.channels(explanation, key, current.shows)
+        case View.PAIR_VECTORS:
+            steps.pair_vectors(explanation, key, current.shows)
+        case _:
+            steps.rank(ranking, model, pick, key)

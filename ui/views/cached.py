@@ -19,6 +19,7 @@ import streamlit as st
 
 from matching.explain.matcher import Matcher
 from matching.explain.ranking import Ranking, rank_tokens
+from matching.models.parts import Part
 from matching.text.inputs import CandidateInput, parse_input
 from matching.text.tokens import TextError, Token
 from matching.training.checkpoint import load_all
@@ -50,6 +51,11 @@ def _load_models(root: str) -> tuple[dict[str, Matcher], dict[str, str]]:
 
 def models() -> dict[str, Matcher]:
     return _load_models(models_root())[0]
+
+
+def models_having(part: Part) -> list[str]:
+    """The loaded models whose explanations carry `part`."""
+    return [name for name, matcher in models().items() if part in matcher.parts]
 
 
 def load_errors() -> dict[str, str]:

@@ -357,21 +357,27 @@ def metrics_chart(rows: Sequence[Mapping[str, Any]], metric: str, heading: str) 
 # ---------------------------------------------------------------- Walkthrough page
 
 def vector_strips(values: np.ndarray, labels: Sequence[str], heading: str, subtitle: str | None = None,
-                  highlight: Sequence[int] = ()) -> alt.Chart:
-    """One strip per row of `values` (a word, a position): each number a cell, blue below zero, red above."""
+                  highlight: Sequence[int] = (), columns: Sequence[str] | None = None) -> alt.Chart:
+    """One strip per row of `values` (a word, a position): each number a cell, blue below zero, red above.
+    `columns` names the values (named channels) instead of numbering them."""
     rows, size = values.shape
-    data = pd.DataFrame([{"row": labels[r], "index": c + 1, "value": float(values[r, c]),
+    names = list(columns) if columns is not None else [str(c + 1) for c in range(size)]
+    data = pd.DataFrame([{"row": labels[r], "index": names[c], "value": float(values[r, c]),
                           "marked": r in highlight} for r in range(rows) for c in range(size)])
     limit = float(np.abs(values).max()) if values.size else 1.0
+    x_axis = (alt.X("index:N", sort=names, title=None, axis=alt.Axis(labelAngle=-40, labelLimit=200))
+              if columns is not None else
+              alt.X("index:O", sort=names, title=f"the {size} values", axis=alt.Axis(labels=size <= 20, ticks=False)))
     strips = alt.Chart(data).mark_rect().encode(
-        x=alt.X("index:O", title=f"the {size} values", axis=alt.Axis(labels=size <= 20, ticks=False)),
+        x=x_axis,
         y=alt.Y("row:N", sort=list(labels), title=None,
                 axis=alt.Axis(labelLimit=170, labelOverlap=False, labelFlush=False)),
         color=alt.Color("value:Q", scale=alt.Scale(scheme="redblue", reverse=True, domain=[-limit, limit or 1.0]),
                         legend=alt.Legend(title="value", orient="bottom", direction="horizontal",
                                           gradientLength=220)),
         stroke=alt.condition("datum.marked", alt.value("#111827"), alt.value(None)),
-        tooltip=[alt.Tooltip("row:N", title="word"), alt.Tooltip("index:O", title="value #"),
+        tooltip=[alt.Tooltip("row:N", title="word"),
+                 alt.Tooltip("index:N", title="channel" if columns is not None else "value #"),
                  alt.Tooltip("value:Q", format=".4f")])
     return strips.properties(height=max(40, ROW_PX * rows), title=title(heading, subtitle))
 

@@ -11,6 +11,7 @@ import streamlit as st
 
 from matching.explain.ranking import Ranking
 from matching.explain.trust import unknown_warning
+from matching.models.parts import Part
 from matching.text.inputs import join_candidates
 from ui.views import components, state
 
@@ -110,10 +111,22 @@ def explained_candidate(page: str) -> tuple[Ranking, int] | None:
 
 
 def attending_models(ranking: Ranking, pick: int) -> list[str]:
-    """The models with an attention gate (their explanation carries attention weights)."""
-    return [name for name, result in ranking.models.items()
-            if result.explanations[pick].question_attention is not None
-            or result.explanations[pick].answer_attention is not None]
+    """The models that weigh words (an attention gate, a co-attention): their explanation has word weights."""
+    return models_with(ranking, pick, Part.WORD_WEIGHTS)
+
+
+def models_with(ranking: Ranking, pick: int, part: Part) -> list[str]:
+    """The chosen models whose explanation of the picked candidate has `part`."""
+    return [name for name, result in ranking.models.items() if result.explanations[pick].has(part)]
+
+
+def lacking_part_note(part: Part, what: str, key: str) -> None:
+    """One line saying that no chosen model has `part`, and which loaded models do (to choose on Rank)."""
+    offer = state.models_having(part)
+    st.info(f"None of the chosen models has {what}. "
+            + (f"Models that have it: {components.md(', '.join(offer))}. Choose one on the Rank page."
+               if offer else "No loaded model has it."), icon=":material/visibility_off:")
+    st.page_link("ui/screens/rank.py", label="Choose models on the Rank page", icon=":material/format_list_numbered:")
 
 
 def one_model(names: list[str], key: str, default: str | None = None) -> str:

@@ -7,7 +7,7 @@
 
 from __future__ import annotations
 
-from ui.views.cached import APP_DIR, DEFAULT_MODELS, Request, load_errors, models, models_root
+from ui.views.cached import APP_DIR, DEFAULT_MODELS, Request, load_errors, models, models_having, models_root
 from ui.views.link import LINK_TOO_LONG, URL_DONE, read_link_once, write_link
 from ui.views.session import (
     BEFORE,
@@ -51,6 +51,7 @@ def init() -> None:
 
 
 __all__ = [
+    "models_having",
     "APP_DIR", "BEFORE", "CANDIDATES", "DEFAULT_MODELS", "GOLD", "LINK_TOO_LONG", "MODELS", "PICK", "PRESENT",
     "QUESTION", "STEP", "URL_DONE", "URL_ERROR", "URL_NOTE", "WALK_MODEL", "Current", "Request", "before_comparison",
     "chosen_models", "current", "current_request", "init", "inputs_snapshot", "load_example", "load_errors",

@@ -1,7 +1,9 @@
-"""The walkthrough's eight steps as view functions: one Explanation (and its ranking) in, one screen drawn.
+"""The walkthrough's generic step views: one Explanation (and its ranking) in, one screen drawn.
 
-Each function shows a short text, then the picture, for one step; the numbers come from
-`matching.explain.walkthrough`, which reads them off the forward pass that produced the score.
+A family's walkthrough is a list of steps, each naming the view that draws it (`models.parts.View`);
+each function here is one such view, for any family whose explanation has the part it reads. The
+numbers come from `matching.explain.walkthrough`, which reads them off the forward pass that
+produced the score.
 """
 
 from __future__ import annotations
@@ -22,15 +24,6 @@ SIDES = ("question", "answer")
 def _problems(explanation: Explanation, key: str) -> None:
     for message in walk.problems(explanation, key):
         st.warning(components.md(message), icon=":material/warning:")
-
-
-def _note(explanation: Explanation, key: str) -> bool:
-    """Say what this family does at this step; True when the step does not apply at all."""
-    note = walk.family_note(explanation, key)
-    if note:
-        st.info(components.md(note), icon=":material/info:")
-    return note is not None and (key == "bilstm" or (key == "gate" and explanation.question_attention is None
-                                                     and explanation.answer_attention is None))
 
 
 def words(explanation: Explanation, texts: dict[str, str], key: str) -> None:
@@ -55,8 +48,6 @@ def vectors(explanation: Explanation, key: str) -> None:
 
 
 def gate(explanation: Explanation, length_scaled: bool, key: str, kind: str = "softmax") -> None:
-    if _note(explanation, "gate"):
-        return
     _problems(explanation, "gate")
     for side in SIDES:
         rows = walk.gate_rows(explanation, side, length_scaled)
@@ -80,10 +71,8 @@ def gate(explanation: Explanation, length_scaled: bool, key: str, kind: str = "s
                           key=f"{key}_{side}_gated")
 
 
-def bilstm(explanation: Explanation, key: str) -> None:
-    if _note(explanation, "bilstm"):
-        return
-    _problems(explanation, "bilstm")
+def states(explanation: Explanation, key: str) -> None:
+    _problems(explanation, "states")
     same = walk.same_word(explanation)
     if same is not None:
         where = " and ".join(f"{side} position {position + 1}" for side, position in (same.first, same.second))
@@ -111,10 +100,9 @@ def _matrix(explanation: Explanation, name: str) -> np.ndarray:
     return explanation.interaction_matrices.get(name, explanation.display_matrices.get(name))
 
 
-def cell(explanation: Explanation, key: str) -> None:
-    _note(explanation, "cell")
+def cell(explanation: Explanation, key: str, shows: tuple[str, ...] = ()) -> None:
     _problems(explanation, "cell")
-    names = [*explanation.interaction_matrices, *explanation.display_matrices]
+    names = list(shows) or [*explanation.interaction_matrices, *explanation.display_matrices]
     which, left, right = st.columns(3)  # one row of choices: the worked cell stays on the first screen
     name = which.selectbox("Matrix", names, key=f"{key}_matrix", help="The matrices the network read "
                            "(and, after them, the ones shown for orientation only).")
@@ -128,8 +116,8 @@ def cell(explanation: Explanation, key: str) -> None:
                         index=first.j if first and first.j is not None else 0, key=f"{key}_j")
     math = walk.cell_math(explanation, name, i, j)
     if math is None:
-        st.markdown(f"This matrix uses learned weights (p_i^T M p_j + b), so its cells are not a plain product of "
-                    f"vectors shown here. The network read **{float(matrix[i, j]):+.4f}** at this cell.")
+        st.markdown(f"This matrix uses learned weights between the two vectors, so its cells are not a plain "
+                    f"product of vectors shown here. The network read **{float(matrix[i, j]):+.4f}** at this cell.")
     elif math.cosine:
         st.markdown(f"cos(p_{i + 1}, p_{j + 1}) = p_{i + 1} · p_{j + 1} / (|p_{i + 1}| × |p_{j + 1}|) = "
                     f"{math.dot:.4f} / ({math.left_norm:.4f} × {math.right_norm:.4f}) = **{math.board:.4f}**; "
@@ -149,7 +137,6 @@ def cell(explanation: Explanation, key: str) -> None:
 
 
 def pooling(explanation: Explanation, key: str) -> None:
-    _note(explanation, "pooling")
     _problems(explanation, "pooling")
     groups = walk.pooled_groups(explanation)
     source, count = st.columns([1, 2])
@@ -183,6 +170,52 @@ def mlp(explanation: Explanation, key: str) -> None:
                       key=f"{key}_hidden")
     components.altair(charts.waterfall_chart(step.waterfall, step.score, "from 0 to the score: each cell's "
                                              "contribution, then the bias"), key=f"{key}_waterfall")
+
+
+def matrix(explanation: Explanation, key: str, shows: tuple[str, ...] = ()) -> None:
+    """Named matrices over (question word, answer word), each drawn whole."""
+    names = [name for name in (shows or [*explanation.interaction_matrices, *explanation.display_matrices])
+             if _matrix(explanation, name) is not None]
+    name = st.selectbox("Matrix", names, key=f"{key}_matrix") if len(names) > 1 else names[0]
+    components.plotly(charts.interaction_heatmap(_matrix(explanation, name), explanation.question_tokens,
+                                                 explanation.answer_tokens, [], title=name), key=f"{key}_heatmap")
+
+
+def weights(explanation: Explanation, key: str, shows: tuple[str, ...] = ()) -> None:
+    """Named word weights, question and answer side by side."""
+    found = explanation.all_word_weights
+    for name in shows or tuple(found):
+        if name not in found:
+            continue
+        columns = st.columns(2)
+        for column, side, values in zip(columns, SIDES, found[name], strict=True):
+            if values is None:
+                column.caption(f"{name}: no weights on the {side}.")
+                continue
+            tokens = [t for t in walk.side_tokens(explanation, side) if not t.truncated]
+            with column:
+                components.altair(charts.attention_chart(tokens, values, f"{name} ({side})", "weight per word"),
+                                  key=f"{key}_{name}_{side}")
+
+
+def channels(explanation: Explanation, key: str, shows: tuple[str, ...] = ()) -> None:
+    """Named per-word feature channels of both sides (one strip per word, one cell per channel)."""
+    found = explanation.channels
+    assert found is not None
+    picked = [found.names.index(name) for name in shows if name in found.names] or list(range(len(found.names)))
+    names = [found.names[c] for c in picked]
+    for side, values in zip(SIDES, (found.question, found.answer), strict=True):
+        components.altair(charts.vector_strips(values[:, picked], walk.vector_labels(explanation, side),
+                                               f"{side}: {len(names)} features per word", columns=names),
+                          key=f"{key}_{side}")
+
+
+def pair_vectors(explanation: Explanation, key: str, shows: tuple[str, ...] = ()) -> None:
+    """Named vectors of the pair on the way to the score, one strip each."""
+    found = explanation.steps.vectors
+    names = [name for name in (shows or tuple(found)) if name in found]
+    for name in names:
+        components.altair(charts.vector_strips(found[name][None, :], [name], name), key=f"{key}_{name}")
 
 
 def rank(ranking: Ranking, model: str, pick: int, key: str) -> None:
