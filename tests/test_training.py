@@ -20,6 +20,7 @@ from matching.explain.matcher import Matcher
 from matching.models import build_model
 from matching.models.blocks import normalised_entropy
 from matching.models.params import params_to_dict
+from matching.text.corpus import Corpus
 from matching.text.data import RankingList, fingerprint
 from matching.text.embeddings import WordVectors
 from matching.training.cards import ModelCard
@@ -30,7 +31,6 @@ from matching.training.trainer import (
     architecture_text,
     average_states,
     dev_map,
-    idf_table,
     load_config,
     make_optimizer,
     save_trained,
@@ -202,7 +202,7 @@ def test_attention_vectors_can_skip_weight_decay() -> None:
 
 def test_idf_table_from_the_training_answers(vectors: WordVectors) -> None:
     tokenized, _ = tokenize_lists(TRAIN)
-    ids, values = idf_table(tokenized, vectors)
+    ids, values = Corpus.of((c for t in tokenized for c in t.candidates if c), vectors).idf
     by_id = dict(zip(ids.tolist(), values.tolist(), strict=True))
     the, tower = vectors.key_ids(["the", "tower"]).tolist()
     assert 0 < by_id[the] < by_id[tower] <= 1

@@ -121,7 +121,7 @@ def _terms(explanation: Explanation, side: str) -> list[GapTerm]:
     """Every matrix cell with a non-zero contribution (for k-max models: the pooled cells)."""
     q, a = explanation.question_tokens, explanation.answer_tokens
     ranks: dict[tuple[str, int, int], int] = {}
-    if explanation.family in ("mvlstm", "amvlstm"):
+    if all(c.window is None for c in explanation.pooled_cells):  # each slot read one cell (k-max): its rank
         for c in explanation.pooled_cells:
             if c.i is not None and c.j is not None:
                 ranks.setdefault((c.matrix, c.i, c.j), c.rank)

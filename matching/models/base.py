@@ -25,6 +25,7 @@ from matching.models.blocks import (
 )
 from matching.models.params import ModelParams, ParamsError
 from matching.models.parts import Channels, Descriptor, Matrices, Part, PooledCells, Terms, WordWeights
+from matching.text.corpus import Corpus
 
 
 class TextEncoding(Protocol):
@@ -190,6 +191,16 @@ class MatchingModel(nn.Module):
     def architecture_text(cls, params: ModelParams) -> str:
         """One line for the model card: the layers from words to score."""
         raise NotImplementedError
+
+    @classmethod
+    def with_corpus(cls, params: ModelParams, corpus: Corpus) -> ModelParams:
+        """The parameters this configuration takes from its training texts (the size of what it keeps
+        from them); unchanged for a family that keeps nothing."""
+        return params
+
+    def fit_corpus(self, corpus: Corpus) -> None:
+        """Fill what this model keeps from its training texts (stored with its weights, so scoring
+        never reads other text); nothing for a family that keeps nothing."""
 
     @classmethod
     def parts(cls, params: ModelParams) -> frozenset[Part]:

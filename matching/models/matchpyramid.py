@@ -14,6 +14,8 @@ exactly over the matrix cells, with one bias term for everything no cell account
 
 from __future__ import annotations
 
+from typing import Any
+
 import torch
 from torch import nn
 
@@ -111,6 +113,33 @@ class MatchPyramid(MatchingModel):
     def parts(cls, params: ModelParams) -> frozenset[Part]:
         gated = {Part.WORD_WEIGHTS} if params.attended_sides else set()
         return frozenset({Part.MATRICES, Part.POOLED_CELLS, *gated})
+
+    @classmethod
+    def deviations(cls, params: dict[str, Any], training: dict[str, Any]) -> list[str]:
+        """How a MatchPyramid configuration differs from the ECIR 2019 paper's MatchZoo runs."""
+        out = ["WikiQA's standard split (the ECIR paper cross-validated 80/10/10 splits in MatchZoo)",
+               "GloVe 6B 50d, frozen, one learned vector for unknown words (paper: GloVe 300d, Common Crawl)",
+               f"{training.get('optimizer', 'adam')} lr {training.get('learning_rate')}, batch "
+               f"{training.get('batch_size')}, at most {training.get('max_epochs')} epochs with early stopping on dev "
+               "(paper: 400 epochs, figures at the end of training)",
+               f"{params.get('kernel_count')} kernels of {params.get('kernel_rows')}x{params.get('kernel_cols')}, "
+               f"dynamic pooling to {params.get('pool_rows')}x{params.get('pool_cols')} (MatchZoo's recommended "
+               "settings; the paper does not list them)",
+               f"an MLP of {params.get('mlp_hidden')} ReLU units before the score (MatchZoo: one linear layer)",
+               "dynamic pooling reads real cells only (stretched over each text's own length)"]
+        if params.get("matching") == "cosine":
+            out.append("cosine matching: the dot product of unit word vectors (MatchZoo's default: dot)")
+        if params.get("dropout"):
+            out.append(f"dropout {params['dropout']} on the pooled features")
+        if params.get("attention", "none") != "none":
+            out.append("the attention softmax runs over real tokens only")
+            if params.get("attention_scaling") == "length":
+                out.append("words weighted by alpha_t x sentence length, mean weight 1 (paper: alpha_t)")
+            if params.get("matching") == "cosine":
+                out.append("the gate reweights the unit word vectors, so it still changes the cosine matrix")
+        if training.get("loss", "hinge") != "hinge":
+            out.append(f"{training['loss']} loss (paper: pairwise hinge)")
+        return out
 
     @classmethod
     def matrix_names(cls, params: ModelParams) -> list[str]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from functools import cached_property
+from typing import Any
 
 import torch
 
@@ -41,6 +42,7 @@ from matching.models.parts import (
     Step,
     View,
 )
+from matching.text.corpus import Corpus
 
 DIRECTIONS = ("forward", "backward")
 
@@ -203,9 +205,63 @@ class MVLSTM(MatchingModel):
         return exact_match_matrix(batch.question_ids, batch.answer_ids, *weights)
 
     @classmethod
+    def with_corpus(cls, params: ModelParams, corpus: Corpus) -> ModelParams:
+        assert isinstance(params, MVLSTMParams)
+        return replace(params, idf_words=len(corpus.idf[0])) if params.exact_match == "idf" else params
+
+    def fit_corpus(self, corpus: Corpus) -> None:
+        if self.idf is not None:
+            self.idf.fill(*corpus.idf, 1.0)
+
+    @classmethod
     def parts(cls, params: ModelParams) -> frozenset[Part]:
         gated = {Part.WORD_WEIGHTS} if params.attended_sides else set()
         return frozenset({Part.MATRICES, Part.POOLED_CELLS, Part.STATES, *gated})
+
+    @classmethod
+    def deviations(cls, params: dict[str, Any], training: dict[str, Any]) -> list[str]:
+        """How a configuration differs from its paper (MV-LSTM: Wan et al. 2016; aMV-LSTM:
+        Belkacem et al. 2019), as MODELS.md records the papers' settings."""
+        amv = params.get("family") == "amvlstm"
+        out = ["WikiQA's standard split (the aMV-LSTM paper used MatchZoo's own split)",
+               "GloVe 6B 50d, frozen, one learned vector for unknown words"
+               + (" (paper: GloVe 840B 300d, normalised)" if amv else ""),
+               f"k = {params.get('k')} (paper: {'100' if amv else '5 for QA'})",
+               f"{training.get('optimizer', 'adam')} lr {training.get('learning_rate')}, batch "
+               f"{training.get('batch_size')} (paper: Adagrad, batch 128)",
+               f"at most {training.get('max_epochs')} epochs (paper: 400 epochs in MatchZoo)"]
+        if params.get("pool_directions") and not amv:
+            out.append("also pools the forward-only and backward-only cosine matrices (an aMV-LSTM paper choice)")
+        if not params.get("pool_directions") and amv:
+            out.append("does not pool the forward-only and backward-only cosine matrices (the paper does)")
+        if amv:
+            out.append("the attention softmax runs over real tokens only (the authors' code let padding take a share)")
+            if params.get("attention_scaling") == "length":
+                out.append("words weighted by alpha_t x sentence length, mean weight 1 (paper: alpha_t)")
+            if params.get("attention_gate", "softmax") != "softmax":
+                out.append(f"MatchLens addition: {params['attention_gate']} gate (paper: softmax)")
+            if params.get("attention_temperature", 1.0) != 1.0:
+                out.append(f"MatchLens addition: gate temperature {params['attention_temperature']} (paper: 1)")
+            if params.get("attention_init", "default") != "default":
+                out.append(f"MatchLens addition: V initialised to {params['attention_init']}")
+            if training.get("entropy_penalty"):
+                out.append(f"MatchLens addition: entropy penalty {training['entropy_penalty']} on alpha")
+            if training.get("attention_weight_decay") is False and training.get("weight_decay"):
+                out.append("no weight decay on the attention vectors V")
+        if params.get("exact_match", "none") != "none":
+            out.append(f"MatchLens addition: {params['exact_match']} exact-match matrix pooled beside the others")
+        if training.get("loss", "hinge") != "hinge":
+            out.append(f"{training['loss']} loss (paper: pairwise hinge)")
+        if training.get("average_epochs"):
+            out.append(f"ships the mean of the weights of the last {training['average_epochs']} epochs "
+                       "(no early stopping)")
+        if training.get("fit_on_dev"):
+            out.append("trained on train + dev (dev chose the schedule in earlier runs; the seed is fixed in advance)")
+        if training.get("weight_decay"):
+            out.append(f"weight decay {training['weight_decay']}")
+        if params.get("dropout"):
+            out.append(f"dropout {params['dropout']} on the positional vectors")
+        return out
 
     @classmethod
     def matrix_names(cls, params: ModelParams) -> list[str]:

@@ -3,11 +3,15 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import asdict, dataclass, field, fields
+from functools import cache
+from pathlib import Path
 from typing import Any
 
 from matching.evaluation.metrics import METRICS
 from matching.evaluation.studies import AttentionStudy, PairedTest
+from matching.models import family_of
 
 KNOWN_LIMITS = [
     "Trained on WikiQA only (873 questions): Wikipedia-style factoid questions in English.",
@@ -20,14 +24,23 @@ KNOWN_LIMITS = [
 
 PAPER_GROUP, VARIANT_GROUP = "as in the paper", "MatchLens variant"
 
-DEFAULT_RANK_MODELS = ("mvlstm", "amvlstm-q", "amvlstm-qa", "mvlstm-em", "amvlstm-q-sparse-am")
-"""The Rank page opens with these (a readable subset: the papers' MV-LSTM, aMV-LSTM (Q) and
-(Q+A), and the MatchLens variants); the person can add the rest."""
+DEFAULTS_FILE = Path(__file__).resolve().parents[2] / "pretrained" / "defaults.json"
+"""The models the Rank page opens with, and why (shipped beside the checkpoints it names)."""
+
+
+@cache
+def default_set() -> tuple[tuple[str, ...], str]:
+    """(the default model names, why they are the default) from DEFAULTS_FILE; none when it is missing or bad."""
+    try:
+        raw = json.loads(DEFAULTS_FILE.read_text(encoding="utf-8"))
+        return tuple(str(name) for name in raw["models"]), str(raw.get("why", ""))
+    except (OSError, ValueError, KeyError, TypeError):
+        return (), ""
 
 
 def default_models(available: list[str]) -> list[str]:
     """The models a first visit ranks with: the default subset where shipped, else all."""
-    chosen = [name for name in DEFAULT_RANK_MODELS if name in available]
+    chosen = [name for name in default_set()[0] if name in available]
     return chosen or list(available)
 
 
@@ -107,50 +120,8 @@ class ModelCard:
 
 
 def deviations(params: dict[str, Any], training: dict[str, Any]) -> list[str]:
-    """How a configuration differs from its paper (MV-LSTM: Wan et al. 2016; aMV-LSTM:
-    Belkacem et al. 2019), as MODELS.md records the papers' settings."""
-    if params.get("family") == "matchpyramid":
-        return pyramid_deviations(params, training)
-    amv = params.get("family") == "amvlstm"
-    out = ["WikiQA's standard split (the aMV-LSTM paper used MatchZoo's own split)",
-           "GloVe 6B 50d, frozen, one learned vector for unknown words"
-           + (" (paper: GloVe 840B 300d, normalised)" if amv else ""),
-           f"k = {params.get('k')} (paper: {'100' if amv else '5 for QA'})",
-           f"{training.get('optimizer', 'adam')} lr {training.get('learning_rate')}, batch "
-           f"{training.get('batch_size')} (paper: Adagrad, batch 128)",
-           f"at most {training.get('max_epochs')} epochs (paper: 400 epochs in MatchZoo)"]
-    if params.get("pool_directions") and not amv:
-        out.append("also pools the forward-only and backward-only cosine matrices (an aMV-LSTM paper choice)")
-    if not params.get("pool_directions") and amv:
-        out.append("does not pool the forward-only and backward-only cosine matrices (the paper does)")
-    if amv:
-        out.append("the attention softmax runs over real tokens only (the authors' code let padding take a share)")
-        if params.get("attention_scaling") == "length":
-            out.append("words weighted by alpha_t x sentence length, mean weight 1 (paper: alpha_t)")
-        if params.get("attention_gate", "softmax") != "softmax":
-            out.append(f"MatchLens addition: {params['attention_gate']} gate (paper: softmax)")
-        if params.get("attention_temperature", 1.0) != 1.0:
-            out.append(f"MatchLens addition: gate temperature {params['attention_temperature']} (paper: 1)")
-        if params.get("attention_init", "default") != "default":
-            out.append(f"MatchLens addition: V initialised to {params['attention_init']}")
-        if training.get("entropy_penalty"):
-            out.append(f"MatchLens addition: entropy penalty {training['entropy_penalty']} on alpha")
-        if training.get("attention_weight_decay") is False and training.get("weight_decay"):
-            out.append("no weight decay on the attention vectors V")
-    if params.get("exact_match", "none") != "none":
-        out.append(f"MatchLens addition: {params['exact_match']} exact-match matrix pooled beside the others")
-    if training.get("loss", "hinge") != "hinge":
-        out.append(f"{training['loss']} loss (paper: pairwise hinge)")
-    if training.get("average_epochs"):
-        out.append(f"ships the mean of the weights of the last {training['average_epochs']} epochs "
-                   "(no early stopping)")
-    if training.get("fit_on_dev"):
-        out.append("trained on train + dev (dev chose the schedule in earlier runs; the seed is fixed in advance)")
-    if training.get("weight_decay"):
-        out.append(f"weight decay {training['weight_decay']}")
-    if params.get("dropout"):
-        out.append(f"dropout {params['dropout']} on the positional vectors")
-    return out
+    """How a configuration differs from its paper, in its family's words (`MatchingModel.deviations`)."""
+    return family_of(str(params.get("family"))).deviations(params, training)
 
 
 MATCHLENS_ADDITIONS = ("attention_gate", "attention_temperature", "attention_init", "exact_match")
@@ -320,30 +291,3 @@ Trained {card.date} with MatchLens {card.code_version}.
 ## Known limits
 {limits}
 """
-
-
-def pyramid_deviations(params: dict[str, Any], training: dict[str, Any]) -> list[str]:
-    """How a MatchPyramid configuration differs from the ECIR 2019 paper's MatchZoo runs."""
-    out = ["WikiQA's standard split (the ECIR paper cross-validated 80/10/10 splits in MatchZoo)",
-           "GloVe 6B 50d, frozen, one learned vector for unknown words (paper: GloVe 300d, Common Crawl)",
-           f"{training.get('optimizer', 'adam')} lr {training.get('learning_rate')}, batch "
-           f"{training.get('batch_size')}, at most {training.get('max_epochs')} epochs with early stopping on dev "
-           "(paper: 400 epochs, figures at the end of training)",
-           f"{params.get('kernel_count')} kernels of {params.get('kernel_rows')}x{params.get('kernel_cols')}, "
-           f"dynamic pooling to {params.get('pool_rows')}x{params.get('pool_cols')} (MatchZoo's recommended "
-           "settings; the paper does not list them)",
-           f"an MLP of {params.get('mlp_hidden')} ReLU units before the score (MatchZoo: one linear layer)",
-           "dynamic pooling reads real cells only (stretched over each text's own length)"]
-    if params.get("matching") == "cosine":
-        out.append("cosine matching: the dot product of unit word vectors (MatchZoo's default: dot)")
-    if params.get("dropout"):
-        out.append(f"dropout {params['dropout']} on the pooled features")
-    if params.get("attention", "none") != "none":
-        out.append("the attention softmax runs over real tokens only")
-        if params.get("attention_scaling") == "length":
-            out.append("words weighted by alpha_t x sentence length, mean weight 1 (paper: alpha_t)")
-        if params.get("matching") == "cosine":
-            out.append("the gate reweights the unit word vectors, so it still changes the cosine matrix")
-    if training.get("loss", "hinge") != "hinge":
-        out.append(f"{training['loss']} loss (paper: pairwise hinge)")
-    return out

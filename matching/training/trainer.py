@@ -32,6 +32,7 @@ from matching.models import ForwardTrace, PairBatch, build_model, family_of, par
 from matching.models.blocks import length_mask, normalised_entropy
 from matching.models.params import ModelParams, params_to_dict
 from matching.text.batching import make_batch
+from matching.text.corpus import Corpus
 from matching.text.data import RankingList, fingerprint, read_toks_folder
 from matching.text.embeddings import EncodedText, WordVectors, load_glove
 from matching.training.cards import ModelCard, SeedStudy, deviations, group_of, render_card
@@ -136,23 +137,6 @@ def make_optimizer(model: torch.nn.Module, settings: TrainingSettings) -> torch.
     raise ValueError(f"unknown optimizer {settings.optimizer!r}")
 
 
-def idf_table(lists: list[TokenizedList], vectors: WordVectors) -> tuple[torch.Tensor, torch.Tensor]:
-    """Key ids and IDF of every word of the distinct training answers, IDF / log(N + 1).
-
-    IDF = log((N + 1) / (df + 1)) over the N distinct answers; a word in no answer gets
-    log(N + 1), so dividing by it puts every value in (0, 1] and unseen words at 1.
-    """
-    answers = {tuple(t.key for t in candidate) for item in lists for candidate in item.candidates if candidate}
-    frequency: dict[str, int] = {}
-    for answer in answers:
-        for key in set(answer):
-            frequency[key] = frequency.get(key, 0) + 1
-    keys = sorted(frequency)
-    top = np.log(len(answers) + 1)
-    values = np.array([np.log((len(answers) + 1) / (frequency[k] + 1)) / top for k in keys], dtype=np.float32)
-    return torch.from_numpy(vectors.key_ids(keys)), torch.from_numpy(values)
-
-
 def attention_entropy(trace: ForwardTrace, batch: PairBatch) -> torch.Tensor:
     """Mean normalised entropy of alpha over the attended sides of a batch."""
     sides = [(trace.question_attention, batch.question_lengths), (trace.answer_attention, batch.answer_lengths)]
@@ -246,14 +230,12 @@ def train(config: TrainingConfig, train_lists: list[RankingList], dev_lists: lis
     answers = [[vectors.encode(c[: params.max_answer_len]) if c else None for c in t.candidates]
                for t in train_tok]
     batches = _Batches(train_tok, questions, answers, settings, params)
-    if getattr(params, "exact_match", "none") == "idf":
-        ids, values = idf_table(train_tok, vectors)
-        params = replace(params, idf_words=len(ids))
+    # What the model keeps from the training answers (stored with its weights), sized before it is built.
+    corpus = Corpus.of((c for t in train_tok for c in t.candidates if c), vectors)
+    params = family_of(params).with_corpus(params, corpus)
     matcher = Matcher(config.name, build_model(params), vectors)
     model = matcher.model
-    idf = getattr(model, "idf", None)
-    if idf is not None:
-        idf.fill(ids, values, 1.0)
+    model.fit_corpus(corpus)
     optimizer = make_optimizer(model, settings)
     generator = random.Random(settings.seed)
     log: list[dict[str, float]] = []

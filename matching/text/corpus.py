@@ -1,0 +1,48 @@
+"""What a model may keep from its training texts: word statistics of the training answers.
+
+A family that reads such statistics (an IDF-weighted exact-match channel, a keyword term) takes
+them from here at training time and stores them with its weights, so a checkpoint never reads
+dev or test text, and the app scores with the very statistics the model learned with.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+import torch
+
+from matching.text.embeddings import WordVectors
+from matching.text.tokens import Token
+
+
+@dataclass(frozen=True)
+class Corpus:
+    """The distinct training answers, as lookup keys, and the word vectors that give keys their ids."""
+
+    answers: tuple[tuple[str, ...], ...]
+    vectors: WordVectors
+
+    @classmethod
+    def of(cls, answers: Iterable[Sequence[Token]], vectors: WordVectors) -> Corpus:
+        distinct = dict.fromkeys(tuple(t.key for t in answer) for answer in answers if answer)
+        return cls(tuple(distinct), vectors)
+
+    @cached_property
+    def idf(self) -> tuple[torch.Tensor, torch.Tensor]:
+        """Key ids and IDF of every word of the distinct answers, IDF / log(N + 1).
+
+        IDF = log((N + 1) / (df + 1)) over the N distinct answers; a word in no answer gets
+        log(N + 1), so dividing by it puts every value in (0, 1] and unseen words at 1.
+        """
+        frequency: dict[str, int] = {}
+        for answer in self.answers:
+            for key in set(answer):
+                frequency[key] = frequency.get(key, 0) + 1
+        keys = sorted(frequency)
+        top = np.log(len(self.answers) + 1)
+        values = np.array([np.log((len(self.answers) + 1) / (frequency[k] + 1)) / top for k in keys],
+                          dtype=np.float32)
+        return torch.from_numpy(self.vectors.key_ids(keys)), torch.from_numpy(values)
