@@ -1,13 +1,17 @@
-"""Why did a model put candidate A above candidate B? The score gap, split exactly.
+"""Why did a model put candidate A above candidate B? The score gap, split over cells or words.
 
-Each explanation splits its own score exactly into matrix-cell contributions
-(gradient x value, `Explanation.cell_contributions`) plus a bias term, for every model
-family. So the gap splits exactly too:
+A family whose explanation splits its score exactly into matrix-cell contributions
+(gradient x value, `Explanation.cell_contributions`) plus a bias term splits the gap exactly:
 
     score(A) - score(B) = sum(contributions of A) - sum(contributions of B) + (bias(A) - bias(B))
 
-`contrast` lists every term of that sum (A's cells with their contribution, B's cells
-with minus theirs) largest first, and `describe` turns the largest into one sentence.
+A family without such a split (no interaction matrices the score is piecewise linear in) has
+its gap split over the words by integrated gradients (`attribution`): the attributions of A's
+and B's words, the difference of the two baselines in place of the bias, and the completeness
+residual, printed beside it; that split is called approximate, never exact.
+
+`contrast` lists every term of the sum (A's cells or words with their contribution, B's with
+minus theirs) largest first, and `describe` turns the largest into one sentence.
 `agreement` says, across models, who puts which candidate on top and which word
 pairs several models lean on; `paired_views` puts A's and B's matrices on one scale.
 """
@@ -19,38 +23,52 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from matching.explain.attribution import WordAttribution, integrated_gradients
 from matching.explain.deletion import DeletionEffects, deletion_effects
 from matching.explain.explanation import Explanation
 from matching.explain.matcher import Matcher
 from matching.explain.matrix_views import MatrixView, matrix_view, view_names
 from matching.explain.ranking import Ranking
 
+EXACT, INTEGRATED_GRADIENTS = "exact", "integrated gradients"
+"""How a gap is split: exactly over matrix cells, or approximately over words."""
+
 
 @dataclass(frozen=True)
 class GapTerm:
-    """One matrix cell of A or of B, and what it does to the gap score(A) - score(B)."""
+    """One matrix cell (or one word) of A or of B, and what it does to the gap score(A) - score(B)."""
 
     side: str
     """'A' or 'B'."""
     matrix: str
+    """The matrix of a cell; 'question word' or 'answer word' for a word's attribution."""
     rank: int | None
     """Pooling rank of the cell when the network pooled it directly (k-max), else None."""
-    i: int
-    j: int
+    i: int | None
+    """Question position (None for an answer word)."""
+    j: int | None
+    """Answer position (None for a question word)."""
     question_word: str
     answer_word: str
-    value: float
+    value: float | None
+    """The matrix cell's value (None for a word)."""
     contribution: float
-    """The cell's contribution (gradient x value) to its own candidate's score."""
+    """The cell's contribution (gradient x value) or the word's attribution to its own candidate's score."""
 
     @property
     def effect(self) -> float:
-        """+contribution for A's cells, -contribution for B's: what the cell adds to the gap."""
+        """+contribution for A's terms, -contribution for B's: what the term adds to the gap."""
         return self.contribution if self.side == "A" else -self.contribution
 
     @property
     def words(self) -> str:
-        return f"'{self.question_word}' × '{self.answer_word}'"
+        if self.i is not None and self.j is not None:
+            return f"'{self.question_word}' × '{self.answer_word}'"
+        return f"'{self.question_word or self.answer_word}'"
+
+    @property
+    def what(self) -> str:
+        return "cell" if self.i is not None and self.j is not None else "word"
 
     @property
     def where(self) -> str:
@@ -69,12 +87,25 @@ class ModelContrast:
     rank_a: int
     rank_b: int
     cells_a: float
-    """Sum of A's cell contributions."""
+    """Sum of A's cell contributions (or word attributions)."""
     cells_b: float
     bias_a: float
+    """A's bias (or, for integrated gradients, the baseline score)."""
     bias_b: float
     terms: tuple[GapTerm, ...]
-    """Every cell with a non-zero contribution, of A and of B, largest |effect| first."""
+    """Every cell (or word) with a non-zero contribution, of A and of B, largest |effect| first."""
+    method: str = EXACT
+    residual_a: float = 0.0
+    """What integrated gradients left unexplained of A's score (0 for an exact split)."""
+    residual_b: float = 0.0
+
+    @property
+    def exact(self) -> bool:
+        return self.method == EXACT
+
+    @property
+    def residual_difference(self) -> float:
+        return self.residual_a - self.residual_b
 
     @property
     def gap(self) -> float:
@@ -86,8 +117,9 @@ class ModelContrast:
 
     @property
     def decomposed_gap(self) -> float:
-        """cells(A) - cells(B) + bias difference: equals `gap` up to float rounding."""
-        return self.cells_a - self.cells_b + self.bias_difference
+        """cells(A) - cells(B) + bias difference (+ residual difference for integrated gradients): equals
+        `gap` up to float rounding."""
+        return self.cells_a - self.cells_b + self.bias_difference + self.residual_difference
 
     @property
     def above(self) -> str:
@@ -111,9 +143,13 @@ class ModelContrast:
             rows.append({"candidate": "A, B", "matrix": f"{len(rest)} more cells", "pooling rank": None,
                          "question word": "", "answer word": "", "value": None, "contribution": None,
                          "effect on gap": float(sum(t.effect for t in rest))})
-        rows.append({"candidate": "A - B", "matrix": "bias", "pooling rank": None, "question word": "",
-                     "answer word": "", "value": None, "contribution": None,
-                     "effect on gap": self.bias_difference})
+        rows.append({"candidate": "A - B", "matrix": "bias" if self.exact else "baseline (all word vectors 0)",
+                     "pooling rank": None, "question word": "", "answer word": "", "value": None,
+                     "contribution": None, "effect on gap": self.bias_difference})
+        if not self.exact:
+            rows.append({"candidate": "A - B", "matrix": "completeness residual", "pooling rank": None,
+                         "question word": "", "answer word": "", "value": None, "contribution": None,
+                         "effect on gap": self.residual_difference})
         return rows
 
 
@@ -140,19 +176,42 @@ def _cells(explanation: Explanation) -> float:
     return float(sum(float(m.sum(dtype=np.float64)) for m in explanation.cell_contributions.values()))
 
 
-def contrast(ranking: Ranking, model: str, a: int, b: int) -> ModelContrast:
-    """The gap between candidates a and b under `model`, split into its exact terms."""
+def contrast(ranking: Ranking, model: str, a: int, b: int, matcher: Matcher | None = None) -> ModelContrast:
+    """The gap between candidates a and b under `model`: split exactly over matrix cells where the
+    explanation has cell contributions, else over words by integrated gradients (needs `matcher`)."""
     result = ranking.models[model]
     ea, eb = result.explanations[a], result.explanations[b]
-    terms = sorted(_terms(ea, "A") + _terms(eb, "B"), key=lambda t: -abs(t.effect))
-    return ModelContrast(model=model, a=a, b=b, score_a=ea.score, score_b=eb.score,
-                         rank_a=int(result.ranks[a]), rank_b=int(result.ranks[b]),
-                         cells_a=_cells(ea), cells_b=_cells(eb), bias_a=ea.cell_bias,
-                         bias_b=eb.cell_bias, terms=tuple(terms))
+    ranks = dict(rank_a=int(result.ranks[a]), rank_b=int(result.ranks[b]))
+    if ea.cell_bias is not None and eb.cell_bias is not None:
+        terms = sorted(_terms(ea, "A") + _terms(eb, "B"), key=lambda t: -abs(t.effect))
+        return ModelContrast(model=model, a=a, b=b, score_a=ea.score, score_b=eb.score, **ranks,
+                             cells_a=_cells(ea), cells_b=_cells(eb), bias_a=ea.cell_bias,
+                             bias_b=eb.cell_bias, terms=tuple(terms))
+    if matcher is None:
+        raise ValueError(f"{model}: its score does not split over cells; integrated gradients need the model")
+    wa, wb = integrated_gradients(matcher, ranking.question_tokens,
+                                  [ranking.candidate_tokens[a], ranking.candidate_tokens[b]])
+    terms = sorted(_word_terms(ea, wa, "A") + _word_terms(eb, wb, "B"), key=lambda t: -abs(t.effect))
+    # The split is of the scores on the integration line's end: the traced scores (to float rounding).
+    return ModelContrast(model=model, a=a, b=b, score_a=ea.score, score_b=eb.score, **ranks,
+                         cells_a=wa.total, cells_b=wb.total, bias_a=wa.baseline, bias_b=wb.baseline,
+                         terms=tuple(terms), method=INTEGRATED_GRADIENTS,
+                         residual_a=ea.score - wa.baseline - wa.total, residual_b=eb.score - wb.baseline - wb.total)
 
 
-def contrasts(ranking: Ranking, a: int, b: int) -> dict[str, ModelContrast]:
-    return {name: contrast(ranking, name, a, b) for name in ranking.models}
+def _word_terms(explanation: Explanation, attribution: WordAttribution, side: str) -> list[GapTerm]:
+    """Every seen word of the pair with its integrated-gradients attribution."""
+    terms = []
+    for i, (token, value) in enumerate(zip(explanation.seen_question_tokens, attribution.question, strict=True)):
+        terms.append(GapTerm(side, "question word", None, i, None, token.text, "", None, float(value)))
+    for j, (token, value) in enumerate(zip(explanation.seen_answer_tokens, attribution.answer, strict=True)):
+        terms.append(GapTerm(side, "answer word", None, None, j, "", token.text, None, float(value)))
+    return terms
+
+
+def contrasts(ranking: Ranking, a: int, b: int, matchers: Mapping[str, Matcher] | None = None
+              ) -> dict[str, ModelContrast]:
+    return {name: contrast(ranking, name, a, b, (matchers or {}).get(name)) for name in ranking.models}
 
 
 def default_pair(ranking: Ranking) -> tuple[int, int]:
@@ -189,7 +248,8 @@ def describe(c: ModelContrast, label_a: str = "A", label_b: str = "B") -> str:
     for term in lead:
         owner = label_a if term.side == "A" else label_b
         verb = "raises" if term.contribution > 0 else "lowers"
-        parts.append(f"in {owner}, the cell {term.words} ({term.where}) {verb} its score by "
+        where = f" ({term.where})" if term.what == "cell" else f" ({term.matrix})"
+        parts.append(f"in {owner}, the {term.what} {term.words}{where} {verb} its score by "
                      f"{abs(term.contribution):.3f}")
     share = sum(abs(t.effect) for t in lead) / abs(c.gap)
     sentence = f"{c.model} puts {upper} above {lower} by {abs(c.gap):.3f}."
@@ -199,9 +259,13 @@ def describe(c: ModelContrast, label_a: str = "A", label_b: str = "B") -> str:
                      f": together {share:.1f} times the gap, so most of it is cancelled by cells pushing the other "
                      "way; the gap is a small difference of large sums.")
     bias_share = c.bias_difference / c.gap
-    if abs(bias_share) >= 0.25:
+    if c.exact and abs(bias_share) >= 0.25:
         sentence += (f" The bias terms differ by {c.bias_difference:+.3f} ({bias_share:.0%} of the gap): part of "
                      "the gap comes from which MLP units are active, not from any one cell.")
+    if not c.exact:
+        sentence += (f" This split is approximate (integrated gradients): the baselines differ by "
+                     f"{c.bias_difference:+.3f} and {c.residual_difference:+.4f} of the gap is the completeness "
+                     "residual, what the approximation leaves unexplained.")
     return sentence
 
 
@@ -273,7 +337,7 @@ class CompareView:
 
 def compare_view(ranking: Ranking, matchers: Mapping[str, Matcher], a: int, b: int) -> CompareView:
     """The Compare page's data: contrasts for every model, deletion effects (one batched pass per model)."""
-    by_model = contrasts(ranking, a, b)
+    by_model = contrasts(ranking, a, b, matchers)
     deletions = {name: deletion_effects(matchers[name], ranking.question_tokens, ranking.candidate_tokens,
                                         sorted({a, b}))
                  for name in ranking.models if name in matchers}

@@ -66,7 +66,9 @@ def view_names(explanation: Explanation) -> list[str]:
     directions = [d for d in DIRECTIONS if d in explanation.interaction_matrices or d in explanation.display_matrices]
     windows = [WINDOWS] if _has_windows(explanation) else []
     exact = [EXACT_MATCH] if EXACT_MATCH in explanation.interaction_matrices else []
-    return [*first, *windows, *directions, *exact, CONTRIBUTIONS]
+    shown = [name for name in explanation.display_matrices if name not in DIRECTIONS]
+    contributions = [CONTRIBUTIONS] if explanation.cell_contributions else []
+    return [*first, *windows, *directions, *exact, *shown, *contributions]
 
 
 def _has_windows(explanation: Explanation) -> bool:
@@ -134,6 +136,9 @@ def matrix_view(explanation: Explanation, view: str) -> MatrixView:
                           _top_contribution_outlines(explanation.cell_contributions[view]),
                           f"The {view} matrix the network reads; outlined: the {TOP_CELLS} cells that carry the "
                           "most score (largest |gradient x value|, 1 = largest).")
+    if view in main and not explanation.pooled_cells:
+        return MatrixView(view, explanation.interaction_matrices[view], (),
+                          f"The {view} matrix the network reads (it pools no cells of it).")
     if view in main:
         return MatrixView(view, explanation.interaction_matrices[view],
                           _pooled_outlines(explanation, [view], False),
@@ -146,9 +151,13 @@ def matrix_view(explanation: Explanation, view: str) -> MatrixView:
         return MatrixView(view, explanation.interaction_matrices[view],
                           _pooled_outlines(explanation, [view], False),
                           VIEW_HELP[view] + " This model pools it: outlines are its own k cells.")
+    if view in explanation.display_matrices and not explanation.pooled_cells:
+        return MatrixView(view, explanation.display_matrices[view], (),
+                          VIEW_HELP.get(view, f"{view}: computed in the same pass that gave the score."),
+                          zero_centered=False)
     if view in explanation.display_matrices:
         return MatrixView(view, explanation.display_matrices[view],
                           _pooled_outlines(explanation, main, len(main) > 1),
-                          VIEW_HELP[view] + " Display only (not pooled); outlines: the cells pooled from the "
-                          "main matrix.")
+                          VIEW_HELP.get(view, view) + " Display only (not pooled); outlines: the cells pooled from "
+                          "the main matrix.")
     raise KeyError(f"no view {view!r} for {explanation.model}; views: {view_names(explanation)}")

@@ -8,6 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from matching.explain import glossary
+from matching.explain.attribution import STEPS
 from matching.explain.contrast import (
     CompareView,
     ModelContrast,
@@ -19,6 +20,7 @@ from matching.explain.contrast import (
     shared_view_names,
 )
 from matching.explain.deletion import DeletionEffects
+from matching.explain.explanation import Explanation
 from matching.explain.flips import RankFlip, flip_pair
 from matching.explain.ranking import Ranking
 from ui.views import charts, common, components, state
@@ -76,7 +78,9 @@ def _pickers(ranking: Ranking) -> tuple[int, int]:
 def _summary(view: CompareView, label_a: str, label_b: str) -> None:
     rows = [{"model": name, f"rank {label_a}": c.rank_a, f"rank {label_b}": c.rank_b, "gap": c.gap,
              "cells A - cells B": c.cells_a - c.cells_b, "bias difference": c.bias_difference,
-             "above": {"A": label_a, "B": label_b, "tie": "tie"}[c.above]}
+             "above": {"A": label_a, "B": label_b, "tie": "tie"}[c.above],
+             "split": "exact, over cells" if c.exact else
+                      f"approximate, over words (residual {c.residual_difference:+.4f})"}
             for name, c in view.contrasts.items()]
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", key="compare_summary", column_config={
         "gap": st.column_config.NumberColumn("gap A - B", format="%+.4f"),
@@ -128,40 +132,31 @@ def _details(name: str, c: ModelContrast, view: CompareView, ranking: Ranking, l
     a, b = view.a, view.b
     ea, eb = ranking.models[name].explanations[a], ranking.models[name].explanations[b]
     st.markdown(components.md(describe(c, label_a, label_b)))
-    metrics = st.columns(4)
-    metrics[0].metric("gap A - B", f"{c.gap:+.4f}")
-    metrics[1].metric("cells A - cells B", f"{c.cells_a - c.cells_b:+.4f}")
-    metrics[2].metric("bias difference", f"{c.bias_difference:+.4f}")
-    metrics[3].metric("adds up to", f"{c.decomposed_gap:+.4f}", help="cells A - cells B + bias difference; "
-                      f"differs from the gap by {abs(c.decomposed_gap - c.gap):.1e} (float rounding)")
-    views = shared_view_names(ea, eb)
-    shown_view = views[0]
-    if len(views) > 1:
-        shown_view = st.radio("Matrix", views, horizontal=True, key=f"compare_matrix_{name}",
-                        help="The matrices this model reads (and its cell contributions); both candidates on "
-                             "one colour scale.")
-    view_a, view_b, limit = paired_views(ea, eb, shown_view)
-    columns = st.columns(2, gap="medium")
-    for column, explanation, shown, label, index in ((columns[0], ea, view_a, label_a, a),
-                                                     (columns[1], eb, view_b, label_b, b)):
-        with column:
-            components.plotly(charts.interaction_heatmap(
-                shown.matrix, explanation.question_tokens, explanation.answer_tokens, shown.outlines,
-                title=f"{label} · {name} · {shown_view}", zero_centered=shown.zero_centered, limit=limit),
-                key=f"compare_heatmap_{name}_{index}")
-    st.caption(components.md(view_a.caption) + " One colour scale for A and B.")
-    if ea.question_attention is not None:
-        components.altair(charts.attention_chart(ea.question_tokens, ea.question_attention,
-                                                 "question attention", f"{name}; the same for A and B"),
-                          key=f"compare_question_attention_{name}")
-    if ea.answer_attention is not None and eb.answer_attention is not None:
-        columns = st.columns(2, gap="medium")
-        for column, explanation, label, index in ((columns[0], ea, label_a, a), (columns[1], eb, label_b, b)):
-            with column:
-                components.altair(charts.attention_chart(explanation.answer_tokens, explanation.answer_attention,
-                                                         f"{label}: answer attention", name),
-                                  key=f"compare_answer_attention_{name}_{index}")
-    st.markdown("**Every term of the gap**, largest first (the last row is the bias difference)")
+    if c.exact:
+        metrics = st.columns(4)
+        metrics[0].metric("gap A - B", f"{c.gap:+.4f}")
+        metrics[1].metric("cells A - cells B", f"{c.cells_a - c.cells_b:+.4f}")
+        metrics[2].metric("bias difference", f"{c.bias_difference:+.4f}")
+        metrics[3].metric("adds up to", f"{c.decomposed_gap:+.4f}", help="cells A - cells B + bias difference; "
+                          f"differs from the gap by {abs(c.decomposed_gap - c.gap):.1e} (float rounding)")
+    else:
+        st.caption(":material/approximation: Approximate split: this model's score does not split exactly over "
+                   "anything it computes, so its words share the gap by integrated gradients; the completeness "
+                   "residual is what that approximation leaves unexplained.")
+        metrics = st.columns(4)
+        metrics[0].metric("gap A - B", f"{c.gap:+.4f}")
+        metrics[1].metric("words A - words B", f"{c.cells_a - c.cells_b:+.4f}")
+        metrics[2].metric("baseline difference", f"{c.bias_difference:+.4f}",
+                          help="The two scores with every word vector 0, A minus B.")
+        metrics[3].metric("completeness residual", f"{c.residual_difference:+.4f}",
+                          help="gap - (words A - words B) - baseline difference: what integrated gradients "
+                               f"({c.method}, {STEPS} steps) leave unexplained.")
+    views = shared_view_names(ea, eb) if ea.interaction_matrices else []
+    if views:
+        _matrices(name, views, ea, eb, label_a, label_b, (a, b))
+    _attention(name, ea, eb, label_a, label_b, (a, b))
+    last = "the bias difference" if c.exact else "the baseline difference and the completeness residual"
+    st.markdown(f"**Every term of the gap**, largest first (the last rows are {last})")
     st.dataframe(pd.DataFrame(c.rows()), hide_index=True, width="stretch", column_config=GAP_COLUMNS,
                  key=f"compare_terms_{name}", height=320)
     effects = view.deletions.get(name)
@@ -180,6 +175,43 @@ def _details(name: str, c: ModelContrast, view: CompareView, ranking: Ranking, l
                              format="%+.4f", help="score(A) - score(B) with this question word deleted")})
     st.markdown("**Smallest rank flip**")
     _flip(name, ranking, a, b, digest)
+
+
+def _matrices(name: str, views: list[str], ea: Explanation, eb: Explanation, label_a: str, label_b: str,
+              pair: tuple[int, int]) -> None:
+    """One matrix view of A and of B on one colour scale."""
+    shown_view = views[0]
+    if len(views) > 1:
+        shown_view = st.radio("Matrix", views, horizontal=True, key=f"compare_matrix_{name}",
+                              help="The matrices this model reads (and its cell contributions); both candidates "
+                                   "on one colour scale.")
+    view_a, view_b, limit = paired_views(ea, eb, shown_view)
+    columns = st.columns(2, gap="medium")
+    for column, explanation, shown, label, index in ((columns[0], ea, view_a, label_a, pair[0]),
+                                                     (columns[1], eb, view_b, label_b, pair[1])):
+        with column:
+            components.plotly(charts.interaction_heatmap(
+                shown.matrix, explanation.question_tokens, explanation.answer_tokens, shown.outlines,
+                title=f"{label} · {name} · {shown_view}", zero_centered=shown.zero_centered, limit=limit),
+                key=f"compare_heatmap_{name}_{index}")
+    st.caption(components.md(view_a.caption) + " One colour scale for A and B.")
+
+
+def _attention(name: str, ea: Explanation, eb: Explanation, label_a: str, label_b: str,
+               pair: tuple[int, int]) -> None:
+    """The attention gate's weights: the question's (one for A and B), each answer's."""
+    if ea.question_attention is not None:
+        components.altair(charts.attention_chart(ea.question_tokens, ea.question_attention,
+                                                 "question attention", f"{name}; the same for A and B"),
+                          key=f"compare_question_attention_{name}")
+    if ea.answer_attention is not None and eb.answer_attention is not None:
+        columns = st.columns(2, gap="medium")
+        for column, explanation, label, index in ((columns[0], ea, label_a, pair[0]),
+                                                  (columns[1], eb, label_b, pair[1])):
+            with column:
+                components.altair(charts.attention_chart(explanation.answer_tokens, explanation.answer_attention,
+                                                         f"{label}: answer attention", name),
+                                  key=f"compare_answer_attention_{name}_{index}")
 
 
 found = common.ranking_or_note()
