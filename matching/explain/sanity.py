@@ -132,9 +132,23 @@ def randomised(matcher: Matcher, layers: Sequence[str], seed: int) -> Matcher:
     return replace(matcher, model=model)
 
 
-def _contribution_map(explanation: Explanation) -> np.ndarray:
-    """(m, n): every cell's contribution to the score, summed over the matrices the model read."""
+def _contribution_map(explanation: Explanation) -> np.ndarray | None:
+    """(m, n): every cell's contribution to the score, summed over the matrices the model read (None
+    for a model whose score does not split over cells)."""
+    if not explanation.cell_contributions:
+        return None
     return np.sum([m.astype(np.float64) for m in explanation.cell_contributions.values()], axis=0)
+
+
+def _side_weights(explanation: Explanation, side: int) -> np.ndarray | None:
+    """Every named word weighting of one side (0 question, 1 answer), end to end; None without any."""
+    found = [weights[side] for weights in explanation.all_word_weights.values() if weights[side] is not None]
+    return np.concatenate(found) if found else None
+
+
+def _channels(explanation: Explanation) -> np.ndarray | None:
+    found = explanation.channels
+    return None if found is None else np.concatenate([found.question.ravel(), found.answer.ravel()])
 
 
 def _pooled_positions(explanation: Explanation) -> set[tuple[str, int, int]]:
@@ -151,18 +165,22 @@ class RandomisationStage:
     scores_rho: float | None
     """Spearman of all candidates' scores against the trained model's (None with < 3 candidates)."""
     question_attention_rho: float | None
+    """Spearman of the question's word weights (every weighting the model has, end to end)."""
     answer_attention_rho: float | None
     matrices_rho: float | None
     """Mean Spearman over the interaction matrices (flattened)."""
     contributions_rho: float | None
-    """Spearman of the per-position contribution maps."""
-    pooled_overlap: float
-    """Share of the trained model's pooled cells (matrix, i, j) this model still pools."""
+    """Spearman of the per-position contribution maps (None without cell contributions)."""
+    pooled_overlap: float | None
+    """Share of the trained model's pooled cells (matrix, i, j) this model still pools (None without any)."""
+    channels_rho: float | None = None
+    """Spearman of the per-word feature channels, both sides (None without channels)."""
 
 
 MEASURES = {"scores_rho": "candidate scores", "question_attention_rho": "question attention",
             "answer_attention_rho": "answer attention", "matrices_rho": "interaction matrices",
-            "contributions_rho": "cell contributions", "pooled_overlap": "pooled cells kept"}
+            "contributions_rho": "cell contributions", "pooled_overlap": "pooled cells kept",
+            "channels_rho": "word channels"}
 """Field -> what a reader calls it (all 1.0 for the trained model)."""
 
 
@@ -217,15 +235,19 @@ def randomisation_check(matcher: Matcher, question: Sequence[Token], candidates:
         matrices = [spearman(reference.interaction_matrices[name].ravel(), matrix.ravel())
                     for name, matrix in e.interaction_matrices.items() if name in reference.interaction_matrices]
         defined = [r for r in matrices if r is not None]
-        cells = _pooled_positions(e)
+        cells, contributions = _pooled_positions(e), _contribution_map(e)
+        reference_channels, channels = _channels(reference), _channels(e)
         return RandomisationStage(
             stage=index, layer=layer, score=e.score,
             scores_rho=spearman(trained_scores, scores) if len(scores) >= 3 else None,
-            question_attention_rho=_attention_rho(reference.question_attention, e.question_attention),
-            answer_attention_rho=_attention_rho(reference.answer_attention, e.answer_attention),
+            question_attention_rho=_attention_rho(_side_weights(reference, 0), _side_weights(e, 0)),
+            answer_attention_rho=_attention_rho(_side_weights(reference, 1), _side_weights(e, 1)),
             matrices_rho=float(np.mean(defined)) if defined else None,
-            contributions_rho=spearman(reference_map.ravel(), _contribution_map(e).ravel()),
-            pooled_overlap=len(cells & reference_cells) / len(reference_cells) if reference_cells else 1.0)
+            contributions_rho=(None if reference_map is None or contributions is None else
+                               spearman(reference_map.ravel(), contributions.ravel())),
+            pooled_overlap=len(cells & reference_cells) / len(reference_cells) if reference_cells else None,
+            channels_rho=(None if reference_channels is None or channels is None else
+                          spearman(reference_channels, channels)))
 
     stages = [stage(0, TRAINED, trained)]
     layers = layer_stages(matcher)

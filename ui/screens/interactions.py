@@ -6,13 +6,15 @@ import streamlit as st
 
 from matching.explain import glossary
 from matching.explain.matrix_views import matrix_view, view_names
+from matching.models.parts import Part
 from ui.views import charts, common, components, state
 
 st.title(":material/grid_on: Interactions")
-st.caption("Every question position (rows) meets every answer position (columns): MV-LSTM compares Bi-LSTM "
-           "positions, MatchPyramid the words themselves. The cells the model pooled are outlined (k-max: numbered "
-           "by pooling rank; MatchPyramid: by the window whose maximum they are). Grey rows and columns are words "
-           "past the model's maximum length (not seen). Hover a cell for its words and value.")
+st.caption("Every question position (rows) meets every answer position (columns): some models compare Bi-LSTM "
+           "positions, others the words themselves or their projections. Where a model pools cells, they are "
+           "outlined (k-max: numbered by pooling rank; dynamic pooling: by the window whose maximum they are). Grey "
+           "rows and columns are words past the model's maximum length (not seen). Hover a cell for its words and "
+           "value.")
 
 components.glossary(["interaction matrix", "positional vector", "cosine", "tensor interaction",
                      "forward and backward matrices", "k-max pooling", "filler", "truncated", "Bi-LSTM", "rank",
@@ -22,7 +24,11 @@ components.glossary(["interaction matrix", "positional vector", "cosine", "tenso
 found = common.explained_candidate("interactions")
 if found is not None:
     ranking, pick = found
-    names = list(ranking.models)
+    names = common.models_with(ranking, pick, Part.MATRICES)
+if found is not None and not names:
+    common.lacking_part_note(Part.MATRICES, "interaction matrices", key="interactions_lacking")
+elif found is not None:
+    ranking, pick = found
     show_cells = st.toggle("Outline the pooled cells", value=True, key="interactions_outline",
                            help=glossary.help_for("k-max pooling"))
     attention = common.attending_models(ranking, pick)

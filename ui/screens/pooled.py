@@ -9,11 +9,13 @@ import streamlit as st
 
 from matching.evaluation.tables import cell_rows, pooling_text, shared_cells, strongest
 from matching.explain import glossary
+from matching.models.parts import Part
 from ui.views import charts, common, components, state
 
 st.title(":material/filter_list: Pooled cells")
-st.caption("Pooling keeps a few values of each matrix (MV-LSTM: the k largest cells of each interaction matrix; "
-           "MatchPyramid: the maximum of each convolution filter in each window of a fixed grid); the MLP turns "
+st.caption("Pooling keeps a few values of each matrix (k-max pooling: the k largest cells of each interaction "
+           "matrix; dynamic pooling: the maximum of each convolution filter in each window of a fixed grid); the MLP "
+           "turns "
            "them into the score. Each pooled value's contribution is gradient × value, so score = sum of "
            "contributions + bias exactly. Share = contribution / sum of |contributions| (green raises the score, "
            "red lowers it).")
@@ -40,7 +42,11 @@ SHOWN = ["pooling rank", "question", "answer", "value", "share %"]
 found = common.explained_candidate("pooled")
 if found is not None:
     ranking, pick = found
-    names = list(ranking.models)
+    names = common.models_with(ranking, pick, Part.POOLED_CELLS)
+if found is not None and not names:
+    common.lacking_part_note(Part.POOLED_CELLS, "pooled cells", key="pooled_lacking")
+elif found is not None:
+    ranking, pick = found
     attention = common.attending_models(ranking, pick)
     if state.presenting():  # one view at a time
         shown = [common.one_model(names, key="pooled_present_model")]
