@@ -28,6 +28,7 @@ PAGES = [
     st.Page("ui/screens/walkthrough.py", title="Walkthrough", icon=":material/footprint:",
             url_path="walkthrough"),
     st.Page("ui/screens/attention.py", title="Attention", icon=":material/visibility:", url_path="attention"),
+    st.Page("ui/screens/features.py", title="Word features", icon=":material/view_column:", url_path="features"),
     st.Page("ui/screens/interactions.py", title="Interactions", icon=":material/grid_on:", url_path="interactions"),
     st.Page("ui/screens/pooled.py", title="Pooled cells", icon=":material/filter_list:", url_path="pooled"),
     st.Page("ui/screens/compare.py", title="Compare", icon=":material/compare_arrows:", url_path="compare"),

@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")
 MODELS = Path(os.environ.get("MATCHLENS_MODELS") or ROOT / "pretrained")
 TIMEOUT = 90
-PAGES = ["rank", "attention", "interactions", "pooled", "compare", "sanity", "evaluate", "models"]
+PAGES = ["rank", "attention", "features", "interactions", "pooled", "compare", "sanity", "evaluate", "models"]
 XSS = '<img src=x onerror="window.__xss=1"> and <script>alert(1)</script> **bold** [link](http://x)'
 
 

@@ -86,6 +86,26 @@ GENERAL_TERMS: tuple[Term, ...] = (
          "runs of matching words.", ("conv",)),
     Term("dynamic pooling", "Cuts the matrix into a fixed grid of windows and keeps each window's largest "
          "value, whatever the text lengths.",),
+    Term("co-attention", "Attention between the two texts: each word is weighed by how well it matches the other "
+         "text (its row or column of the affinity matrix).", ("co-attention weights",)),
+    Term("affinity matrix", "One number for every (question word, answer word) pair: the dot product of their "
+         "projected vectors, read by the co-attention.", ("affinity",)),
+    Term("alignment", "Co-attention that gives each word its own soft-aligned summary of the other text (a softmax "
+         "over its row of the affinity matrix).", ("alignment-pooled",)),
+    Term("intra-attention", "Attention of a sentence over itself: each word's summary of its own sentence.",
+         ("self-attention",)),
+    Term("cast", "One attention mechanism's comparison of a word with what it attends to, compressed to one number "
+         "and attached to the word (casted attention).", ("casts", "casted attention", "word features")),
+    Term("compression", "Turning a comparison vector into one number: a factorisation machine (FM), a small ReLU "
+         "layer (NN) or a plain sum (SM).", ("factorisation machine", "FM")),
+    Term("highway layer", "A layer that mixes a transformed vector with the unchanged input, through a learned "
+         "gate between 0 and 1.", ("highway", "highway projection")),
+    Term("MeanMax", "Pooling a sentence's LSTM states into one vector: their mean and their maximum, side by side.",
+         ("MeanMax pooling",)),
+    Term("integrated gradients", "An approximate split of a score over the words: each word vector is scaled from "
+         "0 to its value and the score's gradient averaged along the way.", ("IG",)),
+    Term("completeness residual", "What integrated gradients leave unexplained: score - baseline score - the sum "
+         "of the word attributions (0 for an exact split).", ("residual",)),
     Term("baseline", "A simple ranking with no learning (original order, word overlap, BM25): a model should "
          "beat it.", ("baselines", "word overlap", "BM25", "original order")),
     Term("MAP", "Mean average precision: how high the correct answers sit, averaged over questions (1 = all "

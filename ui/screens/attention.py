@@ -27,7 +27,8 @@ def _agreement_text(rho: float | None) -> str:
     return f"Spearman ρ(attention, |deletion effect|) = {rho:+.2f}: {reading}."
 
 
-components.glossary(["attention gate", "gate logit", "softmax", "alpha", "uniform weight 1/n", "word vector",
+components.glossary(["attention gate", "co-attention", "gate logit", "softmax", "alpha", "uniform weight 1/n",
+                     "word vector",
                      "unknown word", "truncated", "Bi-LSTM", *glossary.FAMILY_TERM_NAMES, "score", "rank"],
                     key="attention_glossary")
 
