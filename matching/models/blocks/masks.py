@@ -1,0 +1,39 @@
+"""Masks against padding, the shared unknown-word vector, and reading rows of a batch in place."""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+COSINE_EPS = 1e-8
+
+
+def length_mask(lengths: torch.Tensor, max_len: int) -> torch.Tensor:
+    """(B,) lengths -> (B, max_len) mask, True on real positions."""
+    return torch.arange(max_len, device=lengths.device)[None, :] < lengths[:, None]
+
+
+def consecutive(index: torch.Tensor) -> tuple[int, int] | None:
+    """(start, stop) when `index` is start, start + 1, ..., stop - 1, else None."""
+    if len(index) == 0:
+        return None
+    start, stop = int(index[0]), int(index[-1]) + 1
+    return (start, stop) if stop - start == len(index) and bool((index.diff() == 1).all()) else None
+
+
+def take_rows(tensor: torch.Tensor, index: torch.Tensor, span: tuple[int, int] | None,
+              width: int | None = None) -> torch.Tensor:
+    """tensor[index][:, :width], as a view when the rows are consecutive (`span`, see `consecutive`)."""
+    rows = tensor[span[0]:span[1]] if span else tensor.index_select(0, index)
+    return rows if width is None else rows[:, :width]
+
+
+class UnknownWordVector(nn.Module):
+    """Puts one shared, learned vector in place of every word GloVe does not know."""
+
+    def __init__(self, dim: int) -> None:
+        super().__init__()
+        self.vector = nn.Parameter(torch.zeros(dim))
+
+    def forward(self, vectors: torch.Tensor, unknown: torch.Tensor) -> torch.Tensor:
+        return torch.where(unknown[..., None], self.vector.expand_as(vectors), vectors)
