@@ -35,7 +35,7 @@ from torch import nn
 
 from matching.evaluation.dataset import TokenizedList, model_scores, tokenize_lists
 from matching.explain.matcher import Matcher
-from matching.text.batching import RowCache
+from matching.models.batching import RowCache
 from matching.text.data import DataError, read_toks_folder
 from matching.text.embeddings import WordVectors
 from matching.training.checkpoint import load_all

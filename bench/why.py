@@ -19,10 +19,10 @@ from collections.abc import Callable
 import torch
 from common import CANDIDATES, ROOT
 
+from matching.evaluation.sanity import ablation_map, deletion_curves, randomisation_check
 from matching.explain.contrast import compare_view
 from matching.explain.deletion import deletion_effects
 from matching.explain.ranking import rank
-from matching.explain.sanity import ablation_map, deletion_curves, randomisation_check
 from matching.text.data import parse_ranking_file
 from matching.text.tokens import tokenize
 from matching.training.checkpoint import load_all

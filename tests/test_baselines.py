@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from matching.evaluation.baselines import BASELINES, baseline_scores, bm25, original_order, word_overlap
 from matching.explain.ranking import competition_ranks
+from matching.text.baselines import BASELINES, baseline_scores, bm25, original_order, word_overlap
 from matching.text.tokens import tokenize
 
 QUESTION = tokenize("Who wrote the play Hamlet ?")

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from matching.text.batching import make_batch, make_token_batch
+from matching.models.batching import make_batch, make_token_batch
 from matching.text.embeddings import EncodedText, WordVectors
 from matching.text.tokens import tokenize
 

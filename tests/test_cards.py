@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 
-from matching.evaluation.baselines import BASELINES
 from matching.evaluation.studies import AttentionStudy
 from matching.explain.matcher import Matcher
+from matching.text.baselines import BASELINES
 from matching.training.cards import (
     KNOWN_LIMITS,
     PAPER_GROUP,

@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 from conftest import MatcherFactory, toy_lists
 
-from matching.evaluation.baselines import BASELINES
 from matching.evaluation.dataset import evaluate, first_correct_rank, format_table, model_scores, tokenize_lists
 from matching.evaluation.metrics import METRICS
 from matching.explain.matcher import Matcher
-from matching.text.batching import RowCache
+from matching.models.batching import RowCache
+from matching.text.baselines import BASELINES
 from matching.text.data import RankingList
 
 

@@ -13,8 +13,8 @@ import pytest
 from conftest import tiny_config
 
 from matching.__main__ import main
-from matching.evaluation.baselines import BASELINES
 from matching.models.params import params_to_dict
+from matching.text.baselines import BASELINES
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -8,9 +8,9 @@ from conftest import VARIANTS, MatcherFactory, tiny_params
 
 from matching.explain.matcher import Matcher
 from matching.models import AMVLSTM, MVLSTM, ForwardTrace, MatchPyramid, build_model
+from matching.models.batching import make_batch
 from matching.models.params import ParamsError
 from matching.models.parts import Part
-from matching.text.batching import make_batch
 from matching.text.tokens import tokenize
 
 

@@ -7,7 +7,8 @@ import pytest
 from conftest import VARIANTS, MatcherFactory, assert_explanation_invariants
 
 from matching.explain.matcher import Matcher
-from matching.explain.ranking import MAX_CANDIDATES, ModelRanking, Ranking, competition_ranks, rank
+from matching.explain.ranking import ModelRanking, Ranking, competition_ranks, rank
+from matching.text.inputs import MAX_CANDIDATES
 from matching.text.tokens import MAX_TEXT_CHARS, TextError
 
 

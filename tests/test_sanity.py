@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from matching.explain.sanity import (
+from matching.evaluation.sanity import (
     ablated_attention,
     ablation_map,
     attention_ablation,
@@ -130,7 +130,7 @@ def test_ablation_map_and_deletion_curves(make_matcher: MatcherFactory) -> None:
 @pytest.mark.parametrize("variant", ["amv-question", "pyramid-question"])
 def test_randomisation_on_a_data_set(make_matcher: MatcherFactory, variant: str) -> None:
     from matching.evaluation.dataset import evaluate
-    from matching.explain.sanity import MEASURES, layer_stages, randomisation_on_data
+    from matching.evaluation.sanity import MEASURES, layer_stages, randomisation_on_data
 
     matcher = make_matcher(seed=2, name="m", **VARIANTS[variant])
     lists = toy_lists(0, 5)

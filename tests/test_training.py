@@ -13,13 +13,13 @@ import pytest
 import torch
 from conftest import tiny_config, tiny_params, toy_lists
 
-from matching.evaluation.baselines import BASELINES
 from matching.evaluation.dataset import tokenize_lists
 from matching.evaluation.metrics import METRICS
 from matching.explain.matcher import Matcher
 from matching.models import build_model
 from matching.models.blocks import normalised_entropy
 from matching.models.params import params_to_dict
+from matching.text.baselines import BASELINES
 from matching.text.corpus import Corpus
 from matching.text.data import RankingList, fingerprint
 from matching.text.embeddings import WordVectors

@@ -10,10 +10,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from matching.evaluation.baselines import BASELINES, baseline_scores
 from matching.evaluation.metrics import METRICS, mean_metrics, question_metrics
 from matching.explain.matcher import Matcher
-from matching.text.batching import RowCache
+from matching.models.batching import RowCache
+from matching.text.baselines import BASELINES, baseline_scores
 from matching.text.data import RankingList
 from matching.text.tokens import Token, collector_paused, tokenize
 

@@ -13,10 +13,10 @@ from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
-from matching.evaluation.baselines import BASELINES
 from matching.evaluation.dataset import Evaluation, TokenizedList, tokenize_lists
 from matching.explain.matcher import Matcher
 from matching.explain.trust import is_word
+from matching.text.baselines import BASELINES
 from matching.text.data import RankingList
 from matching.text.tokens import Token
 

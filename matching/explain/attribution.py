@@ -20,7 +20,7 @@ import numpy as np
 import torch
 
 from matching.explain.matcher import Matcher, flag_tokens
-from matching.text.batching import make_token_batch
+from matching.models.batching import make_token_batch
 from matching.text.tokens import Token
 
 STEPS = 64

@@ -14,9 +14,9 @@ import torch
 
 from matching.explain.explanation import Explanation, TracedExplanations
 from matching.models import ForwardTrace, MatchingModel, TextEncoding
+from matching.models.batching import RowCache, TextTable, lookup_texts, pair_batch
 from matching.models.params import ModelParams
 from matching.models.parts import Part
-from matching.text.batching import RowCache, TextTable, lookup_texts, pair_batch
 from matching.text.embeddings import WordVectors
 from matching.text.tokens import TextError, Token, tokenize
 

@@ -7,14 +7,13 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from matching.evaluation.baselines import baseline_scores
 from matching.explain import glossary
 from matching.explain.explanation import Explanation, TracedExplanations
 from matching.explain.matcher import Matcher, require_words
+from matching.text.baselines import baseline_scores
 from matching.text.embeddings import WordVectors
+from matching.text.inputs import MAX_CANDIDATES
 from matching.text.tokens import TextError, Token, tokenize
-
-MAX_CANDIDATES = 100
 
 
 def rank_column(system: str) -> str:

@@ -11,7 +11,6 @@ import difflib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from matching.explain.ranking import MAX_CANDIDATES
 from matching.text.tokens import MAX_TEXT_CHARS, TextError, Token, tokenize
 
 
@@ -68,6 +67,10 @@ def parse_input(question: str, candidates_text: str, gold: Sequence[int]) -> Par
     if problem is None and not candidates.candidates:
         problem = "Type at least one candidate answer, one per line."
     return ParsedInput(question, question_tokens, candidates, None if labels is None else tuple(labels), problem)
+
+
+MAX_CANDIDATES = 100
+"""The most candidates one ranking takes (a longer list keeps its first MAX_CANDIDATES, with a note)."""
 
 
 def split_candidates(text: str, max_candidates: int = MAX_CANDIDATES) -> CandidateInput:

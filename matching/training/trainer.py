@@ -23,15 +23,15 @@ import numpy as np
 import torch
 
 from matching import __version__
-from matching.evaluation.baselines import BASELINES
 from matching.evaluation.dataset import TokenizedList, evaluate, model_scores, tokenize_lists
 from matching.evaluation.metrics import mean_metrics, question_metrics
 from matching.evaluation.studies import AttentionStudy, PairedTest, attention_study, paired_test
 from matching.explain.matcher import Matcher
 from matching.models import ForwardTrace, PairBatch, build_model, family_of, params_from_dict
+from matching.models.batching import make_batch
 from matching.models.blocks import length_mask, normalised_entropy
 from matching.models.params import ModelParams, params_to_dict
-from matching.text.batching import make_batch
+from matching.text.baselines import BASELINES
 from matching.text.corpus import Corpus
 from matching.text.data import RankingList, fingerprint, read_toks_folder
 from matching.text.embeddings import EncodedText, WordVectors, load_glove

@@ -7,7 +7,7 @@ import hashlib
 import pandas as pd
 import streamlit as st
 
-from matching.explain.sanity import (
+from matching.evaluation.sanity import (
     MEASURES,
     ablation_map,
     attention_ablation,

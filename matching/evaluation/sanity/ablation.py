@@ -11,8 +11,8 @@ from contextlib import contextmanager
 import numpy as np
 import torch
 
+from matching.evaluation.sanity.common import Progress, map_of, scores_of, usable
 from matching.explain.matcher import Matcher
-from matching.explain.sanity.common import Progress, map_of, scores_of, usable
 from matching.models.blocks import AttentionGate
 from matching.text.data import RankingList
 from matching.text.tokens import Token

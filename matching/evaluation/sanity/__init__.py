@@ -6,16 +6,16 @@
 - `curves`: deletion curves, comprehensiveness and sufficiency with their AOPC (DeYoung et al., 2020).
 """
 
-from matching.explain.sanity.ablation import (
+from matching.evaluation.sanity.ablation import (
     ABLATIONS,
     ablated_attention,
     ablation_map,
     attention_ablation,
     has_attention,
 )
-from matching.explain.sanity.common import TRAINED, Progress
-from matching.explain.sanity.curves import FRACTIONS, ORDERS, DeletionCurves, deletion_curves
-from matching.explain.sanity.randomisation import (
+from matching.evaluation.sanity.common import TRAINED, Progress
+from matching.evaluation.sanity.curves import FRACTIONS, ORDERS, DeletionCurves, deletion_curves
+from matching.evaluation.sanity.randomisation import (
     MEASURES,
     RandomisationCheck,
     RandomisationStage,

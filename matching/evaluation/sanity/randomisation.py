@@ -17,11 +17,11 @@ import numpy as np
 import torch
 from torch import nn
 
+from matching.evaluation.sanity.common import TRAINED, Progress, map_of, scores_of, usable
 from matching.explain.deletion import spearman
 from matching.explain.explanation import Explanation
 from matching.explain.matcher import Matcher
-from matching.explain.sanity.common import TRAINED, Progress, map_of, scores_of, usable
-from matching.text.batching import make_token_batch
+from matching.models.batching import make_token_batch
 from matching.text.data import RankingList
 from matching.text.tokens import Token
 

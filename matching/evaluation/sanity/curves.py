@@ -13,9 +13,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from matching.evaluation.sanity.common import Progress, usable
 from matching.explain.deletion import seen_positions, without
 from matching.explain.matcher import Matcher
-from matching.explain.sanity.common import Progress, usable
 from matching.text.data import RankingList
 from matching.text.tokens import Token
 
