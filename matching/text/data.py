@@ -123,6 +123,15 @@ def read_ranking_file(path: str | Path) -> list[RankingList]:
     return parse_ranking_file(path.read_bytes(), str(path))
 
 
+def content_key(raw: bytes | str, *settings: object, length: int = 16) -> str:
+    """A short hash of some content and the settings it was read with: the key under which a page
+    keeps what it computed from an upload (a new file or new settings get a new key)."""
+    digest = hashlib.sha256(raw.encode("utf-8") if isinstance(raw, str) else raw)
+    for setting in settings:
+        digest.update(b"\x00" + str(setting).encode("utf-8"))
+    return digest.hexdigest()[:length]
+
+
 def fingerprint(lists: Iterable[RankingList]) -> str:
     """A short hash of the data itself, recorded in model cards."""
     digest = hashlib.sha256()

@@ -136,6 +136,14 @@ def group_of(params: dict[str, Any], training: dict[str, Any]) -> str:
     return VARIANT_GROUP if added or training.get("entropy_penalty") else PAPER_GROUP
 
 
+def typed_card(name: str, raw: dict[str, Any]) -> ModelCard | None:
+    """A checkpoint's card as a ModelCard, or None when it has none or it does not read as one."""
+    try:
+        return ModelCard.from_dict({"name": name, **raw}) if raw else None
+    except (TypeError, ValueError):
+        return None
+
+
 def trained_on_dev(card: ModelCard) -> bool:
     """The model was fitted on train + dev: its dev figures are training figures, not held out."""
     return bool(card.training.get("fit_on_dev"))

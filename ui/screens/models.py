@@ -14,10 +14,13 @@ from matching.training.cards import (
     ModelCard,
     attention_rows,
     attention_verdict,
+    default_models,
+    default_set,
     dev_role,
     metrics_rows,
     seed_line,
     significance_rows,
+    typed_card,
 )
 from matching.training.reporting import model_row
 from ui.views import common, components, state
@@ -25,30 +28,29 @@ from ui.views import common, components, state
 st.title(":material/model_training: Models")
 st.caption("One card per checkpoint in the models folder, read from its card.json. Metrics are on WikiQA "
            "(ties scored as the mean over tie orders); the test split was read once, after model selection.")
+_defaults, _why = default_set()
+_opening = default_models(list(state.models()))
+if _opening:
+    st.caption(f":material/star: The Rank page opens with {components.md(', '.join(_opening))}"
+               + (f": {components.md(_why)}" if _why and set(_opening) <= set(_defaults) else "."))
 
 loaded = state.models()
 # The cards' own architecture texts name terms too: the popover explains those as well.
 card_text = " ".join(f"{m.card.get('description', '')} {m.card.get('architecture', '')}" for m in loaded.values())
-components.glossary(["MAP", "MRR", "P@1", "nDCG", "tie rule", "baseline", *glossary.FAMILY_TERM_NAMES,
+components.glossary(["MAP", "MRR", "P@1", "nDCG", "tie rule", "baseline", "rank", *glossary.FAMILY_TERM_NAMES,
                      "attention gate", "alpha",
                      "uniform weight 1/n", "Bi-LSTM", "k-max pooling", "MLP", "word vector", "truncated",
                      *glossary.mentioned_in(card_text + " ".join(KNOWN_LIMITS))], key="models_glossary")
 
 errors = state.load_errors()
-GROUP_TEXT = {PAPER_GROUP: "Configurations of the MV-LSTM, aMV-LSTM and MatchPyramid papers (each card lists where the "
+GROUP_TEXT = {PAPER_GROUP: "Configurations of the papers' models (each card names its paper and lists where the "
                            "training here differs).",
               "MatchLens variant": "Models with a MatchLens addition (sparse attention gates, an exact-match "
                                    "channel); each card lists every deviation from its paper."}
 
 
 def typed_cards() -> dict[str, ModelCard | None]:
-    cards: dict[str, ModelCard | None] = {}
-    for name, matcher in loaded.items():
-        try:
-            cards[name] = ModelCard.from_dict({"name": name, **matcher.card}) if matcher.card else None
-        except (TypeError, ValueError):
-            cards[name] = None
-    return cards
+    return {name: typed_card(name, matcher.card) for name, matcher in loaded.items()}
 
 
 def metrics_block(card: ModelCard, split: str, key: str) -> None:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
-
 import pandas as pd
 import streamlit as st
 
@@ -16,7 +14,7 @@ from matching.evaluation.sanity import (
     randomisation_check,
     randomisation_on_data,
 )
-from matching.text.data import DataError, parse_ranking_file
+from matching.text.data import DataError, content_key, parse_ranking_file
 from ui.views import charts, common, components, state
 
 ss = st.session_state
@@ -105,7 +103,7 @@ def _dataset() -> None:
         st.info("Upload a ranking file or try the sample, then run the checks.", icon=":material/upload_file:")
         return
     raw, file_name = chosen
-    key = f"{hashlib.sha256(raw).hexdigest()}:{side}:{limit}:{seed}:{','.join(state.chosen_models())}"
+    key = content_key(raw, side, limit, seed, *state.chosen_models())
     if run:
         try:
             lists = parse_ranking_file(raw, file_name)

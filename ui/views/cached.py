@@ -7,7 +7,6 @@ students costs one ranking. Nothing here reads or writes `st.session_state`.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
 import time
@@ -20,6 +19,7 @@ import streamlit as st
 from matching.explain.matcher import Matcher
 from matching.explain.ranking import Ranking, rank_tokens
 from matching.models.parts import Part
+from matching.text.data import content_key
 from matching.text.inputs import CandidateInput, parse_input
 from matching.text.tokens import TextError, Token
 from matching.training.checkpoint import load_all
@@ -74,8 +74,7 @@ class Request:
 
     @property
     def digest(self) -> str:
-        text = "\x00".join((self.question, *self.parsed.candidates, str(self.labels), *self.models))
-        return hashlib.sha256(text.encode("utf-8")).hexdigest()[:6]
+        return content_key(self.question, *self.parsed.candidates, self.labels, *self.models, length=6)
 
 
 # Requests are immutable and small: shared as they are (no copy), keyed by the raw input.
