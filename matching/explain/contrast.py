@@ -314,12 +314,15 @@ def pair_labels(ranking: Ranking, a: int, b: int) -> tuple[str, str]:
     return f"A (#{a + 1})", f"B (#{b + 1})"
 
 
-def valid_pair(pair: Sequence[int] | None, count: int) -> tuple[int, int] | None:
-    """A (a, b) pair of distinct candidate indices that exist, or None."""
+def valid_pair(pair: Sequence[int] | None, count: int, distinct: bool = True) -> tuple[int, int] | None:
+    """A (a, b) pair of candidate indices that exist (and differ, with `distinct`), or None."""
     if pair is None or len(pair) != 2:
         return None
-    a, b = int(pair[0]), int(pair[1])
-    return (a, b) if 0 <= a < count and 0 <= b < count and a != b else None
+    try:
+        a, b = int(pair[0]), int(pair[1])
+    except (TypeError, ValueError):
+        return None
+    return (a, b) if 0 <= a < count and 0 <= b < count and (a != b or not distinct) else None
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ from matching.explain.contrast import (
     pair_labels,
     paired_views,
     shared_view_names,
+    valid_pair,
 )
 from matching.explain.deletion import DeletionEffects
 from matching.explain.explanation import Explanation
@@ -60,9 +61,8 @@ def _pair_changed(side: int) -> None:
 
 def _pickers(ranking: Ranking) -> tuple[int, int]:
     count = len(ranking.candidates)
-    chosen = ss.get(state.PAIR)
-    in_range = chosen is not None and len(chosen) == 2 and all(0 <= int(i) < count for i in chosen)
-    pair = (int(chosen[0]), int(chosen[1])) if in_range else default_pair(ranking)  # type: ignore[index]
+    # The pair kept in the session (or the link); the same candidate twice is allowed here, and said so below.
+    pair = valid_pair(ss.get(state.PAIR), count, distinct=False) or default_pair(ranking)
     ss["compare_shown_pair"] = list(pair)
     ranks = {name: result.ranks for name, result in ranking.models.items()}
     options = components.candidate_options(ranking.candidates, ranks)
