@@ -108,13 +108,13 @@ def wait_healthy(url: str, timeout: float = 90.0, process: subprocess.Popen[byte
 
 
 @contextmanager
-def started_app(port: int, log: Path | None = None) -> Iterator[Server]:
+def started_app(port: int, log: Path | None = None, root: Path = ROOT) -> Iterator[Server]:
     """`streamlit run app.py` as the README runs it (its .streamlit/config.toml), on 127.0.0.1:port;
-    its output goes to `log` when given."""
+    its output goes to `log` when given. `root` is the checkout served (another one, to compare)."""
     command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
                "--server.address", "127.0.0.1", "--server.headless", "true"]
     with open(log, "w") if log else contextlib.nullcontext() as output:
-        process = subprocess.Popen(command, cwd=ROOT, stdout=output or subprocess.DEVNULL,
+        process = subprocess.Popen(command, cwd=root, stdout=output or subprocess.DEVNULL,
                                    stderr=subprocess.STDOUT if output else subprocess.DEVNULL)
         try:
             url = f"http://127.0.0.1:{port}"
