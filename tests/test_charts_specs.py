@@ -12,11 +12,11 @@ from typing import Any
 import altair as alt
 
 from matching.evaluation.tables import cell_rows, strongest
+from matching.explain import charts
 from matching.explain.deletion import deletion_effects
 from matching.explain.matcher import Matcher
 from matching.explain.ranking import rank
 from matching.training.cards import ModelCard, metrics_rows
-from ui.views import charts
 
 
 def validated(built: alt.TopLevelMixin | tuple[alt.TopLevelMixin, ...] | dict[str, Any]) -> None:

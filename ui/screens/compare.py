@@ -7,7 +7,7 @@ import time
 import pandas as pd
 import streamlit as st
 
-from matching.explain import glossary
+from matching.explain import charts, glossary
 from matching.explain.attribution import STEPS
 from matching.explain.contrast import (
     CompareView,
@@ -24,7 +24,7 @@ from matching.explain.deletion import DeletionEffects
 from matching.explain.explanation import Explanation
 from matching.explain.flips import RankFlip, flip_pair
 from matching.explain.ranking import Ranking
-from ui.views import charts, common, components, state
+from ui.views import common, components, state
 
 ss = st.session_state
 FLIPS = "ml_compare_flips"

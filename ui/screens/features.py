@@ -6,10 +6,10 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from matching.explain import glossary
+from matching.explain import charts, glossary
 from matching.explain import walkthrough as walk
 from matching.models.parts import Part
-from ui.views import charts, common, components, state
+from ui.views import common, components, state
 
 st.title(":material/view_column: Word features")
 st.caption("Some models attach a few named numbers to every word before they read the sentence. Casted attention "

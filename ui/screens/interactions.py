@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from matching.explain import glossary
+from matching.explain import charts, glossary
 from matching.explain.matrix_views import matrix_view, view_names
 from matching.models.parts import Part
-from ui.views import charts, common, components, state
+from ui.views import common, components, state
 
 st.title(":material/grid_on: Interactions")
 st.caption("Every question position (rows) meets every answer position (columns): some models compare Bi-LSTM "

@@ -8,9 +8,9 @@ import pandas as pd
 import streamlit as st
 
 from matching.evaluation.tables import cell_rows, pooling_text, shared_cells, strongest
-from matching.explain import glossary
+from matching.explain import charts, glossary
 from matching.models.parts import Part
-from ui.views import charts, common, components, state
+from ui.views import common, components, state
 
 st.title(":material/filter_list: Pooled cells")
 st.caption("Pooling keeps a few values of each matrix (k-max pooling: the k largest cells of each interaction "

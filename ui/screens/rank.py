@@ -8,13 +8,13 @@ from functools import partial
 import pandas as pd
 import streamlit as st
 
-from matching.explain import glossary
+from matching.explain import charts, glossary
 from matching.explain.export import rows_to_csv
 from matching.explain.ranking import Ranking, compact_rows, rank_column, score_column
 from matching.explain.trust import unknown_warning
 from matching.text.examples import EXAMPLES, Example
 from matching.training.cards import default_models
-from ui.views import charts, common, components, state
+from ui.views import common, components, state
 
 ss = st.session_state
 presenting = state.presenting()

@@ -14,8 +14,9 @@ from matching.evaluation.sanity import (
     randomisation_check,
     randomisation_on_data,
 )
+from matching.explain import charts
 from matching.text.data import DataError, content_key, parse_ranking_file
-from ui.views import charts, common, components, state
+from ui.views import common, components, state
 
 ss = st.session_state
 RESULT = "ml_sanity_result"

@@ -20,11 +20,11 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from matching.explain import charts
 from matching.explain import glossary as terms
+from matching.explain.charts import short
 from matching.explain.counterfactual import Comparison
 from matching.text.tokens import Token
-from ui.views import charts
-from ui.views.charts import short
 from ui.views.state import PRESENT
 
 _MD_SPECIAL = re.compile(r"([!-/:-@\[-`{-~])")

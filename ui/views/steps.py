@@ -12,11 +12,12 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from matching.explain import charts
 from matching.explain import walkthrough as walk
 from matching.explain.explanation import Explanation
 from matching.explain.matrix_views import Outline
 from matching.explain.ranking import Ranking
-from ui.views import charts, components
+from ui.views import components
 
 SIDES = ("question", "answer")
 
