@@ -1,4 +1,4 @@
-"""MatchLens: rank candidate answers with MV-LSTM and aMV-LSTM side by side, and see why.
+"""MatchLens: rank candidate answers with several neural matching models side by side, and see why.
 
 Run with `streamlit run app.py`. This file is the router: it sets the page up,
 seeds the shared state (from the link when it carries one), draws the sidebar,

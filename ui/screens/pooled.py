@@ -87,7 +87,7 @@ elif found is not None:
         overlap = shared_cells(explanations)
         if overlap:
             st.caption("Same (question position, answer position) pair. Each model's column names the matrix "
-                       "and the pooling rank it pooled the cell with ('cosine #2'; for MatchPyramid the filter "
+                       "and the pooling rank it pooled the cell with ('cosine #2'; for dynamic pooling the filter "
                        "and the pooling window); empty: that model did not pool it.")
             st.dataframe(pd.DataFrame(overlap), hide_index=True, width="stretch", key="pooled_overlap")
         else:
