@@ -23,12 +23,9 @@ components.glossary(["cast", "attention gate", "co-attention", "alignment", "int
                      "word vector", "unknown word", "truncated", *glossary.FAMILY_TERM_NAMES, "score", "rank"],
                     key="features_glossary")
 
-found = common.explained_candidate("features")
-names = [] if found is None else common.models_with(found[0], found[1], Part.CHANNELS)
-if found is not None and not names:
-    common.lacking_part_note(Part.CHANNELS, "word features (casted attention)", key="features_lacking")
-elif found is not None:
-    ranking, pick = found
+found = common.explained_with("features", Part.CHANNELS, "word features (casted attention)")
+if found is not None:
+    ranking, pick, names = found
     name = common.one_model(names, key="features_model") if len(names) > 1 or state.presenting() else names[0]
     explanation = ranking.models[name].explanations[pick]
     channels = explanation.channels

@@ -21,14 +21,9 @@ components.glossary(["interaction matrix", "positional vector", "cosine", "tenso
                      *glossary.FAMILY_TERM_NAMES, "dynamic pooling", "contribution", "gradient x value", "score"],
                     key="interactions_glossary")
 
-found = common.explained_candidate("interactions")
+found = common.explained_with("interactions", Part.MATRICES, "interaction matrices")
 if found is not None:
-    ranking, pick = found
-    names = common.models_with(ranking, pick, Part.MATRICES)
-if found is not None and not names:
-    common.lacking_part_note(Part.MATRICES, "interaction matrices", key="interactions_lacking")
-elif found is not None:
-    ranking, pick = found
+    ranking, pick, names = found
     show_cells = st.toggle("Outline the pooled cells", value=True, key="interactions_outline",
                            help=glossary.help_for("k-max pooling"))
     attention = common.attending_models(ranking, pick)

@@ -39,14 +39,9 @@ COLUMNS = {
 }
 SHOWN = ["pooling rank", "question", "answer", "value", "share %"]
 
-found = common.explained_candidate("pooled")
+found = common.explained_with("pooled", Part.POOLED_CELLS, "pooled cells")
 if found is not None:
-    ranking, pick = found
-    names = common.models_with(ranking, pick, Part.POOLED_CELLS)
-if found is not None and not names:
-    common.lacking_part_note(Part.POOLED_CELLS, "pooled cells", key="pooled_lacking")
-elif found is not None:
-    ranking, pick = found
+    ranking, pick, names = found
     attention = common.attending_models(ranking, pick)
     if state.presenting():  # one view at a time
         shown = [common.one_model(names, key="pooled_present_model")]

@@ -110,6 +110,20 @@ def explained_candidate(page: str) -> tuple[Ranking, int] | None:
     return ranking, pick
 
 
+def explained_with(page: str, part: Part, what: str) -> tuple[Ranking, int, list[str]] | None:
+    """`explained_candidate`, then the chosen models whose explanation has `part`: (ranking, pick, those
+    models), or None after telling the reader why (and which loaded models have `part`, named `what`)."""
+    found = explained_candidate(page)
+    if found is None:
+        return None
+    ranking, pick = found
+    names = models_with(ranking, pick, part)
+    if not names:
+        lacking_part_note(part, what, key=f"{page}_lacking")
+        return None
+    return ranking, pick, names
+
+
 def attending_models(ranking: Ranking, pick: int) -> list[str]:
     """The models that weigh words (an attention gate, a co-attention): their explanation has word weights."""
     return models_with(ranking, pick, Part.WORD_WEIGHTS)
