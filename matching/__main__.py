@@ -9,7 +9,9 @@ from pathlib import Path
 
 import numpy as np
 
-DEFAULT_MODELS = Path(__file__).resolve().parent.parent / "pretrained"
+from matching.paths import pretrained_dir
+
+DEFAULT_MODELS = pretrained_dir()  # the checkout's pretrained/, or the installed copy's
 
 
 def _load_models(root: Path, names: list[str] | None):  # type: ignore[no-untyped-def]

@@ -6,12 +6,12 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, field, fields
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 from matching.evaluation.metrics import METRICS
 from matching.evaluation.studies import AttentionStudy, PairedTest
 from matching.models import family_of
+from matching.paths import pretrained_dir
 
 KNOWN_LIMITS = [
     "Trained on WikiQA only (873 questions): Wikipedia-style factoid questions in English.",
@@ -24,7 +24,7 @@ KNOWN_LIMITS = [
 
 PAPER_GROUP, VARIANT_GROUP = "as in the paper", "MatchLens variant"
 
-DEFAULTS_FILE = Path(__file__).resolve().parents[2] / "pretrained" / "defaults.json"
+DEFAULTS_FILE = pretrained_dir() / "defaults.json"
 """The models the Rank page opens with, and why (shipped beside the checkpoints it names)."""
 
 
