@@ -137,14 +137,28 @@ def cell(explanation: Explanation, key: str, shows: tuple[str, ...] = ()) -> Non
                       key=f"{key}_heatmap")
 
 
+def _reveal(revealed_key: str, count: int) -> None:
+    st.session_state[revealed_key] = count
+
+
 def pooling(explanation: Explanation, key: str) -> None:
     _problems(explanation, "pooling")
     groups = walk.pooled_groups(explanation)
-    source, count = st.columns([1, 2])
+    source, count = st.columns([1, 2], vertical_alignment="bottom")
     group = source.selectbox("Pooled from", groups, key=f"{key}_group") if len(groups) > 1 else groups[0]
     rows = walk.pooling_rows(explanation, group)
-    shown = count.slider("Cells revealed, in pooling order", 1, len(rows), value=min(3, len(rows)),
-                         key=f"{key}_revealed_{group}")
+    # Buttons, not a slider: a slider keeps the keyboard focus after use and takes the ← and → keys,
+    # which belong to the walkthrough's Back and Next (a focused button leaves them to the shortcuts).
+    revealed_key = f"{key}_revealed_{group}"
+    shown = min(max(int(st.session_state.get(revealed_key, 3)), 1), len(rows))
+    count.markdown(f"Cells revealed, in pooling order: **{shown} of {len(rows)}**")
+    with count.container(horizontal=True):
+        st.button("One more", icon=":material/add:", key=f"{revealed_key}_more", disabled=shown == len(rows),
+                  on_click=_reveal, args=(revealed_key, shown + 1))
+        st.button("All", icon=":material/done_all:", key=f"{revealed_key}_all", disabled=shown == len(rows),
+                  on_click=_reveal, args=(revealed_key, len(rows)))
+        st.button("Start over", icon=":material/restart_alt:", key=f"{revealed_key}_first", disabled=shown == 1,
+                  on_click=_reveal, args=(revealed_key, 1))
     revealed = rows[:shown]
     matrix_name = next(c.matrix for c in explanation.pooled_cells if c.group == group)
     outlines = [Outline(r["i"], r["j"], str(r["order"])) for r in revealed if not r["filler"]]
