@@ -382,25 +382,27 @@ def vector_strips(values: np.ndarray, labels: Sequence[str], heading: str, subti
     return strips.properties(height=max(40, ROW_PX * rows), title=title(heading, subtitle))
 
 
-def waterfall_chart(rows: Sequence[Mapping[str, Any]], score: float, heading: str) -> alt.LayerChart:
-    """Bars from 0 to the score: each part starts where the previous one ended."""
+def waterfall_chart(rows: Sequence[Mapping[str, Any]], score: float, heading: str,
+                    total: str = "score") -> alt.LayerChart:
+    """Bars from 0 to the score: each part starts where the previous one ended; the last bar, named
+    `total`, is the score itself (or what else the parts add up to, e.g. a gap between two scores)."""
     data = pd.DataFrame(rows)
     data["label"] = [short(str(p), 48) for p in data["part"]]
-    data["direction"] = np.where(data["amount"] >= 0, "raises the score", "lowers the score")
-    order = data["label"].tolist() + ["score"]
+    data["direction"] = np.where(data["amount"] >= 0, f"raises the {total}", f"lowers the {total}")
+    order = data["label"].tolist() + [total]
     bars = alt.Chart(data).mark_bar().encode(
         y=alt.Y("label:N", sort=order, title=None, axis=alt.Axis(labelLimit=260, labelOverlap=False)),
         x=alt.X("start:Q", title="running total"), x2="end:Q",
-        color=alt.Color("direction:N", scale=alt.Scale(domain=["raises the score", "lowers the score"],
+        color=alt.Color("direction:N", scale=alt.Scale(domain=[f"raises the {total}", f"lowers the {total}"],
                                                        range=[POSITIVE, NEGATIVE]),
                         legend=alt.Legend(title=None, orient="bottom", direction="vertical", labelLimit=0)),
         tooltip=[alt.Tooltip("part:N"), alt.Tooltip("amount:Q", format="+.4f"),
                  alt.Tooltip("end:Q", title="running total", format="+.4f")])
-    total = alt.Chart(pd.DataFrame({"label": ["score"], "start": [0.0], "end": [score]})).mark_bar(
+    end = alt.Chart(pd.DataFrame({"label": [total], "start": [0.0], "end": [score]})).mark_bar(
         color=ACCENT).encode(y=alt.Y("label:N", sort=order), x="start:Q", x2="end:Q",
-                             tooltip=[alt.Tooltip("end:Q", title="score", format="+.4f")])
+                             tooltip=[alt.Tooltip("end:Q", title=total, format="+.4f")])
     zero = alt.Chart(pd.DataFrame({"x": [0.0]})).mark_rule(color="#374151").encode(x="x:Q")
-    return (bars + total + zero).properties(height=ROW_PX * (len(data) + 1), title=title(heading))
+    return (bars + end + zero).properties(height=ROW_PX * (len(data) + 1), title=title(heading))
 
 
 def hidden_units_chart(hidden: np.ndarray, heading: str) -> alt.Chart:
