@@ -3,13 +3,13 @@
 Rules kept here for every page:
 - user text is shown as text: in tables and charts as data, in Markdown only through
   `md()` (every ASCII punctuation character backslash-escaped), and in HTML only
-  through `shaded_html()`, which passes every piece of user text through html.escape;
+  through `shaded_html()` (matching/explain/display.py), which passes every piece of user text
+  through html.escape;
 - icons are Material icons, never emoji.
 """
 
 from __future__ import annotations
 
-import html
 import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -24,12 +24,11 @@ from matching.explain import charts
 from matching.explain import glossary as terms
 from matching.explain.charts import short
 from matching.explain.counterfactual import Comparison
+from matching.explain.display import shaded_html  # built in the package, so a notebook shades words as the app does
 from matching.text.tokens import Token
 from ui.views.state import PRESENT
 
 _MD_SPECIAL = re.compile(r"([!-/:-@\[-`{-~])")
-MAX_TAIL_CHARS = 300
-"""Unseen text shown after the last seen word in the shaded view (the rest is counted)."""
 
 
 def md(text: str) -> str:
@@ -38,51 +37,6 @@ def md(text: str) -> str:
 
 
 # ---------------------------------------------------------------- shaded text (the only HTML)
-
-def shaded_html(text: str, tokens: Sequence[Token], weights: np.ndarray | None, label: str) -> str:
-    """The original text with each seen word shaded by its attention weight.
-
-    Built only from html.escape()d pieces of `text` and fixed markup; weights are numbers.
-    Truncated words are grey and struck through; unknown words are underlined.
-    """
-    seen = 0 if weights is None else len(weights)
-    top = float(np.max(weights)) if weights is not None and seen else 1.0
-    uniform = 1.0 / seen if seen else 0.0
-    parts = [f"<div class='ml-shaded' style='line-height:2.1;font-size:1.05rem;overflow-wrap:anywhere;'>"
-             f"<span style='font-weight:600;margin-right:.5rem'>{html.escape(label)}</span>"]
-    position = 0
-    for index, token in enumerate(tokens):
-        if token.start < position:
-            continue
-        if index >= seen and token.truncated:
-            tail = text[token.start:]
-            shown = tail[:MAX_TAIL_CHARS]
-            parts.append(html.escape(text[position:token.start]))
-            parts.append(f"<span style='color:#6b7280;text-decoration:line-through' dir='auto' "
-                         f"title='not seen: past the model&#39;s maximum length'>{html.escape(shown)}</span>")
-            if len(tail) > len(shown):
-                parts.append(f"<span style='color:#6b7280'> … {len(tail) - len(shown):,} more characters "
-                             "not seen</span>")
-            position = len(text)
-            break
-        parts.append(html.escape(text[position:token.start]))
-        word = html.escape(text[token.start:token.end])
-        if weights is not None and index < seen:
-            weight = float(weights[index])
-            alpha = 0.06 + 0.8 * (weight / top if top > 0 else 0.0)
-            title = f"{weight:.3f} ({weight / uniform:.2f} x uniform)" if uniform else f"{weight:.3f}"
-        else:
-            alpha, title = 0.0, "not attended"
-        style = f"background:rgba(31,111,235,{alpha:.3f});padding:.1rem .15rem;border-radius:.25rem;"
-        if token.unknown:
-            style += "text-decoration:underline dotted #d97706 2px;"
-            title += "; unknown word"
-        parts.append(f"<span style='{style}' title='{html.escape(title)}' dir='auto'>{word}</span>")
-        position = token.end
-    parts.append(html.escape(text[position:]))
-    parts.append("</div>")
-    return "".join(parts)
-
 
 def shaded_text(text: str, tokens: Sequence[Token], weights: np.ndarray | None, label: str, key: str) -> None:
     with st.container(key=key, border=True):
