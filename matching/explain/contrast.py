@@ -131,6 +131,12 @@ class ModelContrast:
         sign = 1.0 if self.gap >= 0 else -1.0
         return [t for t in self.terms if t.effect * sign > 0][:count]
 
+    def _repr_html_(self) -> str:
+        """Jupyter's rich display: the sentence, the split and the gap's largest terms (`display.contrast_html`)."""
+        from matching.explain.display import contrast_html
+
+        return contrast_html(self)
+
     def rows(self, limit: int = 40) -> list[dict[str, object]]:
         """The decomposition as plain rows: the `limit` largest terms, the rest summed in one row,
         then the bias difference (the rows' 'effect on gap' adds up to the gap)."""

@@ -137,12 +137,10 @@ def explanation_html(explanation: Explanation, count: int = LARGEST_SHOWN) -> st
              f"<b>{explanation.score:+.4f}</b></div>"]
     weighted = {name: sides for name, sides in explanation.all_word_weights.items()
                 if sides[0] is not None or sides[1] is not None}
-    for name, (on_question, on_answer) in weighted.items():
+    for name, (on_question, on_answer) in weighted.items():  # a side the mechanism does not weigh: plain
         parts.append(_heading(f"Word weights: {name}"))
-        if on_question is not None:
-            parts.append(shaded_html(text_of(question), question, on_question, "Q"))
-        if on_answer is not None:
-            parts.append(shaded_html(text_of(answer), answer, on_answer, "A"))
+        parts.append(shaded_html(text_of(question), question, on_question, "Q"))
+        parts.append(shaded_html(text_of(answer), answer, on_answer, "A"))
     if not weighted:
         parts.append(_heading("This model weighs no words; the pair as it read it"))
         parts.append(shaded_html(text_of(question), question, None, "Q"))

@@ -159,6 +159,13 @@ class Explanation:
         total = np.abs(contributions).sum()
         return contributions / total if total > 0 else np.zeros_like(contributions)
 
+    def _repr_html_(self) -> str:
+        """Jupyter's rich display: the score, the word weights as shaded words and the largest
+        contributions (`display.explanation_html`)."""
+        from matching.explain.display import explanation_html
+
+        return explanation_html(self)
+
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready data (the app's explanation export)."""
         def array(values: np.ndarray | None) -> list[Any] | None:

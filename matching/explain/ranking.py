@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -14,6 +15,9 @@ from matching.text.baselines import baseline_scores
 from matching.text.embeddings import WordVectors
 from matching.text.inputs import MAX_CANDIDATES
 from matching.text.tokens import TextError, Token, tokenize
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def rank_column(system: str) -> str:
@@ -124,6 +128,55 @@ class Ranking:
             return np.zeros(len(self.candidates), dtype=np.int64)
         ranks = np.stack([r.ranks for r in self.models.values()])
         return ranks.max(axis=0) - ranks.min(axis=0)
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per candidate (index: its 0-based position): the text, whether it is correct (when
+        labels are known), then every model's and baseline's rank and score.
+
+        Ranks are pandas' `rank(method="min")` of the scores, highest first: tied scores share the best
+        rank of their group (1, 2, 2, 4), the tie rule of `competition_ranks`.
+        """
+        import pandas as pd
+
+        scores = pd.DataFrame({**{name: result.scores for name, result in self.models.items()}, **self.baselines},
+                              dtype="float64")
+        ranks = scores.rank(method="min", ascending=False).astype("int64")
+        frame = pd.DataFrame({"candidate": list(self.candidates)})
+        if self.labels is not None:
+            frame["correct"] = [bool(label) for label in self.labels]
+        for system in scores:
+            frame[rank_column(system)] = ranks[system]
+            frame[score_column(system)] = scores[system]
+        return frame
+
+    def candidate_index(self, candidate: int | str) -> int:
+        """A candidate's 0-based position, from its position (negative counts from the end) or its text."""
+        if isinstance(candidate, str):
+            if candidate not in self.candidates:
+                raise ValueError(f"no candidate reads {candidate!r}; give its text exactly, or its position")
+            return self.candidates.index(candidate)
+        count = len(self.candidates)
+        if isinstance(candidate, bool) or not isinstance(candidate, int | np.integer):
+            raise TypeError(f"a candidate is its position (an int) or its text, not {type(candidate).__name__}")
+        if not -count <= candidate < count:
+            raise IndexError(f"candidate {candidate}: there are {count} candidates (positions 0 to {count - 1})")
+        return int(candidate) % count
+
+    def explanation(self, candidate: int | str, model: str | None = None) -> Explanation:
+        """Why `model` (a name; the first model when None) gave `candidate` (position or text) its score:
+        the explanation from the very pass that produced the score."""
+        if not self.models:
+            raise ValueError("no model ranked these candidates (baselines only): there is nothing to explain")
+        name = next(iter(self.models)) if model is None else model
+        if name not in self.models:
+            raise KeyError(f"{name!r} did not rank these candidates; they were ranked by {list(self.models)}")
+        return self.models[name].explanations[self.candidate_index(candidate)]
+
+    def _repr_html_(self) -> str:
+        """Jupyter's rich display: the question and every system's ranks (`display.ranking_html`)."""
+        from matching.explain.display import ranking_html
+
+        return ranking_html(self)
 
 
 def rank(question: str, candidates: Sequence[str], models: Mapping[str, Matcher],
