@@ -1,15 +1,19 @@
-"""Command line: `python -m matching {explain,train,sweep,evaluate,report} ...`."""
+"""Command line: `python -m matching {app,explain,train,sweep,evaluate,refresh,report,runs} ...`.
+
+Installed with `pip install .`, the same commands are `matchlens ...` (e.g. `matchlens app`).
+"""
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
-from matching.paths import pretrained_dir
+from matching.paths import app_dir, pretrained_dir
 
 DEFAULT_MODELS = pretrained_dir()  # the checkout's pretrained/, or the installed copy's
 
@@ -153,9 +157,37 @@ def cmd_runs(args: argparse.Namespace) -> None:
     print(runs_table(Path(args.work)))
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m matching", description=__doc__)
+def app_command(streamlit_args: list[str]) -> tuple[list[str], Path]:
+    """(the command that serves the app, the folder to run it in): `streamlit run <app.py>` with the
+    options given, run in the app's folder so that its .streamlit/config.toml applies."""
+    folder = app_dir()
+    return [sys.executable, "-m", "streamlit", "run", str(folder / "app.py"), *streamlit_args], folder
+
+
+def cmd_app(args: argparse.Namespace) -> None:
+    command, folder = app_command(args.streamlit_args)
+    os.chdir(folder)
+    if os.name == "posix":  # streamlit takes this process's place: Ctrl-C and signals reach it directly
+        os.execv(command[0], command)
+    import subprocess
+
+    sys.exit(subprocess.call(command))
+
+
+def build_parser(prog: str = "python -m matching") -> argparse.ArgumentParser:
+    from matching import __version__
+
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__)
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
+
+    app = sub.add_parser(
+        "app", help="serve the MatchLens app (Streamlit)",
+        description="Serve the MatchLens app: `streamlit run app.py` with the app's own .streamlit/config.toml, "
+                    "from the installed copy (or the checkout). Every other option goes to streamlit run, e.g. "
+                    "--server.port 8599 --server.address 127.0.0.1 --server.headless true. The models come from "
+                    "$MATCHLENS_MODELS when set, else the shipped pretrained/.")
+    app.set_defaults(func=cmd_app, streamlit_args=[])
 
     explain = sub.add_parser("explain", help="rank candidates for a question and explain why")
     explain.add_argument("question")
@@ -200,9 +232,22 @@ def main(argv: list[str] | None = None) -> None:
     runs = sub.add_parser("runs", help="summarise every seed run under --work (mean ± std test MAP)")
     runs.add_argument("--work", default="runs")
     runs.set_defaults(func=cmd_runs)
+    return parser
 
-    args = parser.parse_args(argv)
+
+def main(argv: list[str] | None = None, prog: str = "python -m matching") -> None:
+    parser = build_parser(prog)
+    args, extra = parser.parse_known_args(argv)
+    if args.command == "app":  # streamlit's own options pass through
+        args.streamlit_args = extra
+    elif extra:
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
     args.func(args)
+
+
+def console() -> None:
+    """The `matchlens` command (pyproject's [project.scripts])."""
+    main(prog="matchlens")
 
 
 if __name__ == "__main__":
