@@ -175,7 +175,7 @@ def gap_chart(comparison: ModelContrast, terms: int = 10) -> alt.LayerChart:
     from matching.explain.charts import waterfall_chart
     from matching.explain.display import gap_waterfall
 
-    heading = (f"{comparison.model}: score(A) − score(B), candidate {comparison.a} vs {comparison.b}, "
+    heading = (f"{comparison.model}: score(A) − score(B), A = #{comparison.a + 1}, B = #{comparison.b + 1}, "
                + ("split exactly" if comparison.exact else "split approximately (integrated gradients)"))
     return waterfall_chart(gap_waterfall(comparison, terms), comparison.gap, heading, total="gap")
 

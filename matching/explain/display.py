@@ -183,8 +183,8 @@ def contrast_html(contrast: ModelContrast, count: int = LARGEST_SHOWN) -> str:
 
     c = contrast
     split = "exactly over matrix cells" if c.exact else f"approximately over words ({c.method})"
-    summary = (f"gap score(A) − score(B) = {c.gap:+.4f}: A (candidate {c.a}) {c.score_a:+.4f}, rank {c.rank_a}; "
-               f"B (candidate {c.b}) {c.score_b:+.4f}, rank {c.rank_b}. Split {split}: "
+    summary = (f"gap score(A) − score(B) = {c.gap:+.4f}: A (#{c.a + 1}, index {c.a}) {c.score_a:+.4f}, rank "
+               f"{c.rank_a}; B (#{c.b + 1}, index {c.b}) {c.score_b:+.4f}, rank {c.rank_b}. Split {split}: "
                f"A − B {c.cells_a - c.cells_b:+.4f}, bias difference {c.bias_difference:+.4f}"
                + ("" if c.exact else f", residual {c.residual_difference:+.4f}")
                + f"; adds up to {c.decomposed_gap:+.4f}.")
