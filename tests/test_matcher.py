@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 import pytest
+import torch
 from conftest import VARIANTS, MatcherFactory
 from hypothesis import given
 from hypothesis import strategies as st
@@ -91,6 +94,26 @@ def test_score_tokens_batches_do_not_matter(make_matcher: MatcherFactory) -> Non
     assert whole.shape == (len(answers),) and whole.dtype == np.float32
     np.testing.assert_allclose(whole, in_pairs, atol=ATOL, rtol=0)
     assert matcher.score_tokens([], []).shape == (0,)
+
+
+def test_score_tokens_threads_give_the_same_scores_and_leave_torch_threads_as_they_were(
+        make_matcher: MatcherFactory) -> None:
+    matcher = make_matcher()
+    questions = [tokenize(QUESTION), tokenize("where is the louvre ?")] * 10
+    answers = [tokenize(CANDIDATES[n % len(CANDIDATES)]) for n in range(len(questions))]
+    alone = matcher.score_tokens(questions, answers, batch_size=2)
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)  # the workers run theirs on one thread each, then put this back
+    try:
+        seen: list[int] = []
+        threaded = matcher.score_tokens(questions, answers, batch_size=2, workers=3, progress=seen.append)
+        assert torch.get_num_threads() == 2
+        with ThreadPoolExecutor(1) as fresh:  # a thread started later takes the process-wide count
+            assert fresh.submit(torch.get_num_threads).result() == 2
+    finally:
+        torch.set_num_threads(before)
+    np.testing.assert_array_equal(alone, threaded)  # same batches, same arithmetic: the same bits
+    assert seen == sorted(seen) and seen[-1] == len(answers)
 
 
 def test_tokens_are_flagged_unknown_and_truncated(make_matcher: MatcherFactory) -> None:

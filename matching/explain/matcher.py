@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from contextlib import nullcontext
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -98,42 +99,100 @@ class Matcher:
                      progress: Callable[[int], None] | None = None) -> np.ndarray:
         """Scores only (no trace), for evaluation over many pairs (`known`: see `batching.RowCache`).
 
-        Each distinct question is looked up and encoded once for all pairs, and the answers
-        ENCODED_TOGETHER at a time, so the Bi-LSTM reads long runs of texts of one length. The
-        pairs then meet in batches of `batch_size`, in the order given: given in order of answer
-        length (as `evaluation.model_scores` does), a batch pads little, and its answers are
-        consecutive rows of the block, read in place. The batches run on `workers` threads (the
-        forward passes release the GIL); `progress(pairs scored)` comes from the calling thread.
+        Each distinct question is looked up and encoded once for all pairs. The answers are then
+        looked up and encoded a block at a time (at most ENCODED_TOGETHER), so the Bi-LSTM reads
+        long runs of texts of one length, and their pairs meet in batches of `batch_size`, in the
+        order given: given in order of answer length (as `evaluation.model_scores` does), a batch
+        pads little, and its answers are consecutive rows of the block, read in place.
+
+        The blocks run side by side on max(`workers`, torch's thread count) threads, each running
+        its torch operations on one thread (`single_threaded_workers`): the Bi-LSTM's runs are
+        too small to gain much from splitting each operation over threads, and whole blocks
+        overlap their Python work too. `progress(pairs scored)` comes from the calling thread.
         """
         scores = np.zeros(len(questions), dtype=np.float32)
         if not questions:
             return scores
-        question_texts = self._texts("question", questions, trace=False, known=known)
-        done = 0
-        with ThreadPoolExecutor(workers) if workers > 1 else nullcontext() as pool:
-            for first in range(0, len(answers), ENCODED_TOGETHER):
-                chunk = slice(first, first + ENCODED_TOGETHER)
-                answer_texts = self._texts("answer", answers[chunk], trace=False, known=known)
-                questions_here = SideTexts(question_texts.table, question_texts.rows[chunk], question_texts.encoded)
-                batches = torch.arange(len(answer_texts.rows)).split(batch_size)
+        threads = max(workers, torch.get_num_threads())
+        # About four blocks a thread, so that the threads finish together; each a whole number of
+        # batches (the batches are those of one block of ENCODED_TOGETHER: the same pairs meet).
+        per_block = ENCODED_TOGETHER // batch_size
+        if threads > 1:
+            per_block = min(per_block, len(answers) // (4 * threads * batch_size))
+        block = min(ENCODED_TOGETHER, batch_size * max(1, per_block))
 
-                def score(pairs: torch.Tensor, questions_here: SideTexts = questions_here,
-                          answer_texts: SideTexts = answer_texts) -> np.ndarray:
-                    result = self._pass(questions_here, answer_texts, pairs, trace=False)
-                    assert isinstance(result, torch.Tensor)
-                    return result.numpy()
+        def score_block(first: int) -> np.ndarray:
+            part = slice(first, first + block)
+            answer_texts = self._texts("answer", answers[part], trace=False, known=known)
+            question_texts = questions_read.result()
+            questions_here = SideTexts(question_texts.table, question_texts.rows[part], question_texts.encoded)
+            values = []
+            for pairs in torch.arange(len(answer_texts.rows)).split(batch_size):
+                result = self._pass(questions_here, answer_texts, pairs, trace=False)
+                assert isinstance(result, torch.Tensor)
+                values.append(result.numpy())
+            return np.concatenate(values)
 
-                for values in pool.map(score, batches) if pool else map(score, batches):
-                    scores[done: done + len(values)] = values
-                    done += len(values)
-                    if progress:
-                        progress(done)
+        firsts = range(0, len(answers), block)
+        with single_threaded_workers(min(threads, len(firsts))) as pool:
+            # The questions are read by the first free worker while the others read answers: it is
+            # queued first, so no block waits for it without a worker on it.
+            questions_read: Future[SideTexts] = (pool or _InPlace()).submit(self._texts, "question", questions,
+                                                                             trace=False, known=known)
+            for first, values in zip(firsts, pool.map(score_block, firsts) if pool else map(score_block, firsts),
+                                     strict=True):
+                scores[first: first + len(values)] = values
+                if progress:
+                    progress(first + len(values))
         return scores
 
 
 ENCODED_TOGETHER = 512
 """Answers encoded in one go when scoring many pairs: enough that most lengths come in runs the
 Bi-LSTM reads unpadded, few enough that their states stay small (about 25 MB)."""
+
+
+@contextmanager
+def single_threaded_workers(count: int) -> Iterator[ThreadPoolExecutor | None]:
+    """`count` threads whose torch operations each run on one thread (None when `count` <= 1).
+
+    Torch's thread count is per thread under OpenMP: a thread takes the process-wide count the
+    first time it runs an operation, and `torch.set_num_threads` sets both its own and the
+    process-wide one. Each worker sets its own to 1 once it has started, and the process-wide
+    count is put back as soon as they all have, so the caller's and later threads' are unchanged.
+    Other parallel backends keep one pool for the process: there the workers run as they are.
+    """
+    if count <= 1:
+        yield None
+        return
+    caller_threads = torch.get_num_threads()
+    started = threading.Barrier(count)
+
+    def one_thread(_: int) -> None:
+        torch.get_num_threads()  # take the process-wide count first, so that what follows is kept
+        if _OPENMP:
+            torch.set_num_threads(1)
+        started.wait()  # each worker runs one of these: all threads started
+
+    with ThreadPoolExecutor(count) as pool:
+        try:
+            list(pool.map(one_thread, range(count)))
+        finally:
+            if _OPENMP:
+                torch.set_num_threads(caller_threads)
+        yield pool
+
+
+_OPENMP = "parallel backend: OpenMP" in torch.__config__.parallel_info()
+
+
+class _InPlace(Executor):
+    """Runs what is submitted at once, in the calling thread."""
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
+        done: Future[Any] = Future()
+        done.set_result(fn(*args, **kwargs))
+        return done
 
 
 @dataclass(frozen=True)
