@@ -13,7 +13,8 @@ Three MatchZoo-py figures, each a superset of the one before (timed regions):
               the scores concatenated. Not timed: tokenising, word ids, padding, tensors.
   from ids    per batch, what its DataLoader does after a batch is unpacked: its padding
               callback (`MVLSTM.get_default_padding_callback()`: 'pre', fixed 10 question /
-              40 answer ids), `torch.tensor` of each field, then `forward`. Word ids given.
+              40 answer ids, or `--matchzoo-lengths`), `torch.tensor` of each field, then
+              `forward`. Word ids given.
   from tokens each distinct text's tokens to ids by its `Vocabulary` unit, then `from ids`.
 Two MatchLens figures:
   full path   `evaluation.model_scores` -> `Matcher.score_tokens`, as `python -m matching evaluate`
@@ -155,6 +156,9 @@ def main() -> None:
                         help="a folder of a.toks, b.toks, id.txt, sim.txt (default: WikiQA test)")
     parser.add_argument("--threads", type=int, default=2, help="torch threads, both sides (default 2)")
     parser.add_argument("--rounds", type=int, default=15)
+    parser.add_argument("--matchzoo-lengths", type=int, nargs=2, metavar=("QUESTION", "ANSWER"), default=None,
+                        help="pad/cut MatchZoo-py's texts to these fixed lengths instead of its MVLSTM default "
+                             "(10 40); 40 60 reads the words MatchLens reads")
     parser.add_argument("--checkpoint", type=Path, default=ROOT / "pretrained" / "mvlstm",
                         help="a shipped MV-LSTM with cosine matching, no gate, no extra matrices")
     args = parser.parse_args()
@@ -170,7 +174,8 @@ def main() -> None:
     vocabulary = mz.preprocessors.units.Vocabulary()
     vocabulary.fit(list(matcher.vectors.row_of))  # every GloVe word, as the project reads them all
     model = matchzoo_model(matcher, vocabulary)
-    padding = mz.models.MVLSTM.get_default_padding_callback()
+    padding = (mz.models.MVLSTM.get_default_padding_callback() if args.matchzoo_lengths is None
+               else mz.models.MVLSTM.get_default_padding_callback(*args.matchzoo_lengths))
     token_pairs = matchzoo_pairs(lists)
 
     def to_ids() -> list[tuple[int, list[int], list[int]]]:
