@@ -118,24 +118,25 @@ def cmd_refresh(args: argparse.Namespace) -> None:
 
 
 def cmd_evaluate(args: argparse.Namespace) -> None:
-    from tqdm.auto import tqdm
-
-    from matching.evaluation.dataset import READING, evaluate, format_table
-    from matching.text.data import read_ranking_file
+    """Metrics of the models and the baselines on a file read a question at a time (any size)."""
+    from matching.evaluation.dataset import evaluate, format_table
+    from matching.evaluation.progress import ConsoleProgress, EvaluationProgress
+    from matching.text.data import DataError, open_ranking_file
     from matching.training.reporting import evaluation_notes
 
+    # Before torch's first operation: oneDNN keeps each kernel it builds for a shape (up to 1,024,
+    # ~0.5 MB each), and the Bi-LSTM meets a new (texts, length) shape in nearly every block, so
+    # over a large file that cache grew to ~0.5 GB while rarely being hit (the scores are the same).
+    os.environ.setdefault("ONEDNN_PRIMITIVE_CACHE_CAPACITY", "0")
     models = _load_models(args.pretrained, args.models)
     path = Path(args.data) / args.split if args.split else Path(args.data)
-    lists = read_ranking_file(path)
-    bars: dict[str, tqdm] = {}
-
-    def progress(done: int, total: int, what: str) -> None:
-        bar = bars.setdefault(what, tqdm(total=total, desc=what, unit="question" if what == READING else "pair"))
-        bar.update(done - bar.n)
-
-    result = evaluate(lists, models, progress=progress)
-    for bar in bars.values():
-        bar.close()
+    try:
+        lists = open_ranking_file(path)
+        with ConsoleProgress() as display:
+            result = evaluate(lists, models, progress=EvaluationProgress(lists.questions, lists.pairs, list(models),
+                                                                         display))
+    except DataError as error:
+        sys.exit(f"error: {error}")
     print(f"\n{path}: {result.evaluated} questions ({len(result.skipped)} skipped)\n")
     print(format_table(result))
     print("\n" + evaluation_notes(result, {name: matcher.card for name, matcher in models.items()}))

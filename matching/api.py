@@ -21,8 +21,6 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from matching.explain.contrast import ModelContrast, contrast
 from matching.explain.matcher import Matcher
 from matching.explain.ranking import Ranking
@@ -185,10 +183,12 @@ class EvaluationResult:
     """Every model and baseline evaluated on one file: metrics overall, per question and per slice."""
 
     evaluation: Evaluation
-    """The evaluation itself (`evaluation.dataset.Evaluation`): scores, per-question rows, slices."""
+    """The evaluation itself (`evaluation.dataset.Evaluation`): metrics, top answers and slices per question."""
     models: dict[str, Matcher] = field(repr=False)
     source: str
     """What was evaluated (a file or folder)."""
+    lists: list[RankingList] = field(repr=False)
+    """The evaluated questions with their candidates and labels, in the order of the results."""
 
     @property
     def evaluated(self) -> int:
@@ -228,15 +228,13 @@ class EvaluationResult:
         per slice with its question count and each system's MAP."""
         import pandas as pd
 
-        from matching.evaluation.slices import slice_rows
-
-        return {slicing: pd.DataFrame(rows) for slicing, rows in slice_rows(self.evaluation).items()}
+        return {slicing: pd.DataFrame(rows) for slicing, rows in self.evaluation.slice_rows().items()}
 
     def top_answers(self, model: str) -> list[int]:
         """Per evaluated question, the position of `model`'s top answer (the first of a tie)."""
         if model not in self.models:
             raise KeyError(f"{model!r} was not evaluated; the models are {list(self.models)}")
-        return [int(np.argmax(scores)) for scores in self.evaluation.scores[model]]
+        return self.evaluation.top(model).tolist()
 
     def disagreements(self, a: str, b: str) -> pd.DataFrame:
         """The questions where models `a` and `b` put different candidates on top (index: the question's
@@ -244,11 +242,12 @@ class EvaluationResult:
         import pandas as pd
 
         tops_a, tops_b = self.top_answers(a), self.top_answers(b)
+        per_question = self.evaluation.per_question
         rows = {}
         for n, (top_a, top_b) in enumerate(zip(tops_a, tops_b, strict=True)):
             if top_a == top_b:
                 continue
-            item, row = self.evaluation.lists[n], self.evaluation.per_question[n]
+            item, row = self.lists[n], per_question[n]
             rows[n] = {"qid": item.qid, "question": item.question,
                        f"{a} top answer": top_a, f"{b} top answer": top_b,
                        f"{a} top is correct": bool(item.labels[top_a]), f"{b} top is correct": bool(item.labels[top_b]),
@@ -260,7 +259,7 @@ class EvaluationResult:
     def ranking(self, question: int | str) -> Ranking:
         """One evaluated question (its position, or its qid) ranked again with the same models, labels
         kept: its explanations come from that pass."""
-        lists = self.evaluation.lists
+        lists = self.lists
         if isinstance(question, str):
             positions = [n for n, item in enumerate(lists) if item.qid == question]
             if not positions:
@@ -298,4 +297,5 @@ def evaluate(data: str | Path | Sequence[RankingList], models: Models = None) ->
     else:
         source, lists = f"{len(data)} ranking lists", list(data)
     matchers = _matchers(models)
-    return EvaluationResult(evaluate_lists(lists, matchers), matchers, source)
+    evaluation = evaluate_lists(lists, matchers)
+    return EvaluationResult(evaluation, matchers, source, evaluation.evaluated_lists(lists))

@@ -25,7 +25,7 @@ from conftest import MatcherFactory, toy_lists
 import matching
 from matching.__main__ import app_command, build_parser, main
 from matching.evaluation.dataset import evaluate as evaluate_lists
-from matching.evaluation.metrics import METRICS
+from matching.evaluation.metrics import METRICS, question_metrics
 from matching.evaluation.slices import SLICINGS
 from matching.explain.contrast import INTEGRATED_GRADIENTS, ModelContrast
 from matching.explain.matcher import Matcher
@@ -303,10 +303,13 @@ def test_disagreements_and_ranking_a_question_again(pair: dict[str, Matcher], sa
         assert disagree.loc[n, "plain top answer"] == tops["plain"][n]
         assert disagree.loc[n, "gated top answer"] == tops["gated"][n]
     again = result.ranking(3)
-    item = result.evaluation.lists[3]
+    item = result.lists[3]
     assert again.labels == item.labels and again.candidates == item.candidates
-    for name in pair:  # the same scores as the evaluation's batched pass (to float rounding)
-        np.testing.assert_allclose(again.models[name].scores, result.evaluation.scores[name][3], atol=1e-5)
+    assert result.questions().loc[3, "qid"] == item.qid
+    for name in pair:  # the same scores as the evaluation's batched pass (to float rounding): same top, same AP
+        assert int(np.argmax(again.models[name].scores)) == tops[name][3]
+        assert question_metrics(again.models[name].scores, item.labels)["MAP"] == pytest.approx(
+            result.questions().loc[3, f"{name} AP"])
     assert result.ranking(item.qid).candidates == item.candidates
     with pytest.raises(KeyError, match="not evaluated"):
         result.top_answers("other")

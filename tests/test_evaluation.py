@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
 from conftest import MatcherFactory, toy_lists
 
-from matching.evaluation.dataset import evaluate, first_correct_rank, format_table, model_scores, tokenize_lists
-from matching.evaluation.metrics import METRICS
+from matching.evaluation.dataset import Evaluation, evaluate, first_correct_rank, format_table, model_scores
+from matching.evaluation.metrics import METRICS, question_metrics
+from matching.evaluation.progress import READING
 from matching.explain.matcher import Matcher
 from matching.models.batching import RowCache
 from matching.text.baselines import BASELINES
-from matching.text.data import RankingList
+from matching.text.data import RankingList, open_ranking_file, read_ranking_file
+from matching.text.tokenized import TokenizedList, tokenize_lists
 
 
 @pytest.fixture(scope="module")
@@ -38,9 +41,11 @@ def test_overall_table_has_the_model_and_the_three_baselines(matcher: Matcher) -
     assert result.overall["word overlap"]["MAP"] == 1.0
     pairs = sum(len(item.candidates) for item in lists)
     assert progress[-1] == (pairs, pairs, "tiny")
-    # Evaluation scores are the same scores the explanations show.
-    explained = matcher.explain(lists[0].question, list(lists[0].candidates))
-    np.testing.assert_allclose(result.scores["tiny"][0], [e.score for e in explained], atol=1e-5)
+    # Evaluation scores are the same scores the explanations show: the same top answer and AP.
+    explained = np.array([e.score for e in matcher.explain(lists[0].question, list(lists[0].candidates))])
+    assert result.top("tiny")[0] == int(np.argmax(explained))
+    assert result.ap("tiny")[0] == pytest.approx(question_metrics(explained, lists[0].labels)["MAP"])
+    assert progress[-1][2] == "tiny" and (len(lists), len(lists), READING) in progress
 
 
 def test_per_question_rows(matcher: Matcher) -> None:
@@ -63,10 +68,11 @@ def test_candidate_without_words_gets_minus_infinity(matcher: Matcher) -> None:
              RankingList("E", "   ", ("anything",), (1,)),
              RankingList("N", "no candidates", (), ())]
     result = evaluate(lists, {"tiny": matcher})
-    assert result.evaluated == 1
+    assert result.evaluated == 1 and result.positions.tolist() == [0]
     assert result.skipped == ["E: the question has no words", "N: no candidates"]
-    scores = result.scores["tiny"][0]
+    scores = model_scores(matcher, tokenize_lists(lists)[0])[0]
     assert scores[1] == scores[2] == -math.inf and np.isfinite(scores[[0, 3]]).all()
+    assert result.ap("tiny")[0] == question_metrics(scores, lists[0].labels)["MAP"]
     assert all(np.isfinite(v) for v in result.overall["tiny"].values())
     assert result.per_question[0]["tiny first correct"] in (1, 2)
 
@@ -102,16 +108,99 @@ def test_scores_do_not_depend_on_threads_order_or_remembered_lookups(matcher: Ma
         np.testing.assert_array_equal(first[n], again[n])
 
 
+def _same_results(mine: Evaluation, theirs: Evaluation) -> None:
+    assert mine.systems == theirs.systems and mine.models == theirs.models
+    assert mine.per_question == theirs.per_question and mine.overall == theirs.overall
+    assert mine.slices == theirs.slices and mine.skipped == theirs.skipped
+    assert mine.positions.tolist() == theirs.positions.tolist()
+    for system in theirs.systems:
+        np.testing.assert_array_equal(mine.top(system), theirs.top(system))
+        for metric in METRICS:
+            np.testing.assert_array_equal(mine.results[system].metrics[metric], theirs.results[system].metrics[metric])
+
+
+def with_skipped(lists: list[RankingList]) -> list[RankingList]:
+    """`lists` with a question without words and one without candidates among them."""
+    return [*lists[:3], RankingList("E", "  ", ("anything",), (1,)), *lists[3:7],
+            RankingList("N", "no candidates", (), ()), *lists[7:]]
+
+
 def test_a_file_read_in_many_chunks_gives_what_one_chunk_gives(matcher: Matcher,
                                                               monkeypatch: pytest.MonkeyPatch) -> None:
     import matching.evaluation.dataset as evaluation_module
 
+    lists = with_skipped(toy_lists())
+    whole = evaluate(lists, {"tiny": matcher, "twin": matcher}, workers=1)
+    assert whole.evaluated == len(lists) - 2 and len(whole.skipped) == 2
+    assert [lists[p].qid for p in whole.positions] == whole.qids
+    # Chunks of 2 questions, one chunk scored while the next is read, on 2 threads: the same numbers,
+    # kept chunk by chunk.
+    monkeypatch.setattr(evaluation_module, "CHUNK_QUESTIONS", 2)
+    monkeypatch.setattr(evaluation_module, "CHUNKS_AHEAD", 1)
+    calls: list[tuple[int, int, str]] = []
+    chunked = evaluate(lists, {"tiny": matcher, "twin": matcher}, workers=2, progress=lambda *c: calls.append(c))
+    _same_results(chunked, whole)
+    pairs = sum(len(item.candidates) for item in lists)
+    assert [c for c in calls if c[2] == READING] == [(min(n, len(lists)), len(lists), READING)
+                                                    for n in range(2, len(lists) + 2, 2)]
+    for name in ("tiny", "twin"):  # each model's count of pairs rises chunk by chunk to every pair of the file
+        done = [c[0] for c in calls if c[2] == name]
+        assert done == sorted(done) and len(done) == len(range(0, len(lists), 2)) and done[-1] == pairs
+
+
+def test_a_ranking_file_is_evaluated_as_it_is_read(matcher: Matcher, tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file on disk read a chunk at a time (`open_ranking_file`) gives what its lists read whole give."""
+    import matching.evaluation.dataset as evaluation_module
+
     lists = toy_lists()
-    whole = evaluate(lists, {"tiny": matcher}, workers=1)
-    monkeypatch.setattr(evaluation_module, "CHUNK_QUESTIONS", 2)  # metrics and slices are kept chunk by chunk
-    chunked = evaluate(lists, {"tiny": matcher}, workers=2)
-    assert chunked.per_question == whole.per_question and chunked.overall == whole.overall
-    assert chunked.slices == whole.slices and [item.qid for item in chunked.lists] == [item.qid for item in lists]
-    for system in whole.systems:
-        for mine, theirs in zip(chunked.scores[system], whole.scores[system], strict=True):
-            np.testing.assert_allclose(mine, theirs, atol=1e-6)
+    path = tmp_path / "upload.csv"
+    path.write_text("question,candidate,label\n" + "".join(
+        f'"{item.question}","{candidate}",{label}\n' for item in lists
+        for candidate, label in zip(item.candidates, item.labels, strict=True)), encoding="utf-8")
+    whole = evaluate(read_ranking_file(path), {"tiny": matcher})
+    monkeypatch.setattr(evaluation_module, "CHUNK_QUESTIONS", 3)
+    opened = open_ranking_file(path)
+    read: list[str] = []
+    original = evaluation_module.tokenize_lists
+
+    def tokenize_and_count(chunk: list[RankingList]) -> tuple[list[TokenizedList], list[str]]:
+        read.append(f"{len(chunk)} lists")
+        return original(chunk)
+
+    monkeypatch.setattr(evaluation_module, "tokenize_lists", tokenize_and_count)
+    streamed = evaluate(opened, {"tiny": matcher})
+    _same_results(streamed, whole)
+    assert read == ["3 lists"] * (len(lists) // 3) + ([f"{len(lists) % 3} lists"] if len(lists) % 3 else [])
+
+
+def test_evaluation_keeps_numbers_per_question_not_per_pair(matcher: Matcher) -> None:
+    """What an evaluation holds grows with the questions: no scores per pair, no words, no candidate texts."""
+    result = evaluate(toy_lists(), {"tiny": matcher})
+    held = [value for value in vars(result).values()]
+    assert not any(isinstance(value, list) and value and isinstance(value[0], RankingList) for value in held)
+    for system in result.systems:
+        assert all(len(column) == result.evaluated for column in result.results[system].metrics.values())
+        assert len(result.results[system].top) == len(result.results[system].first_correct) == result.evaluated
+    assert result.first_correct("original order") == [n % 4 + 1 for n in range(len(toy_lists()))]
+
+
+def test_paired_tests_at_once_are_the_tests_one_by_one() -> None:
+    """All (model, baseline) pairs tested in one scipy call share its sign flips: the same p-values
+    as one call per pair, in bounded batches."""
+    from matching.evaluation import studies
+
+    rng = np.random.default_rng(0)
+    values = np.array([0.0, 0.25, 1 / 3, 0.5, 1.0])
+    models, baselines = rng.choice(values, size=(3, 300)), rng.choice(values, size=(2, 300))
+    rows = [(m, b) for m in models for b in baselines]
+    together = studies.paired_tests([m for m, _ in rows], [b for _, b in rows], ["b"] * len(rows))
+    for (model, baseline), test in zip(rows, together, strict=True):
+        alone = studies.paired_test(model, baseline, "b")
+        assert test == alone and test.difference == float(np.mean(model - baseline))
+    from scipy.stats import permutation_test
+
+    direct = permutation_test((models[0], baselines[0]), lambda x, y, axis: np.mean(x - y, axis=axis),
+                              permutation_type="samples", n_resamples=studies.RESAMPLES, vectorized=True,
+                              alternative="two-sided", random_state=0)
+    assert together[0].p_value == float(direct.pvalue)

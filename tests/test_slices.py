@@ -2,17 +2,11 @@
 
 from __future__ import annotations
 
+from conftest import MatcherFactory, toy_lists
+
 from matching.evaluation.dataset import evaluate
-from matching.evaluation.slices import (
-    empty_filter_reason,
-    identical_word_share,
-    overlap,
-    question_word,
-    slice_rows,
-    top_answers,
-)
+from matching.evaluation.slices import identical_word_share, overlap, question_word, slice_rows, top_answers
 from matching.text.tokens import tokenize
-from tests.conftest import MatcherFactory, toy_lists
 
 
 def test_question_word_and_overlap() -> None:
@@ -27,17 +21,19 @@ def test_slices_cover_every_question_with_a_correct_answer(make_matcher: Matcher
     lists = toy_lists()
     models = {"tiny": make_matcher(seed=1)}
     evaluation = evaluate(lists, models)
-    tables = slice_rows(evaluation)
+    tables = evaluation.slice_rows()
+    assert tables == slice_rows(evaluation.slices, {s: evaluation.ap(s) for s in evaluation.systems})
     assert set(tables) == {"question word", "correct-answer length", "word overlap"}
     for rows in tables.values():
         assert sum(int(r["questions"]) for r in rows) == len(lists)  # type: ignore[call-overload]
         assert all(0 <= float(r["tiny MAP"]) <= 1 for r in rows)  # type: ignore[arg-type]
     words = {r["question word"] for r in tables["question word"]}
     assert {"where", "who", "what", "how", "when"} <= words
-    tops = top_answers(evaluation, limit=20)
+    tops = evaluation.top_answers(lists, limit=20)
     assert len(tops) == len(lists) and all(len(t["tiny"]) <= 20 for t in tops)
-    for item, top, scores in zip(lists, tops, evaluation.scores["tiny"], strict=True):
-        assert item.candidates[int(scores.argmax())].startswith(top["tiny"].rstrip("…"))
+    for item, top, position in zip(lists, tops, evaluation.top("tiny"), strict=True):
+        assert item.candidates[int(position)].startswith(top["tiny"].rstrip("…"))
+    assert top_answers(lists[:1], {"m": [1]}, limit=1000) == [{"m": lists[0].candidates[1]}]
     shares = identical_word_share(lists, models, max_questions=3)
     assert shares[0]["pairs"] == 12 and 0 <= float(shares[0]["identical-word share"]) <= 1  # type: ignore[arg-type]
 
@@ -53,9 +49,9 @@ def test_fractional_mean_lengths_and_small_overlaps_fall_in_a_slice() -> None:
 def test_empty_filter_reason(make_matcher: MatcherFactory) -> None:
     lists = toy_lists(0, 3)
     evaluation = evaluate(lists, {"a": make_matcher(seed=1, name="a")})
-    text = empty_filter_reason(evaluation, disagree=True, low=False, threshold=3)
+    text = evaluation.empty_filter_reason(disagree=True, low=False, threshold=3)
     assert "agree on the top answer for all 3 questions" in text  # one model cannot disagree with itself
-    text = empty_filter_reason(evaluation, disagree=False, low=True, threshold=100)
+    text = evaluation.empty_filter_reason(disagree=False, low=True, threshold=100)
     assert "rank ≥ 100" in text
 
 
@@ -67,6 +63,6 @@ def test_a_question_whose_correct_answers_average_between_two_bins_is_sliced(mak
     eleven = " ".join(["word"] * 10) + " paris"
     lists = [RankingList("q1", "where is paris", (ten, eleven, "a river in spain"), (1, 1, 0))]
     evaluation = evaluate(lists, {"tiny": make_matcher(seed=1)})
-    tables = slice_rows(evaluation)
+    tables = evaluation.slice_rows()
     assert [r["correct-answer length"] for r in tables["correct-answer length"]] == ["11-20 words"]
-    assert top_answers(evaluation)[0]["tiny"] in (ten, eleven, "a river in spain")
+    assert evaluation.top_answers(lists)[0]["tiny"] in (ten, eleven, "a river in spain")

@@ -13,7 +13,6 @@ import pytest
 import torch
 from conftest import tiny_config, tiny_params, toy_lists
 
-from matching.evaluation.dataset import tokenize_lists
 from matching.evaluation.metrics import METRICS
 from matching.explain.matcher import Matcher
 from matching.models import build_model
@@ -23,6 +22,7 @@ from matching.text.baselines import BASELINES
 from matching.text.corpus import Corpus
 from matching.text.data import RankingList, fingerprint
 from matching.text.embeddings import WordVectors
+from matching.text.tokenized import tokenize_lists
 from matching.training.cards import ModelCard
 from matching.training.checkpoint import load_checkpoint
 from matching.training.trainer import (

@@ -1,78 +1,126 @@
-"""Evaluate models and the baselines on ranking lists: overall and per question."""
+"""Evaluate models and the baselines on ranking lists: overall and per question, a chunk of questions at a time."""
 
 from __future__ import annotations
 
 import os
-import time
-from collections.abc import Callable, Mapping, Sequence
+from collections import deque
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
+import torch
 
-from matching.evaluation.metrics import METRICS, mean_metrics, question_metrics
+from matching.evaluation import slices as slicing
+from matching.evaluation.metrics import METRICS, question_metrics
+from matching.evaluation.progress import READING, Progress
 from matching.explain.matcher import Matcher
 from matching.models.batching import RowCache
 from matching.text.baselines import BASELINES, baseline_scores
-from matching.text.data import RankingList
-from matching.text.tokens import Token, collector_paused, tokenize
-
-Progress = Callable[[int, int, str], None]
-"""progress(done, total, what): called as work advances (CLI bar, app progress bar); `what` is a
-model's name, or READING while the texts are tokenised."""
-READING = "reading the texts"
+from matching.text.data import RankingFile, RankingList
+from matching.text.tokenized import TokenizedList, tokenize_lists
+from matching.text.tokens import collector_paused
 
 
 @dataclass(frozen=True)
-class TokenizedList:
-    item: RankingList
-    question: list[Token]
-    candidates: list[list[Token]]
+class SystemResults:
+    """One system's results per evaluated question (arrays in question order)."""
+
+    metrics: dict[str, np.ndarray]
+    """metric -> its value per question (NaN for a question without a correct candidate)."""
+    first_correct: np.ndarray
+    """Pessimistic rank of the best-placed correct candidate (`first_correct_rank`); 0 when none."""
+    top: np.ndarray
+    """Position of the top candidate (the first of a tie, as np.argmax)."""
 
 
 @dataclass(frozen=True)
 class Evaluation:
+    """What an evaluation keeps: per question, a few numbers per system (never the texts' words
+    or every candidate's score), so that its size grows with the questions, not the pairs."""
+
     systems: list[str]
     """Models first, then the baselines."""
+    models: list[str]
+    """The systems that are models (the others are `BASELINES`)."""
     overall: dict[str, dict[str, float]]
     """system -> metric -> mean over the questions that have a relevant candidate."""
-    per_question: list[dict[str, object]]
-    """One row per question: qid, question, candidate count, each system's AP and rank
-    of the first correct candidate, and whether the models disagree on the top answer."""
-    scores: dict[str, list[np.ndarray]]
-    """system -> one score array per question (in `lists` order)."""
+    results: dict[str, SystemResults]
+    """system -> its results per question."""
+    qids: list[str]
+    questions: list[str]
+    """Each evaluated question's text."""
+    candidates: np.ndarray
+    """Candidates per evaluated question."""
+    correct: np.ndarray
+    """Correct candidates per evaluated question."""
+    positions: np.ndarray
+    """Each evaluated question's position among the lists given (skipped ones included)."""
     skipped: list[str]
     """Questions left out, with why (no words, no candidates)."""
-    evaluated: int
-    lists: list[RankingList] = field(default_factory=list)
-    """The evaluated lists, in the order of `per_question` and `scores`."""
     slices: list[dict[str, str] | None] = field(default_factory=list)
-    """Per evaluated list, its slice in each slicing (`slices.question_slices`), read from the words
-    while they were at hand, so the views never tokenise the file again."""
+    """Per evaluated question, its slice in each slicing (`slices.question_slices`), read from the
+    words while they were at hand, so the views never tokenise the file again."""
+
+    @property
+    def evaluated(self) -> int:
+        return len(self.qids)
+
+    def ap(self, system: str) -> np.ndarray:
+        """Each evaluated question's AP for `system` (NaN without a correct candidate)."""
+        return self.results[system].metrics["MAP"]
+
+    def first_correct(self, system: str) -> list[int | None]:
+        return [int(rank) or None for rank in self.results[system].first_correct]
+
+    def top(self, model: str) -> np.ndarray:
+        """Each evaluated question's top candidate for `model` (its position in the question's list)."""
+        return self.results[model].top
+
+    @property
+    def disagree(self) -> np.ndarray:
+        """Per evaluated question: whether the models put different candidates on top."""
+        if not self.models:
+            return np.zeros(self.evaluated, dtype=bool)
+        tops = np.stack([self.top(m) for m in self.models])
+        return (tops != tops[0]).any(axis=0)
 
     def table(self) -> list[dict[str, object]]:
         return [{"system": s, **{m: self.overall[s][m] for m in METRICS}} for s in self.systems]
 
+    def metric_rows(self) -> list[dict[str, object]]:
+        """`table` with a 'kind' column after the system: 'model' or 'baseline'."""
+        return [{"system": s, "kind": "model" if s in self.models else "baseline",
+                 **{m: self.overall[s][m] for m in METRICS}} for s in self.systems]
 
-def tokenize_lists(lists: Sequence[RankingList], progress: Progress | None = None
-                   ) -> tuple[list[TokenizedList], list[str]]:
-    kept, skipped = [], []
-    with collector_paused:
-        for number, item in enumerate(lists, 1):
-            question = tokenize(item.question)
-            if not question:
-                skipped.append(f"{item.qid}: the question has no words")
-            elif not item.candidates:
-                skipped.append(f"{item.qid}: no candidates")
-            else:
-                kept.append(TokenizedList(item, question, [tokenize(c) for c in item.candidates]))
-            if progress and (number % 100 == 0 or number == len(lists)):
-                progress(number, len(lists), READING)
-            # Let threads waiting for the GIL in (scoring threads between two torch ops) have it now:
-            # otherwise each waits out the interpreter's 5 ms switch interval, and scoring all but
-            # stops while the texts are read (an upload then took ~2 s longer).
-            time.sleep(0)
-    return kept, skipped
+    @property
+    def per_question(self) -> list[dict[str, object]]:
+        """One row per question (built when asked): qid, question, candidate and correct counts,
+        each system's AP and rank of the first correct candidate, and whether the models
+        disagree on the top answer."""
+        columns: dict[str, list[object]] = {"qid": list(self.qids), "question": list(self.questions),
+                                            "candidates": self.candidates.tolist(), "correct": self.correct.tolist()}
+        for s in self.systems:
+            columns[f"{s} AP"] = self.ap(s).tolist()
+            columns[f"{s} first correct"] = self.first_correct(s)  # type: ignore[assignment]
+        columns["models disagree"] = self.disagree.tolist()
+        return [dict(zip(columns, row, strict=True)) for row in zip(*columns.values(), strict=True)]
+
+    def evaluated_lists(self, lists: Sequence[RankingList]) -> list[RankingList]:
+        """The evaluated lists among `lists` (those given to `evaluate`), in the order of the results."""
+        return [lists[int(position)] for position in self.positions]
+
+    def slice_rows(self) -> dict[str, list[dict[str, object]]]:
+        """MAP per slice of questions (`slices.slice_rows`), from each question's AP."""
+        return slicing.slice_rows(self.slices, {s: self.ap(s) for s in self.systems})
+
+    def top_answers(self, lists: Sequence[RankingList], limit: int = slicing.TOP_ANSWER_CHARS) -> list[dict[str, str]]:
+        """Per evaluated question, each model's top answer (`slices.top_answers`); `lists`: those evaluated."""
+        return slicing.top_answers(self.evaluated_lists(lists), {m: self.top(m) for m in self.models}, limit)
+
+    def empty_filter_reason(self, disagree: bool, low: bool, threshold: int) -> str:
+        """Why the per-question filters leave no question (`slices.empty_filter_reason`)."""
+        return slicing.empty_filter_reason(self.per_question, self.models, disagree, low, threshold)
 
 
 def bucketed_pairs(lists: Sequence[TokenizedList], max_answer_len: int) -> list[tuple[int, int]]:
@@ -107,8 +155,11 @@ def model_scores(matcher: Matcher, lists: Sequence[TokenizedList], batch_size: i
 
 
 def default_workers() -> int:
-    """Threads for scoring a large file: the cores there are, at most 4."""
-    return max(1, min(4, os.cpu_count() or 1))
+    """Models scored side by side on a large file: enough to fill the cores (at most 4), counting
+    that each model's scoring already runs on torch's thread count of threads
+    (`Matcher.score_tokens`): 2 in the app (one torch thread), 1 on the command line. More would
+    only hold more models' batches in memory at once, for no speed."""
+    return max(1, min(4, os.cpu_count() or 1) // torch.get_num_threads())
 
 
 CHUNK_QUESTIONS = 512
@@ -116,82 +167,151 @@ CHUNK_QUESTIONS = 512
 second, many enough that each model scores ~5,000 pairs at a time, so the Bi-LSTM reads long
 runs of answers of one length (an upload of 40,000 pairs took 10 % less than with 128)."""
 
+PAIRS_PER_BATCH = 64
+"""Pairs per forward pass where the two sides meet. The texts are encoded a block at a time
+whatever this is (`Matcher.score_tokens`); only the interaction matrices and what is computed
+from them scale with it, and a MatchPyramid batch of 256 held ~40 MB of convolution maps per
+thread at once (peak memory of an evaluation with the ten shipped models: 870 MB at 256, 680
+MB at 64, in the same time; the scores are the same)."""
 
-def evaluate(lists: Sequence[RankingList], models: Mapping[str, Matcher],
+CHUNKS_AHEAD = 2
+"""Chunks read and tokenised while the models still score earlier ones: enough that the
+models never wait for the reader, few enough that memory holds the words of at most
+1 + CHUNKS_AHEAD chunks, whatever the size of the file."""
+
+
+def chunks(lists: Iterable[RankingList], size: int) -> Iterator[tuple[int, list[RankingList]]]:
+    """(position of the first, lists) of consecutive runs of `size` lists."""
+    chunk: list[RankingList] = []
+    first = 0
+    for position, item in enumerate(lists):
+        if not chunk:
+            first = position
+        chunk.append(item)
+        if len(chunk) == size:
+            yield first, chunk
+            chunk = []
+    if chunk:
+        yield first, chunk
+
+
+class _Columns:
+    """One system's per-question results, a chunk at a time."""
+
+    def __init__(self) -> None:
+        self.metrics: dict[str, list[float]] = {m: [] for m in METRICS}
+        self.first_correct: list[int] = []
+        self.top: list[int] = []
+
+    def add(self, scores: Sequence[np.ndarray], labels: Sequence[Sequence[int]]) -> None:
+        for values, item_labels in zip(scores, labels, strict=True):
+            for metric, value in question_metrics(values, item_labels).items():
+                self.metrics[metric].append(value)
+            self.first_correct.append(first_correct_rank(values, item_labels) or 0)
+            self.top.append(int(np.argmax(values)))
+
+    def results(self) -> SystemResults:
+        return SystemResults({m: np.asarray(v, dtype=np.float64) for m, v in self.metrics.items()},
+                             np.asarray(self.first_correct, dtype=np.int64), np.asarray(self.top, dtype=np.int64))
+
+
+def mean_over_answerable(results: SystemResults) -> dict[str, float]:
+    """Each metric's mean over the questions that have a relevant candidate (`metrics.mean_metrics`)."""
+    kept = ~np.isnan(results.metrics["MAP"])
+    return {m: float(np.mean(results.metrics[m][kept])) if kept.any() else float("nan") for m in METRICS}
+
+
+def evaluate(lists: Sequence[RankingList] | RankingFile, models: Mapping[str, Matcher],
              progress: Progress | None = None, workers: int | None = None) -> Evaluation:
     """Every model and baseline on every list, with the metrics per question and overall.
 
-    A pipeline: this thread reads (tokenises) the texts a chunk of questions at a time and
-    scores the chunk with the baselines, while `workers` threads score the chunks already read
-    with each model (the forward passes release the GIL, tokenising does not: the two overlap).
+    A pipeline over chunks of CHUNK_QUESTIONS questions: this thread reads (tokenises) a chunk
+    and scores it with the baselines, while `workers` threads score the chunks already read with
+    each model (the forward passes release the GIL, tokenising does not: the two overlap). Once
+    every model has scored a chunk, its metrics per question are kept and its words and scores
+    let go; reading waits while CHUNKS_AHEAD chunks are not done, so memory stays bounded
+    whatever the size of `lists` (a `RankingFile` is read as it goes).
     `progress(done, total, what)` comes from this thread: `READING` counts questions read, each
     model's name counts its pairs scored; the stages advance side by side.
     """
-    from matching.evaluation.slices import question_slices  # slices reads Evaluations: imported here, not at the top
-
     workers = default_workers() if workers is None else workers
     systems = [*models, *BASELINES]
-    tokenized: list[TokenizedList] = []
+    if isinstance(lists, RankingFile):
+        total_questions, total_pairs = lists.questions, lists.pairs
+    else:
+        total_questions, total_pairs = len(lists), sum(len(item.candidates) for item in lists)
+    columns = {s: _Columns() for s in systems}
+    qids: list[str] = []
+    questions: list[str] = []
+    candidates: list[int] = []
+    correct: list[int] = []
+    positions: list[int] = []
     skipped: list[str] = []
     slices: list[dict[str, str] | None] = []
-    # Each text's words are looked up once per vector table, not once per model; `tokenized` holds the
-    # texts (and so their ids) until the last model is done.
-    known: dict[int, RowCache] = {}
-    pending: list[tuple[str, list[TokenizedList], int, Future[list[np.ndarray]]]] = []
-    # Per system, in question order: scores, metrics and first correct rank, each chunk's added as it
-    # comes in, so this thread works on them while the models score the next chunks.
-    scores: dict[str, list[np.ndarray]] = {s: [] for s in systems}
-    per_system: dict[str, list[dict[str, float]]] = {s: [] for s in systems}
-    first_correct: dict[str, list[int | None]] = {s: [] for s in systems}
-    total_pairs = sum(len(item.candidates) for item in lists)
+    read_questions = 0
     scored = dict.fromkeys(models, 0)
+    # Per chunk still scored: its tokenised lists, and per model (its pairs, its scores to come).
+    in_flight: deque[tuple[list[TokenizedList], dict[str, tuple[int, Future[list[np.ndarray]]]]]] = deque()
 
-    def record(system: str, read: list[TokenizedList], values: list[np.ndarray]) -> None:
-        scores[system] += values
-        per_system[system] += [question_metrics(v, t.item.labels) for v, t in zip(values, read, strict=True)]
-        first_correct[system] += [first_correct_rank(v, t.item.labels) for v, t in zip(values, read, strict=True)]
+    def finish(block: bool) -> None:
+        """Keep the metrics of the chunks every model has scored, oldest first (waiting for the
+        oldest when `block`, not for the next ones), and report each model's progress."""
+        while in_flight:
+            read, futures = in_flight[0]
+            if not block and not all(future.done() for _, future in futures.values()):
+                return
+            labels = [t.item.labels for t in read]
+            for name, (pairs, future) in futures.items():
+                columns[name].add(future.result(), labels)
+                scored[name] += pairs
+                if progress:
+                    progress(scored[name], total_pairs, name)
+            in_flight.popleft()
+            block = False
 
-    def collect(block: bool) -> None:
-        """Take the finished chunks in order (all of them when `block`), reporting progress."""
-        while pending and (block or pending[0][3].done()):
-            name, read, pairs, future = pending.pop(0)
-            record(name, read, future.result())
-            scored[name] += pairs
-            if progress:
-                progress(scored[name], total_pairs, name)
-
-    # The collector stays paused for the whole run: it holds a million tokens, and scores, metrics
-    # and rows for every question, none of them in a cycle (see `text.collector_paused`).
+    # The collector stays paused for the whole run: a chunk's tokens, and the scores and metrics of
+    # every question, are many objects in no cycle (see `text.collector_paused`).
     with collector_paused, ThreadPoolExecutor(max(1, workers)) as pool:
-        for start in range(0, len(lists), CHUNK_QUESTIONS):
-            chunk = lists[start: start + CHUNK_QUESTIONS]
+        for first, chunk in chunks(lists, CHUNK_QUESTIONS):
+            while len(in_flight) >= CHUNKS_AHEAD:
+                finish(block=True)
             read, left_out = tokenize_lists(chunk)
-            tokenized += read
             skipped += left_out
-            pairs = sum(len(item.candidates) for item in chunk)  # progress units: every candidate
+            # Each text's words are looked up once per vector table, not once per model; the cache
+            # lives as long as the chunk's texts (it is keyed by their ids).
+            known: dict[int, RowCache] = {}
+            futures = {}
             for name, matcher in models.items():
+                pairs = sum(len(t.candidates) for t in read)
                 cache = known.setdefault(id(matcher.vectors), {})
-                pending.append((name, read, pairs, pool.submit(model_scores, matcher, read, known=cache)))
+                futures[name] = (pairs, pool.submit(model_scores, matcher, read, PAIRS_PER_BATCH, known=cache))
+            in_flight.append((read, futures))
+            place = {id(item): first + n for n, item in enumerate(chunk)}
+            for t in read:
+                qids.append(t.item.qid)
+                questions.append(t.item.question)
+                candidates.append(len(t.item.candidates))
+                correct.append(sum(t.item.labels))
+                positions.append(place[id(t.item)])
+                slices.append(slicing.question_slices(t))
+            labels = [t.item.labels for t in read]
             baselines = [baseline_scores(t.question, t.candidates) for t in read]
             for name in BASELINES:
-                record(name, read, [b[name] for b in baselines])
-            slices += [question_slices(t) for t in read]
+                columns[name].add([b[name] for b in baselines], labels)
+            # Scores of skipped lists' candidates count as done, so every stage ends at its total.
+            for name in models:
+                scored[name] += sum(len(item.candidates) for item in chunk) - futures[name][0]
+            read_questions += len(chunk)
             if progress:
-                progress(min(start + CHUNK_QUESTIONS, len(lists)), len(lists), READING)
-            collect(block=False)
-        collect(block=True)
-    rows = []
-    for n, t in enumerate(tokenized):
-        row: dict[str, object] = {"qid": t.item.qid, "question": t.item.question,
-                                  "candidates": len(t.item.candidates), "correct": sum(t.item.labels)}
-        for s in systems:
-            row[f"{s} AP"] = per_system[s][n]["MAP"]
-            row[f"{s} first correct"] = first_correct[s][n]
-        row["models disagree"] = len({int(np.argmax(scores[s][n])) for s in models}) > 1
-        rows.append(row)
-    return Evaluation(systems=systems, overall={s: mean_metrics(per_system[s]) for s in systems},
-                      per_question=rows, scores=scores, skipped=skipped, evaluated=len(tokenized),
-                      lists=[t.item for t in tokenized], slices=slices)
+                progress(read_questions, total_questions, READING)
+            finish(block=False)
+        while in_flight:
+            finish(block=True)
+    results = {s: columns[s].results() for s in systems}
+    return Evaluation(systems=systems, models=list(models), results=results, qids=qids, questions=questions,
+                      overall={s: mean_over_answerable(results[s]) for s in systems},
+                      candidates=np.asarray(candidates, dtype=np.int64), correct=np.asarray(correct, dtype=np.int64),
+                      positions=np.asarray(positions, dtype=np.int64), skipped=skipped, slices=slices)
 
 
 def first_correct_rank(scores: np.ndarray, labels: Sequence[int]) -> int | None:

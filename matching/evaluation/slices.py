@@ -13,11 +13,10 @@ from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
-from matching.evaluation.dataset import Evaluation, TokenizedList, tokenize_lists
 from matching.explain.matcher import Matcher
 from matching.explain.trust import is_word
-from matching.text.baselines import BASELINES
 from matching.text.data import RankingList
+from matching.text.tokenized import TokenizedList, tokenize_lists
 from matching.text.tokens import Token
 
 QUESTION_WORDS = ("what", "who", "when", "where", "how", "why")
@@ -62,33 +61,39 @@ def question_slices(item: TokenizedList) -> dict[str, str] | None:
             "word overlap": _bin(max(overlap(item.question, c) for c in correct), OVERLAP_BINS)}
 
 
-def slice_rows(evaluation: Evaluation) -> dict[str, list[dict[str, object]]]:
-    """slicing -> rows (slice, questions, each system's MAP), slices in a fixed order."""
+def slice_rows(slices: Sequence[Mapping[str, str] | None], ap: Mapping[str, Sequence[float]]
+               ) -> dict[str, list[dict[str, object]]]:
+    """slicing -> rows (slice, questions, each system's MAP), slices in a fixed order.
+
+    `slices`: each question's slices (`question_slices`); `ap`: system -> each question's AP, as
+    the evaluation computed it (`Evaluation.slice_rows` passes both)."""
     order = {"question word": [*QUESTION_WORDS, "other"], "correct-answer length": [b[2] for b in LENGTH_BINS],
              "word overlap": [b[2] for b in OVERLAP_BINS]}
+    values = {system: np.asarray(column, dtype=np.float64) for system, column in ap.items()}
     tables: dict[str, list[dict[str, object]]] = {}
     for slicing in SLICINGS:
         rows = []
         for label in order[slicing]:
-            members = [n for n, s in enumerate(evaluation.slices) if s is not None and s[slicing] == label]
+            members = [n for n, s in enumerate(slices) if s is not None and s[slicing] == label]
             if not members:
                 continue
             row: dict[str, object] = {slicing: label, "questions": len(members)}
-            for system in evaluation.systems:  # each question's AP, as the evaluation computed it
-                row[f"{system} MAP"] = float(np.mean([evaluation.per_question[n][f"{system} AP"] for n in members]))
+            for system, column in values.items():
+                row[f"{system} MAP"] = float(np.mean(column[members]))
             rows.append(row)
         tables[slicing] = rows
     return tables
 
 
-def top_answers(evaluation: Evaluation, limit: int = TOP_ANSWER_CHARS) -> list[dict[str, str]]:
-    """Per evaluated question: each model's top answer, shortened to `limit` characters."""
-    models = [s for s in evaluation.systems if s not in BASELINES]
+def top_answers(lists: Sequence[RankingList], tops: Mapping[str, Sequence[int]], limit: int = TOP_ANSWER_CHARS
+                ) -> list[dict[str, str]]:
+    """Per question (`lists`, in the order of each model's `tops`): each model's top answer,
+    shortened to `limit` characters."""
     rows = []
-    for n, item in enumerate(evaluation.lists):
+    for n, item in enumerate(lists):
         row = {}
-        for model in models:
-            text = " ".join(item.candidates[int(np.argmax(evaluation.scores[model][n]))].split())
+        for model, top in tops.items():
+            text = " ".join(item.candidates[int(top[n])].split())
             row[model] = text if len(text) <= limit else text[: limit - 1] + "…"
         rows.append(row)
     return rows
@@ -126,10 +131,10 @@ def identical_word_share(lists: Sequence[RankingList], matchers: Mapping[str, Ma
     return rows
 
 
-def empty_filter_reason(evaluation: Evaluation, disagree: bool, low: bool, threshold: int) -> str:
-    """Why the per-question filters leave no question, in a sentence built from the numbers."""
-    models = [s for s in evaluation.systems if s not in BASELINES]
-    rows = evaluation.per_question
+def empty_filter_reason(rows: Sequence[Mapping[str, object]], models: Sequence[str], disagree: bool, low: bool,
+                        threshold: int) -> str:
+    """Why the per-question filters leave no question, in a sentence built from the numbers
+    (`rows`: the evaluation's per-question rows; `models`: the systems that are models)."""
     with_correct = [r for r in rows if r.get(f"{models[0]} first correct") is not None] if models else []
     reasons = []
     if disagree:

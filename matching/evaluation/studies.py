@@ -17,10 +17,11 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from matching.evaluation.dataset import TokenizedList, model_scores
+from matching.evaluation.dataset import model_scores
 from matching.evaluation.metrics import mean_metrics, question_metrics
 from matching.explain.matcher import Matcher
 from matching.models.blocks import AttentionGate
+from matching.text.tokenized import TokenizedList
 
 PERMUTATION_SEED = 0
 RESAMPLES = 9999
@@ -97,10 +98,31 @@ def attention_study(matcher: Matcher, lists: Sequence[TokenizedList]) -> Attenti
 def paired_test(model_ap: Sequence[float], baseline_ap: Sequence[float], baseline: str,
                 seed: int = 0) -> PairedTest:
     """Is the model's mean AP different from the baseline's on the same questions?"""
+    return paired_tests([model_ap], [baseline_ap], [baseline], seed)[0]
+
+
+PERMUTATION_VALUES = 4_000_000
+"""About how many permuted values one step of `paired_tests` holds (32 MB each array): the
+null distributions are built that many at a time, whatever the number of questions."""
+
+
+def paired_tests(model_aps: Sequence[Sequence[float]], baseline_aps: Sequence[Sequence[float]],
+                 baselines: Sequence[str], seed: int = 0) -> list[PairedTest]:
+    """`paired_test` of each (model, baseline) pair of rows, all on the same questions, in one pass.
+
+    scipy's permutation test draws each resample's sign flips from `seed` over the questions
+    only, so all the pairs share them: one call tests every pair (the p-values are those of one
+    call per pair), drawing the flips once, in batches that bound its memory.
+    """
     from scipy.stats import permutation_test
 
-    model, base = np.asarray(model_ap, dtype=float), np.asarray(baseline_ap, dtype=float)
+    model, base = np.asarray(model_aps, dtype=float), np.asarray(baseline_aps, dtype=float)
+    if model.shape != base.shape or model.ndim != 2 or len(baselines) != len(model):
+        raise ValueError(f"one row of per-question AP per test: {model.shape}, {base.shape}, {len(baselines)} names")
+    batch = max(1, PERMUTATION_VALUES // max(1, model.size * 2))
     result = permutation_test((model, base), lambda x, y, axis: np.mean(x - y, axis=axis),
                               permutation_type="samples", n_resamples=RESAMPLES, vectorized=True,
-                              alternative="two-sided", random_state=seed)
-    return PairedTest(baseline, float(np.mean(model - base)), float(result.pvalue), len(model))
+                              alternative="two-sided", random_state=seed, axis=-1, batch=batch)
+    pvalues = np.atleast_1d(result.pvalue)
+    return [PairedTest(name, float(np.mean(m - b)), float(p), model.shape[1])
+            for name, m, b, p in zip(baselines, model, base, pvalues, strict=True)]

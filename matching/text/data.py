@@ -2,7 +2,8 @@
 
 All readers return `RankingList`s: one question, its candidates in their original
 order, and 0/1 labels. Files that are not UTF-8 or lack the expected columns raise
-`DataError` with the file name and what is wrong.
+`DataError` with the file name and what is wrong. `open_ranking_file` reads a file on disk a
+question at a time (for evaluating files of any size), the others read it whole.
 """
 
 from __future__ import annotations
@@ -10,9 +11,12 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
-from collections.abc import Iterable
+import itertools
+from collections.abc import Iterable, Iterator
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 TOKS_FILES = ("a.toks", "b.toks", "id.txt", "sim.txt")
 TSV_COLUMNS = ("QuestionID", "Question", "DocumentID", "DocumentTitle", "SentenceID", "Sentence", "Label")
@@ -80,38 +84,43 @@ def read_toks_folder(folder: str | Path) -> list[RankingList]:
                   for n, (q, a, qid, s) in enumerate(zip(questions, answers, ids, labels, strict=True)))
 
 
-def _table_rows(text: str, name: str, delimiter: str, required: tuple[str, ...]) -> list[dict[str, str]]:
+def _table_rows(stream: Iterable[str], name: str, delimiter: str, required: tuple[str, ...]
+                ) -> Iterator[dict[str, str]]:
+    """The `required` columns of each row of a table read from `stream` (opened with newline="")."""
     # QUOTE_NONE for TSV: WikiQA sentences contain bare double quotes.
     quoting = csv.QUOTE_NONE if delimiter == "\t" else csv.QUOTE_MINIMAL
-    reader = csv.DictReader(io.StringIO(text, newline=""), delimiter=delimiter, quoting=quoting)
+    reader = csv.DictReader(stream, delimiter=delimiter, quoting=quoting)
     header = [h.strip() for h in (reader.fieldnames or [])]
     lowered = {h.lower(): h for h in header}
     missing = [c for c in required if c.lower() not in lowered]
     if missing:
         raise DataError(f"{name}: missing column(s) {missing}; found {header}")
     reader.fieldnames = header
-    rows = []
+    rows = 0
     for row in reader:
         if None in row or any(row.get(lowered[c.lower()]) is None for c in required):
             raise DataError(f"{name} line {reader.line_num}: wrong number of fields")
-        rows.append({c: row[lowered[c.lower()]] for c in required})
+        rows += 1
+        yield {c: row[lowered[c.lower()]] for c in required}
     if not rows:
         raise DataError(f"{name}: no rows")
-    return rows
+
+
+def _ranking_rows(stream: Iterable[str], first_line: str, name: str) -> Iterator[tuple[str, str, str, int]]:
+    """(qid, question, candidate, label) of each row: WikiQA TSV when the first line holds a tab, else CSV."""
+    if "\t" in first_line:
+        return ((r["QuestionID"], r["Question"], r["Sentence"],
+                 _label(r["Label"], f"{name} question {r['QuestionID']}"))
+                for r in _table_rows(stream, name, "\t", TSV_COLUMNS))
+    # CSV has no question id: the question text is the id.
+    return ((r["question"], r["question"], r["candidate"], _label(r["label"], f"{name}"))
+            for r in _table_rows(stream, name, ",", CSV_COLUMNS))
 
 
 def parse_ranking_file(raw: bytes, name: str) -> list[RankingList]:
     """An uploaded file: WikiQA TSV (by its header) or CSV with question, candidate, label."""
     text = _decode(raw, name)
-    first_line = text.split("\n", 1)[0]
-    if "\t" in first_line:
-        rows = _table_rows(text, name, "\t", TSV_COLUMNS)
-        return _group((r["QuestionID"], r["Question"], r["Sentence"],
-                       _label(r["Label"], f"{name} question {r['QuestionID']}")) for r in rows)
-    rows = _table_rows(text, name, ",", CSV_COLUMNS)
-    # CSV has no question id: the question text is the id.
-    return _group((r["question"], r["question"], r["candidate"], _label(r["label"], f"{name}"))
-                  for r in rows)
+    return _group(_ranking_rows(io.StringIO(text, newline=""), text.split("\n", 1)[0], name))
 
 
 def read_ranking_file(path: str | Path) -> list[RankingList]:
@@ -121,6 +130,110 @@ def read_ranking_file(path: str | Path) -> list[RankingList]:
     if not path.is_file():
         raise DataError(f"{path}: file missing")
     return parse_ranking_file(path.read_bytes(), str(path))
+
+
+def _lines(handle: IO[str], path: Path) -> Iterator[str]:
+    """The lines of a text file as `str.splitlines` cuts the whole text, read a line at a time;
+    a byte that is not UTF-8 raises the `DataError` reading the file whole raises."""
+    try:
+        for line in handle:  # opened with newline="": cut at \n, \r or \r\n, nothing translated
+            yield from line.splitlines()
+    except UnicodeDecodeError:
+        _decode(path.read_bytes(), str(path))  # raises, saying at which byte
+        raise
+
+
+def _toks_rows(folder: Path, stack: ExitStack) -> Iterator[tuple[str, str, str, int]]:
+    """The rows of a .toks folder (see `read_toks_folder`), read a line of each file at a time."""
+    paths = [folder / name for name in TOKS_FILES]
+    for path in paths:
+        if not path.is_file():
+            raise DataError(f"{path}: file missing")
+    columns = [_lines(stack.enter_context(path.open(encoding="utf-8-sig", newline="")), path) for path in paths]
+    number = 0
+    for number, row in enumerate(itertools.zip_longest(*columns), 1):
+        if None in row:  # one file ended before the others: count what each holds, as the whole-file reader says
+            lengths = {name: number - 1 + (line is not None) + sum(1 for _ in column)
+                       for name, line, column in zip(TOKS_FILES, row, columns, strict=True)}
+            raise DataError(f"{folder}: files are not line-aligned ({lengths})")
+        question, answer, qid, label = row
+        yield qid.strip(), question, answer, _label(label, f"{folder / 'sim.txt'} line {number}")  # type: ignore[union-attr, arg-type]
+
+
+def _file_rows(path: Path, stack: ExitStack) -> Iterator[tuple[str, str, str, int]]:
+    """(qid, question, candidate, label) of each row of a ranking file or .toks folder, read as they come."""
+    if path.is_dir():
+        return _toks_rows(path, stack)
+    if not path.is_file():
+        raise DataError(f"{path}: file missing")
+    # The format is told by the first line up to "\n", as `parse_ranking_file` tells it.
+    with path.open(encoding="utf-8-sig", newline="\n") as head:
+        try:
+            first_line = head.readline()
+        except UnicodeDecodeError:
+            _decode(path.read_bytes(), str(path))
+            raise
+    return _ranking_rows(_lines_kept(stack.enter_context(path.open(encoding="utf-8-sig", newline="")), path),
+                         first_line, str(path))
+
+
+def _lines_kept(handle: IO[str], path: Path) -> Iterator[str]:
+    """The lines of a text file with their endings (for the csv reader); UTF-8 errors as `_lines` raises them."""
+    try:
+        yield from handle
+    except UnicodeDecodeError:
+        _decode(path.read_bytes(), str(path))
+        raise
+
+
+def _consecutive(rows: Iterable[tuple[str, str, str, int]]) -> Iterator[RankingList]:
+    """Rows -> lists, each question's rows being together (see `RankingFile.grouped`)."""
+    for qid, group in itertools.groupby(rows, key=lambda row: row[0]):
+        members = list(group)
+        yield RankingList(qid, members[0][1], tuple(row[2] for row in members), tuple(row[3] for row in members))
+
+
+@dataclass(frozen=True)
+class RankingFile:
+    """A ranking file (or .toks folder) on disk, read a question at a time each time it is iterated.
+
+    Made by `open_ranking_file`, which reads it once through to check it and count it, so that a
+    bad row is reported before any work starts. Iterating gives the lists `read_ranking_file`
+    gives, in the same order; only the lists being used are in memory, when every question's
+    rows are together in the file (`grouped`; WikiQA's files and most exports are). A file whose
+    rows of one question lie apart is grouped in memory as a whole, as `read_ranking_file` does.
+    """
+
+    path: Path
+    questions: int
+    pairs: int
+    grouped: bool
+
+    def __len__(self) -> int:
+        return self.questions
+
+    def __iter__(self) -> Iterator[RankingList]:
+        with ExitStack() as stack:
+            rows = _file_rows(self.path, stack)
+            yield from _consecutive(rows) if self.grouped else _group(rows)
+
+
+def open_ranking_file(path: str | Path) -> RankingFile:
+    """Check a ranking file (as `read_ranking_file` reads it) and count its questions and pairs,
+    keeping none of it in memory; iterate the result to read its lists."""
+    path = Path(path)
+    pairs = 0
+    seen: set[str] = set()
+    grouped, current = True, None
+    with ExitStack() as stack:
+        for qid, *_ in _file_rows(path, stack):
+            pairs += 1
+            if qid != current:
+                if qid in seen:
+                    grouped = False
+                seen.add(qid)
+                current = qid
+    return RankingFile(path, len(seen), pairs, grouped)
 
 
 def content_key(raw: bytes | str, *settings: object, length: int = 16) -> str:

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from matching.evaluation.dataset import Evaluation
-from matching.evaluation.studies import paired_test
+from matching.evaluation.studies import paired_tests
 from matching.training.cards import PAPER_GROUP, ModelCard, markdown_table, seed_line, trained_on_dev
 
 TESTED_AGAINST = ("original order", "word overlap")
@@ -80,19 +80,41 @@ def runs_table(work: Path) -> str:
     return markdown_table(rows)
 
 
+DATASET_NAMES = {"wikiqa": "WikiQA", "trecqa": "TrecQA"}
+"""How a card's data source (the name of the folder it was trained from) is written."""
+
+
+def seed_spread_label(card: ModelCard) -> str | None:
+    """What a card's seed spread is, e.g. '5-seed spread, WikiQA test (card)'; None without a seed study."""
+    if card.seed_study is None:
+        return None
+    source = str(card.data.get("source") or "its training data")
+    return f"{len(card.seed_study.seeds)}-seed spread, {DATASET_NAMES.get(source.lower(), source)} test (card)"
+
+
 def evaluation_notes(result: Evaluation, cards: Mapping[str, Mapping[str, Any]]) -> str:
-    """Beside `evaluate`'s metric table: each model's seed spread (from its card) and paired
-    randomisation tests on this data's per-question AP against the baselines."""
-    rows = [row for row in result.per_question if row["correct"]]
+    """Beside `evaluate`'s metric table: paired randomisation tests on this data's per-question AP
+    against the baselines, and each model's seed spread from its card, labelled with the data it
+    was measured on (the card's test split, whatever file was evaluated)."""
+    answerable = result.correct > 0
+    parsed = {name: ModelCard.from_dict({"name": name, **raw}) for name, raw in cards.items()}
+    pairs = [(name, baseline) for name in parsed for baseline in TESTED_AGAINST]
+    tests = dict(zip(pairs, paired_tests([result.ap(name)[answerable] for name, _ in pairs],
+                                         [result.ap(baseline)[answerable] for _, baseline in pairs],
+                                         [baseline for _, baseline in pairs]), strict=True)) if pairs else {}
+    labels = {label for card in parsed.values() if (label := seed_spread_label(card))}
+    # One label for the column when every card's spread was measured alike; else each cell says its own.
+    shared = next(iter(labels)) if len(labels) == 1 else None
+    column = shared or "seed spread (card): test MAP mean ± sd"
     lines = []
-    for name, raw in cards.items():
-        card = ModelCard.from_dict({"name": name, **raw})
-        row: dict[str, Any] = {"model": name, "seeds (card): test MAP mean ± sd": seed_line(card)}
+    for name, card in parsed.items():
+        label = seed_spread_label(card)
+        row: dict[str, Any] = {"model": name,
+                               column: seed_line(card) if shared or label is None else f"{seed_line(card)}, {label}"}
         for baseline in TESTED_AGAINST:
-            test = paired_test([float(r[f"{name} AP"]) for r in rows],  # type: ignore[arg-type]
-                               [float(r[f"{baseline} AP"]) for r in rows], baseline)  # type: ignore[arg-type]
-            row[f"vs {baseline}: ΔMAP"] = test.difference
-            row[f"vs {baseline}: p"] = test.p_value
+            row[f"vs {baseline}: ΔMAP"] = tests[(name, baseline)].difference
+            row[f"vs {baseline}: p"] = tests[(name, baseline)].p_value
         lines.append(row)
-    return ("Paired randomisation test on per-question AP (two-sided); seed spread from each model's card:\n\n"
-            + markdown_table(lines))
+    return (f"Paired randomisation test on per-question AP (two-sided), on this file's {int(answerable.sum())} "
+            "questions with a correct candidate; the seed spread is each model's card figure, measured on the "
+            "test split of the data it was trained on:\n\n" + markdown_table(lines))

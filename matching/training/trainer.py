@@ -23,9 +23,9 @@ import numpy as np
 import torch
 
 from matching import __version__
-from matching.evaluation.dataset import TokenizedList, evaluate, model_scores, tokenize_lists
+from matching.evaluation.dataset import evaluate, model_scores
 from matching.evaluation.metrics import mean_metrics, question_metrics
-from matching.evaluation.studies import AttentionStudy, PairedTest, attention_study, paired_test
+from matching.evaluation.studies import AttentionStudy, PairedTest, attention_study, paired_tests
 from matching.explain.matcher import Matcher
 from matching.models import ForwardTrace, PairBatch, build_model, family_of, params_from_dict
 from matching.models.batching import make_batch
@@ -35,6 +35,7 @@ from matching.text.baselines import BASELINES
 from matching.text.corpus import Corpus
 from matching.text.data import RankingList, fingerprint, read_toks_folder
 from matching.text.embeddings import EncodedText, WordVectors, load_glove
+from matching.text.tokenized import TokenizedList, tokenize_lists
 from matching.training.cards import ModelCard, SeedStudy, deviations, group_of, render_card
 from matching.training.checkpoint import load_checkpoint, save_checkpoint
 
@@ -305,10 +306,9 @@ def test_figures(matcher: Matcher, lists: list[RankingList]
     """Metrics, baselines, paired tests against each baseline and the attention study on a
     split (test: read to report, never to choose)."""
     result = evaluate(lists, {matcher.name: matcher})
-    rows = [row for row in result.per_question if row["correct"]]
-    significance = [paired_test([float(r[f"{matcher.name} AP"]) for r in rows],  # type: ignore[arg-type]
-                                [float(r[f"{name} AP"]) for r in rows], name)  # type: ignore[arg-type]
-                    for name in BASELINES]
+    answerable = result.correct > 0
+    significance = paired_tests([result.ap(matcher.name)[answerable]] * len(BASELINES),
+                                [result.ap(name)[answerable] for name in BASELINES], BASELINES)
     attention = attention_study(matcher, tokenize_lists(lists)[0])
     baselines = {s: result.overall[s] for s in result.systems if s != matcher.name}
     return result.overall[matcher.name], baselines, significance, attention

@@ -8,9 +8,10 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from matching.evaluation.dataset import READING, Evaluation, evaluate
+from matching.evaluation.dataset import Evaluation, evaluate
 from matching.evaluation.metrics import METRICS
-from matching.evaluation.slices import empty_filter_reason, identical_word_share, slice_rows, top_answers
+from matching.evaluation.progress import EvaluationProgress
+from matching.evaluation.slices import identical_word_share
 from matching.explain.export import rows_to_csv
 from matching.text.data import DataError, RankingList, parse_ranking_file
 from matching.text.inputs import join_candidates
@@ -41,21 +42,11 @@ def _run(raw: bytes, name: str, names: list[str]) -> None:
         return
     loaded = state.models()
     matchers = {n: loaded[n] for n in names}
+    # Reading the texts and scoring with each model advance side by side: the same fraction and text
+    # as the command line's progress (`evaluation.progress`).
     bar = st.progress(0.0, text=f"Scoring {sum(len(x.candidates) for x in lists):,} pairs...")
-    # Reading the texts and scoring with each model advance side by side: (done, total) per step.
-    pairs_in_file = sum(len(x.candidates) for x in lists)
-    counts = {READING: (0, max(len(lists), 1)), **{m: (0, max(pairs_in_file, 1)) for m in matchers}}
-
-    def progress(done: int, total: int, what: str) -> None:
-        counts[what] = (done, max(total, 1))
-        fraction = sum(d / t for d, t in counts.values()) / len(counts)
-        read, questions = counts[READING]
-        text = f"Read {read:,} of {questions:,} questions"
-        if matchers:
-            scored, pairs = min(counts[m] for m in matchers)
-            text += f" · every model has scored {scored:,} of {pairs:,} pairs"
-        bar.progress(min(fraction, 1.0), text=text)
-
+    progress = EvaluationProgress(len(lists), sum(len(x.candidates) for x in lists), list(matchers),
+                                  show=lambda fraction, text: bar.progress(fraction, text=text))
     try:
         evaluation = evaluate(lists, matchers, progress=progress)
     except TextError as error:
@@ -100,9 +91,7 @@ else:
         st.caption(f"{without} question(s) have no correct candidate; metrics leave them out.")
 
     st.subheader("Metrics", divider="gray")
-    table = pd.DataFrame(evaluation.table())
-    models_set = set(evaluation.systems) - {"original order", "word overlap", "BM25"}
-    table.insert(1, "kind", ["model" if s in models_set else "baseline" for s in table["system"]])
+    table = pd.DataFrame(evaluation.metric_rows())
     st.dataframe(table.style.highlight_max(subset=list(METRICS), color="#d1f2d9").format(
         {m: "{:.4f}" for m in METRICS}), hide_index=True, width="stretch", key="evaluate_metrics")
     components.download("Metrics (CSV)", rows_to_csv(table.to_dict("records")), "matchlens-metrics.csv",
@@ -112,7 +101,7 @@ else:
     st.caption("MAP per group of questions: by question word, by the length of the correct answers (mean words), "
                "and by how many of the question's words the best-overlapping correct answer repeats. Small groups "
                "vary a lot; the count says how many questions each holds.")
-    slice_tables = slice_rows(evaluation)
+    slice_tables = evaluation.slice_rows()
     slice_tabs = st.tabs([f"By {slicing}" for slicing in slice_tables])
     for tab, (slicing, rows) in zip(slice_tabs, slice_tables.items(), strict=True):
         with tab:
@@ -146,8 +135,8 @@ else:
     threshold = filters[2].number_input("Low means rank ≥", min_value=2, max_value=100, value=3,
                                         key="evaluate_threshold")
     frame = pd.DataFrame(evaluation.per_question)
-    tops = top_answers(evaluation)
-    model_names = [s for s in evaluation.systems if s in models_set]
+    tops = evaluation.top_answers(lists)
+    model_names = evaluation.models
     first = [f"{m} first correct" for m in model_names]
     if disagree:
         frame = frame[frame["models disagree"]]
@@ -164,7 +153,7 @@ else:
     columns = ["qid", "question", "candidates", "correct", *per_model, "models disagree",
                *(["BM25 first correct"] if shown == "first correct rank" else [])]
     columns = [c for c in columns if c in frame.columns]
-    if all(str(row["qid"]) == str(row["question"]) for row in evaluation.per_question):
+    if all(str(qid) == str(question) for qid, question in zip(evaluation.qids, evaluation.questions, strict=True)):
         columns.remove("qid")  # CSV files have no ids: the question is its own id
     config = {c: st.column_config.NumberColumn(c.replace(" first correct", " 1st correct"), format="%d",
                                                help="Rank of the best-placed correct answer (1 = top)")
@@ -178,9 +167,9 @@ else:
     config["models disagree"] = st.column_config.CheckboxColumn("disagree", width="small",
                                                                 help="The models disagree on the top answer")
     config["qid"] = st.column_config.TextColumn("qid", width="small")
-    st.caption(f"{len(frame)} of {len(evaluation.per_question)} questions shown.")
+    st.caption(f"{len(frame)} of {evaluation.evaluated} questions shown.")
     if frame.empty:
-        st.info(components.md(empty_filter_reason(evaluation, disagree, low, int(threshold))),
+        st.info(components.md(evaluation.empty_filter_reason(disagree, low, int(threshold))),
                 icon=":material/filter_alt_off:")
     selection = st.dataframe(frame[columns].reset_index(drop=True), column_config=config, hide_index=True,
                              width="stretch", key="evaluate_questions", on_select="rerun",

@@ -6,10 +6,10 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from matching.evaluation.dataset import TokenizedList, tokenize_lists
 from matching.evaluation.metrics import mean_metrics, question_metrics
 from matching.explain.matcher import Matcher
 from matching.text.data import RankingList
+from matching.text.tokenized import TokenizedList, tokenize_lists
 
 Progress = Callable[[float, str], None]
 """progress(fraction done in [0, 1], what is running)."""

@@ -1,0 +1,36 @@
+"""Ranking lists with their texts tokenised: what evaluation, training and the studies score."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from matching.text.data import RankingList
+from matching.text.tokens import Token, collector_paused, tokenize
+
+
+@dataclass(frozen=True)
+class TokenizedList:
+    item: RankingList
+    question: list[Token]
+    candidates: list[list[Token]]
+
+
+def tokenize_lists(lists: Iterable[RankingList]) -> tuple[list[TokenizedList], list[str]]:
+    """The lists that can be ranked, tokenised, and why each other one is left out (no words, no candidates)."""
+    kept, skipped = [], []
+    with collector_paused:
+        for item in lists:
+            question = tokenize(item.question)
+            if not question:
+                skipped.append(f"{item.qid}: the question has no words")
+            elif not item.candidates:
+                skipped.append(f"{item.qid}: no candidates")
+            else:
+                kept.append(TokenizedList(item, question, [tokenize(c) for c in item.candidates]))
+            # Let threads waiting for the GIL in (scoring threads between two torch ops) have it now:
+            # otherwise each waits out the interpreter's 5 ms switch interval, and scoring all but
+            # stops while the texts are read (an upload then took ~2 s longer).
+            time.sleep(0)
+    return kept, skipped
