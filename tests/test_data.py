@@ -11,8 +11,10 @@ from matching.text.data import (
     CSV_COLUMNS,
     TSV_COLUMNS,
     DataError,
+    RankingFile,
     RankingList,
     fingerprint,
+    open_ranking_file,
     parse_ranking_file,
     read_ranking_file,
     read_toks_folder,
@@ -138,3 +140,75 @@ def test_fingerprint_tracks_content() -> None:
     changed = [lists[0], RankingList(lists[1].qid, lists[1].question, lists[1].candidates,
                                      tuple(1 - x for x in lists[1].labels))]
     assert fingerprint(changed) != fingerprint(lists)
+
+
+# ---------------------------------------------------------------- read a question at a time
+
+def _opened(path: Path) -> tuple[RankingFile, list[RankingList]]:
+    opened = open_ranking_file(path)
+    return opened, list(opened)
+
+
+@pytest.mark.parametrize("form", ["toks", "tsv", "csv", "csv-bom-crlf"])
+def test_open_ranking_file_reads_what_the_whole_file_reader_reads(tmp_path: Path, form: str) -> None:
+    if form == "toks":
+        path = write_toks_folder(tmp_path / "split", toy_lists(0, 5))
+    else:
+        text = TSV if form == "tsv" else CSV
+        path = tmp_path / f"data.{form[:3]}"
+        path.write_bytes(b"\xef\xbb\xbf" + text.replace("\n", "\r\n").encode() if form == "csv-bom-crlf"
+                         else text.encode())
+    opened, lists = _opened(path)
+    assert lists == read_ranking_file(path) and len(lists) > 1
+    assert (opened.questions, opened.pairs, opened.grouped) == (len(lists), sum(len(x.candidates) for x in lists),
+                                                                 True)
+    assert len(opened) == len(lists) and list(opened) == lists  # read again from the start each time
+
+
+def test_open_ranking_file_reads_lazily(tmp_path: Path) -> None:
+    """Iterating gives the first question before the rest of the file is read."""
+    path = tmp_path / "data.csv"
+    path.write_text(CSV, encoding="utf-8")
+    opened = open_ranking_file(path)
+    path.write_text(CSV.replace("where is rome", "where is paris"), encoding="utf-8")  # changed after the check
+    first = next(iter(opened))
+    assert first.question == "what is ice"
+    assert [item.question for item in opened] == ["what is ice", "where is paris"]
+
+
+def test_rows_of_a_question_apart_are_grouped_as_the_whole_file_reader_groups_them(tmp_path: Path) -> None:
+    path = tmp_path / "apart.csv"
+    path.write_text("question,candidate,label\nq1,a,1\nq2,b,0\nq1,c,0\n", encoding="utf-8")
+    opened, lists = _opened(path)
+    assert not opened.grouped and (opened.questions, opened.pairs) == (2, 3)
+    assert lists == read_ranking_file(path) == [RankingList("q1", "q1", ("a", "c"), (1, 0)),
+                                                RankingList("q2", "q2", ("b",), (0,))]
+
+
+def test_open_ranking_file_reports_what_the_whole_file_reader_reports(tmp_path: Path) -> None:
+    """Every error comes from the checking pass, before anything is evaluated, with the same message."""
+    folder = write_toks_folder(tmp_path / "split", toy_lists(0, 2))
+    lines = (folder / "sim.txt").read_text(encoding="utf-8").splitlines()
+    (folder / "sim.txt").write_text("\n".join([*lines[:-1], "maybe"]) + "\n", encoding="utf-8")
+    cases: list[Path] = [folder]
+    short = write_toks_folder(tmp_path / "short", toy_lists(0, 2))
+    (short / "b.toks").write_text("\n".join((short / "b.toks").read_text(encoding="utf-8").splitlines()[:-1]) + "\n",
+                                  encoding="utf-8")
+    cases.append(short)
+    latin = write_toks_folder(tmp_path / "latin", toy_lists(0, 1))
+    (latin / "b.toks").write_bytes("café\n".encode("latin-1") * 4)
+    cases.append(latin)
+    uploads = {"columns.csv": b"question,answer,label\nq,a,1\n", "fields.csv": b"question,candidate,label\nq,c\n",
+               "empty.csv": b"question,candidate,label\n",
+               "latin.csv": "question,candidate,label\nqu\xe9,c,1\n".encode("latin-1"),
+               "label.tsv": TSV.replace("\t1\n", "\tyes\n", 1).encode()}
+    for name, raw in uploads.items():
+        (tmp_path / name).write_bytes(raw)
+        cases.append(tmp_path / name)
+    cases.append(tmp_path / "nothing.csv")
+    for path in cases:
+        with pytest.raises(DataError) as whole:
+            read_ranking_file(path)
+        with pytest.raises(DataError) as opened:
+            open_ranking_file(path)
+        assert str(opened.value) == str(whole.value), path

@@ -204,3 +204,59 @@ def test_paired_tests_at_once_are_the_tests_one_by_one() -> None:
                               permutation_type="samples", n_resamples=studies.RESAMPLES, vectorized=True,
                               alternative="two-sided", random_state=0)
     assert together[0].p_value == float(direct.pvalue)
+
+
+def test_evaluation_progress_is_one_fraction_and_one_line_for_every_stage() -> None:
+    from matching.evaluation.progress import EvaluationProgress
+
+    shown: list[tuple[float, str]] = []
+    progress = EvaluationProgress(questions=10, pairs=100, models=["a", "b"],
+                                  show=lambda fraction, text: shown.append((fraction, text)))
+    progress(10, 10, READING)
+    progress(100, 100, "a")
+    progress(50, 100, "b")
+    assert [round(f, 4) for f, _ in shown] == [round(1 / 3, 4), round(2 / 3, 4), round(2.5 / 3, 4)]
+    assert shown[-1][1] == "Read 10 of 10 questions · every model has scored 50 of 100 pairs"
+    assert EvaluationProgress(0, 0, []).text() == "Read 0 of 1 questions"
+
+
+def test_console_progress_on_a_terminal_and_in_a_pipe() -> None:
+    """A terminal gets one bar redrawn in place; a pipe gets one plain line per tenth, and one at the end."""
+    import io
+
+    from matching.evaluation.progress import ConsoleProgress
+
+    steps = [(n / 200, f"step {n}") for n in range(201)]
+    piped = io.StringIO()
+    with ConsoleProgress(piped, interactive=False) as show:
+        for fraction, text in steps:
+            show(fraction, text)
+    lines = piped.getvalue().splitlines()
+    assert len(lines) == 11 and "\r" not in piped.getvalue() and "\x1b" not in piped.getvalue()
+    assert [line.split("%")[0].strip() for line in lines] == [str(10 * n) for n in range(11)]
+    assert lines[-1].startswith("100% step 200 (")
+    terminal = io.StringIO()
+    with ConsoleProgress(terminal, interactive=True) as show:
+        for fraction, text in steps:
+            show(fraction, text)
+    drawn = terminal.getvalue()
+    assert "\r" in drawn and drawn.count("\n") <= 1 and "100%" in drawn and "step 200" in drawn
+
+
+def test_evaluation_notes_say_where_each_seed_spread_was_measured(matcher: Matcher) -> None:
+    from matching.training.reporting import evaluation_notes
+
+    result = evaluate(toy_lists(), {"tiny": matcher, "twin": matcher})
+    study = {"seeds": [1, 2, 3, 4, 5], "dev_MAP": [0.5] * 5, "test_MAP": [0.6, 0.62, 0.64, 0.66, 0.68],
+             "mean": 0.64, "std": 0.0316}
+    wikiqa = {"seed_study": study, "data": {"source": "wikiqa"}}
+    notes = evaluation_notes(result, {"tiny": wikiqa, "twin": wikiqa})
+    header = next(line for line in notes.splitlines() if line.startswith("| model |"))
+    assert header.startswith("| model | 5-seed spread, WikiQA test (card) | vs original order: ΔMAP")
+    assert "| tiny | 0.6400 ± 0.0316 (n=5) |" in notes
+    assert f"on this file's {len(toy_lists())} questions with a correct candidate" in notes
+    # Spreads measured on different data: each cell says its own.
+    notes = evaluation_notes(result, {"tiny": wikiqa, "twin": {"seed_study": {**study, "seeds": [1, 2, 3]},
+                                                                  "data": {"source": "trecqa"}}})
+    assert "| twin | 0.6400 ± 0.0316 (n=3), 3-seed spread, TrecQA test (card) |" in notes
+    assert "| tiny | 0.6400 ± 0.0316 (n=5), 5-seed spread, WikiQA test (card) |" in notes

@@ -6,15 +6,16 @@ import json
 import os
 import subprocess
 import sys
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 
 import pytest
-from conftest import tiny_config
+from conftest import tiny_config, toy_lists
 
 from matching.__main__ import main
 from matching.models.params import params_to_dict
 from matching.text.baselines import BASELINES
+from matching.text.data import TSV_COLUMNS
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -56,6 +57,35 @@ def test_evaluate_prints_the_baselines_table(pretrained: Path, toy_data: Path,
     # Beside the metrics: the seed spread from the card and the paired tests on this data.
     assert "Paired randomisation test on per-question AP" in out
     assert "| cli-tiny | no seed study | " in out and "vs word overlap: p" in out
+
+
+def test_evaluate_progress_piped_is_a_few_plain_lines(pretrained: Path, tmp_path: Path) -> None:
+    """Written to a pipe, the progress is at most 11 plain lines (one per tenth of the work, one at the
+    end): no carriage returns or escape codes, whatever the size of the file."""
+    lists = [replace(item, qid=f"{item.qid}-{copy}") for copy in range(100) for item in toy_lists()]
+    path = tmp_path / "many.tsv"  # three chunks of questions
+    path.write_text("\t".join(TSV_COLUMNS) + "\n" + "".join(
+        f"{item.qid}\t{item.question}\tD\tT\tS\t{candidate}\t{label}\n" for item in lists
+        for candidate, label in zip(item.candidates, item.labels, strict=True)), encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    result = subprocess.run([sys.executable, "-m", "matching", "evaluate", "--pretrained", str(pretrained),
+                             "--data", str(path)], capture_output=True, text=True, timeout=300, cwd=REPO, env=env,
+                            check=False)
+    assert result.returncode == 0, result.stderr
+    assert f"{path}: {len(lists)} questions (0 skipped)" in result.stdout
+    for stream in (result.stdout, result.stderr):
+        assert "\r" not in stream and "\x1b" not in stream
+    progress = result.stderr.splitlines()
+    assert 3 <= len(progress) <= 11, progress
+    assert progress[-1].startswith("100% Read 1,200 of 1,200 questions · every model has scored 4,800 of 4,800")
+    percents = [int(line.split("%")[0]) for line in progress]
+    assert percents == sorted(percents)
+
+
+def test_evaluate_reports_a_bad_file_in_one_line(pretrained: Path, tmp_path: Path) -> None:
+    (tmp_path / "bad.csv").write_text("question,candidate,label\nq,a,maybe\n", encoding="utf-8")
+    with pytest.raises(SystemExit, match="error: .*bad.csv: label 'maybe' is not a number"):
+        main(["evaluate", "--pretrained", str(pretrained), "--data", str(tmp_path / "bad.csv")])
 
 
 def test_explain_ranks_and_explains(pretrained: Path, capsys: pytest.CaptureFixture[str]) -> None:
