@@ -20,6 +20,7 @@ Run: python bench/evaluate_stream.py [--pairs 100000] [--data ../shared/data/wik
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import subprocess
 import sys
@@ -34,6 +35,8 @@ from common import ROOT, wikiqa_like
 
 from matching.text.data import read_toks_folder
 from matching.text.embeddings import load_glove
+
+print = functools.partial(print, flush=True)  # noqa: A001  (each figure shows as it comes, piped or not)
 
 SPLITS = ("train", "dev", "test")
 TSV_HEADER = ("QuestionID", "Question", "DocumentID", "DocumentTitle", "SentenceID", "Sentence", "Label")

@@ -4,7 +4,7 @@
 set -e
 cd "$(dirname "$0")"
 echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) CPUs"
-for script in cold_start latency throughput memory evaluate_upload why; do
+for script in cold_start latency throughput memory evaluate_upload evaluate_stream why; do
   echo "== $script"
   python "$script.py"
 done

@@ -196,23 +196,27 @@ def chunks(lists: Iterable[RankingList], size: int) -> Iterator[tuple[int, list[
 
 
 class _Columns:
-    """One system's per-question results, a chunk at a time."""
+    """One system's per-question results, kept as arrays a chunk at a time (8 bytes a number)."""
 
     def __init__(self) -> None:
-        self.metrics: dict[str, list[float]] = {m: [] for m in METRICS}
-        self.first_correct: list[int] = []
-        self.top: list[int] = []
+        self.metrics: dict[str, list[np.ndarray]] = {m: [] for m in METRICS}
+        self.first_correct: list[np.ndarray] = []
+        self.top: list[np.ndarray] = []
 
     def add(self, scores: Sequence[np.ndarray], labels: Sequence[Sequence[int]]) -> None:
-        for values, item_labels in zip(scores, labels, strict=True):
-            for metric, value in question_metrics(values, item_labels).items():
-                self.metrics[metric].append(value)
-            self.first_correct.append(first_correct_rank(values, item_labels) or 0)
-            self.top.append(int(np.argmax(values)))
+        values = [question_metrics(s, item_labels) for s, item_labels in zip(scores, labels, strict=True)]
+        for metric in METRICS:
+            self.metrics[metric].append(np.array([v[metric] for v in values], dtype=np.float64))
+        self.first_correct.append(np.array([first_correct_rank(s, item_labels) or 0 for s, item_labels
+                                            in zip(scores, labels, strict=True)], dtype=np.int64))
+        self.top.append(np.array([int(np.argmax(s)) for s in scores], dtype=np.int64))
 
     def results(self) -> SystemResults:
-        return SystemResults({m: np.asarray(v, dtype=np.float64) for m, v in self.metrics.items()},
-                             np.asarray(self.first_correct, dtype=np.int64), np.asarray(self.top, dtype=np.int64))
+        def joined(parts: list[np.ndarray], dtype: type) -> np.ndarray:
+            return np.concatenate(parts) if parts else np.zeros(0, dtype=dtype)
+
+        return SystemResults({m: joined(parts, np.float64) for m, parts in self.metrics.items()},
+                             joined(self.first_correct, np.int64), joined(self.top, np.int64))
 
 
 def mean_over_answerable(results: SystemResults) -> dict[str, float]:
