@@ -19,6 +19,7 @@ from matching.explain.explanation import Explanation, matrix_names
 from matching.explain.matcher import Matcher
 from matching.models import build_model, family_of
 from matching.models.params import ModelParams
+from matching.models.parts import Part
 from matching.text.data import RankingList
 from matching.text.embeddings import WordVectors, load_glove
 from matching.training.cards import ModelCard
@@ -39,7 +40,9 @@ TINY = {"hidden_size": 4, "k": 5, "mlp_hidden": 8, "tensor_slices": 2,
 """Small enough to build and run in milliseconds, big enough to exercise every path."""
 TINY_PYRAMID = {"kernel_count": 3, "pool_rows": 2, "pool_cols": 3, "mlp_hidden": 8,
                 "max_question_len": 12, "max_answer_len": 16}
-TINY_BY_FAMILY = {"mvlstm": TINY, "amvlstm": TINY, "matchpyramid": TINY_PYRAMID}
+TINY_MCAN = {"projection_size": 6, "affinity_size": 5, "fm_factors": 3, "hidden_size": 4, "highway_size": 7,
+             "max_question_len": 12, "max_answer_len": 16}
+TINY_BY_FAMILY = {"mvlstm": TINY, "amvlstm": TINY, "matchpyramid": TINY_PYRAMID, "mcan": TINY_MCAN}
 
 # Every model variant the core can build, named for test ids.
 VARIANTS: dict[str, dict[str, object]] = {
@@ -67,6 +70,9 @@ VARIANTS: dict[str, dict[str, object]] = {
     "pyramid-question": {"family": "matchpyramid", "attention": "question"},
     "pyramid-both-none": {"family": "matchpyramid", "attention": "both", "attention_scaling": "none"},
     "pyramid-cosine-answer": {"family": "matchpyramid", "attention": "answer", "matching": "cosine"},
+    "mcan-fm": {"family": "mcan", "compression": "fm"},
+    "mcan-nn": {"family": "mcan", "compression": "nn"},
+    "mcan-sm": {"family": "mcan", "compression": "sm"},
 }
 
 
@@ -196,18 +202,33 @@ def assert_explanation_invariants(explanation: Explanation, matcher: Matcher) ->
         assert (attention >= 0).all()
         assert abs(float(attention.sum()) - 1.0) < 1e-5
     names = matrix_names(params)
-    assert list(explanation.interaction_matrices) == names == list(explanation.cell_contributions)
+    assert list(explanation.interaction_matrices) == names
+    assert list(explanation.cell_contributions) in ([], names)
     for matrix in (*explanation.interaction_matrices.values(), *explanation.display_matrices.values(),
                    *explanation.cell_contributions.values()):
         assert matrix.shape == (m, n) and np.isfinite(matrix).all()
+    steps = explanation.steps
+    assert steps.question.words.shape == (m, params.embedding_dim)
+    assert steps.answer.gated_words.shape[0] == n
+    for name, (question, answer) in explanation.all_word_weights.items():
+        for weights, length in ((question, m), (answer, n)):
+            if weights is not None:  # every named weighting is a distribution over the real words
+                assert weights.shape == (length,) and (weights >= 0).all(), name
+                assert abs(float(weights.sum()) - 1.0) < 1e-5, name
+    if explanation.channels is not None:
+        assert explanation.channels.question.shape == (m, len(explanation.channels.names))
+        assert explanation.channels.answer.shape == (n, len(explanation.channels.names))
+        assert np.isfinite(explanation.channels.question).all() and np.isfinite(explanation.channels.answer).all()
+    if not explanation.has(Part.POOLED_CELLS):  # no exact split over cells: nothing claims one
+        assert explanation.pooled_cells == () and explanation.bias_contribution is None
+        assert explanation.cell_contributions == {} and explanation.cell_bias is None
+        return
     cells = explanation.pooled_cells
     assert [c.slot for c in cells] == list(range(len(cells)))
     if hasattr(params, "k"):
         assert_kmax_cells(explanation, params)
     else:
         assert_dynamic_pooling_cells(explanation)
-    steps = explanation.steps
-    assert steps.question.words.shape == (m, params.embedding_dim)
     assert steps.answer.gated_words.shape == (n, params.embedding_dim)
     # The pooled values through the model's own MLP give the score back ...
     with torch.no_grad():

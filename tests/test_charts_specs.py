@@ -34,7 +34,8 @@ def test_ranking_and_explanation_charts_are_valid(variant_matcher: Matcher) -> N
     ranks = {**{n: r.ranks for n, r in ranking.models.items()}, **ranking.baseline_ranks}
     validated(charts.rank_shift_chart(ranks, ranking.candidates, 0, ranking.disagreement()))
     explanation = ranking.models["tiny"].explanations[0]
-    validated(charts.share_chart(strongest(cell_rows(explanation)), "share of the score per cell", "tiny"))
+    if explanation.pooled_cells:
+        validated(charts.share_chart(strongest(cell_rows(explanation)), "share of the score per cell", "tiny"))
     for tokens, weights in ((explanation.question_tokens, explanation.question_attention),
                             (explanation.answer_tokens, explanation.answer_attention)):
         if weights is not None:

@@ -29,7 +29,7 @@ def test_gap_decomposition_adds_up(make_matcher: MatcherFactory, variant: str) -
     ranking = rank(QUESTION, CANDIDATES, {variant: matcher})
     for a in range(len(CANDIDATES)):
         for b in range(len(CANDIDATES)):
-            c = contrast(ranking, variant, a, b)
+            c = contrast(ranking, variant, a, b, matcher)
             assert abs(c.gap - (c.score_a - c.score_b)) < 1e-9
             assert abs(c.decomposed_gap - c.gap) < 1e-5
             # every term, summed with the bias difference, gives the gap back

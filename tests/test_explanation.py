@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from matching.explain.explanation import matrix_names
 from matching.explain.matcher import Matcher
+from matching.models.parts import Part
 
 QUESTION = "Who wrote Hamlet , the zzqxv play ?"
 CANDIDATES = [
@@ -88,11 +89,14 @@ def test_to_dict_is_json_and_shares_are_signed_fractions(variant_matcher: Matche
     data = json.loads(json.dumps(explanation.to_dict()))
     params = variant_matcher.params
     assert data["score"] == explanation.score
-    assert len(data["pooled_cells"]) == params.pooled_size  # type: ignore[attr-defined]
     assert data["cell_bias"] == explanation.cell_bias and data["family"] == params.family
     assert data["answer_tokens"][0]["text"] == "Hamlet"
     assert np.asarray(data["interaction_matrices"][matrix_names(params)[0]]).shape == (
         len(explanation.seen_question_tokens), len(explanation.seen_answer_tokens))
+    if not explanation.has(Part.POOLED_CELLS):
+        assert data["pooled_cells"] == [] and not explanation.shares().any()
+        return
+    assert len(data["pooled_cells"]) == params.pooled_size  # type: ignore[attr-defined]
     shares = explanation.shares()
     assert np.abs(shares).sum() == pytest.approx(1.0)
     contributions = np.array([c.contribution for c in explanation.pooled_cells])

@@ -16,12 +16,13 @@ def test_every_view_shows_a_seen_matrix_with_cells_inside(variant_matcher: Match
     explanation = variant_matcher.explain(QUESTION, [ANSWER])[0]
     m, n = len(explanation.seen_question_tokens), len(explanation.seen_answer_tokens)
     names = view_names(explanation)
-    assert names[-1] == CONTRIBUTIONS
+    assert (names[-1] == CONTRIBUTIONS) == bool(explanation.cell_contributions)
     assert (WINDOWS in names) == (explanation.family == "matchpyramid")
     for name in names:
         view = matrix_view(explanation, name)
         assert view.matrix.shape == (m, n) and np.isfinite(view.matrix).all()
-        assert view.outlines and all(0 <= o.i < m and 0 <= o.j < n for o in view.outlines)
+        assert bool(view.outlines) == bool(explanation.pooled_cells or view.name == CONTRIBUTIONS)
+        assert all(0 <= o.i < m and 0 <= o.j < n for o in view.outlines)
         assert len({(o.i, o.j) for o in view.outlines}) == len(view.outlines)
     with pytest.raises(KeyError):
         matrix_view(explanation, "no such view")
@@ -29,6 +30,9 @@ def test_every_view_shows_a_seen_matrix_with_cells_inside(variant_matcher: Match
 
 def test_contributions_view_adds_up_to_the_score(variant_matcher: Matcher) -> None:
     explanation = variant_matcher.explain(QUESTION, [ANSWER])[0]
+    if not explanation.cell_contributions:  # a score that does not split over cells has no such view
+        assert CONTRIBUTIONS not in view_names(explanation)
+        return
     view = matrix_view(explanation, CONTRIBUTIONS)
     assert abs(float(view.matrix.sum(dtype=np.float64)) + explanation.cell_bias - explanation.score) < 1e-5
     largest = np.abs(view.matrix).max()

@@ -56,6 +56,9 @@ def test_softmax_on_the_board_and_the_weight_applied(variant_matcher: Matcher, e
 
 def test_the_waterfall_adds_up_to_the_score_and_the_hidden_units_are_this_pass(variant_matcher: Matcher,
                                                                                 explained) -> None:  # type: ignore[no-untyped-def]
+    if not explained.has(Part.POOLED_CELLS):  # no MLP over pooled cells: no such step
+        assert all(step.view != View.MLP for step in walkthrough.steps_for(explained))
+        return
     mlp = walkthrough.mlp_step(explained, bars=5)
     assert mlp.waterfall[0]["start"] == 0.0
     assert mlp.waterfall[-1]["part"] == "bias"
@@ -86,8 +89,9 @@ def test_states_and_the_same_word_at_two_positions(explained) -> None:  # type: 
     if not explained.has(Part.STATES):  # no recurrent states: no such step in this model's walkthrough
         assert found is None and all(step.view != View.STATES for step in walkthrough.steps_for(explained))
         return
-    forward, backward = found
-    assert forward.shape == backward.shape == (len(explained.seen_question_tokens), forward.shape[1])
+    assert list(found) == list(explained.descriptor.state_directions)
+    widths = {values.shape for values in found.values()}
+    assert len(widths) == 1 and next(iter(widths))[0] == len(explained.seen_question_tokens)
     same = walkthrough.same_word(explained)
     assert same is not None and same.word == "novel" and same.first == ("question", 3)
     assert same.second == ("answer", 5)
@@ -109,7 +113,11 @@ def test_problems_show_up_at_the_step_where_they_matter(make_matcher) -> None:  
 
 
 def test_each_family_reads_its_own_lead(explained) -> None:  # type: ignore[no-untyped-def]
-    pooling = {step.key: step for step in walkthrough.steps_for(explained)}["pooling"].lead
+    steps = {step.key: step for step in walkthrough.steps_for(explained)}
+    if not explained.has(Part.POOLED_CELLS):
+        assert not any(step.view in (View.POOLING, View.MLP) for step in steps.values())
+        return
+    pooling = steps["pooling"].lead
     kmax = all(c.window is None for c in explained.pooled_cells)
     assert ("k-max" in pooling) == kmax
     assert ("dynamic pooling" in pooling) != kmax
@@ -120,7 +128,11 @@ def test_step_index_is_clamped_to_the_models_own_steps(explained) -> None:  # ty
     assert walkthrough.step_index(-3, explained) == 0 and walkthrough.step_index(99, explained) == len(steps) - 1
     gated = explained.question_attention is not None or explained.answer_attention is not None
     assert any(step.view == View.GATE for step in steps) == gated
-    assert len(steps) == 6 + gated + explained.has(Part.STATES)
+    assert all(walkthrough.applies(explained, step) for step in steps)
+    if explained.has(Part.POOLED_CELLS):
+        assert len(steps) == 6 + gated + explained.has(Part.STATES)
+    else:  # every step of the family's own walkthrough applies: it reads only parts the model has
+        assert steps == explained.descriptor.steps
     assert steps[0].view == View.WORDS and steps[-1].view == View.RANK
 
 

@@ -122,13 +122,14 @@ def softmax_check(rows: Sequence[dict[str, Any]], gate: str = "softmax") -> floa
 
 # ---------------------------------------------------------------- step 4: the Bi-LSTM
 
-def states(explanation: Explanation, side: str) -> tuple[np.ndarray, np.ndarray] | None:
-    """(forward, backward) LSTM states per seen position, or None for a family without an LSTM."""
-    both = side_values(explanation, side).states
-    if both is None:
+def states(explanation: Explanation, side: str) -> dict[str, np.ndarray] | None:
+    """The LSTM states per seen position of each direction the family's LSTM reads (a Bi-LSTM: forward,
+    then backward), or None for a family without an LSTM."""
+    found = side_values(explanation, side).states
+    if found is None:
         return None
-    half = both.shape[1] // 2
-    return both[:, :half], both[:, half:]
+    directions = explanation.descriptor.state_directions
+    return dict(zip(directions, np.split(found, len(directions), axis=1), strict=True))
 
 
 @dataclass(frozen=True)
@@ -301,8 +302,8 @@ def problems(explanation: Explanation, key: str, max_answer_len: int | None = No
     if key == View.STATES:
         for side, seen in (("question", q_seen), ("answer", a_seen)):
             if len(seen) == 1:
-                found.append(f"The {side} has one word: each LSTM reads that one word only, so its forward and "
-                             "backward states carry no context.")
+                found.append(f"The {side} has one word: the LSTM reads that one word only, so its states carry "
+                             "no context.")
     if key in ("cell", "pooling"):
         cells = len(q_seen) * len(a_seen)
         fillers = sum(c.filler for c in explanation.pooled_cells)

@@ -19,7 +19,8 @@ from matching.models.base import (
     register,
 )
 from matching.models.matchpyramid import MatchPyramid
+from matching.models.mcan import MCAN
 from matching.models.mvlstm import AMVLSTM, MVLSTM
 
-__all__ = ["AMVLSTM", "FAMILIES", "MVLSTM", "ForwardTrace", "MatchPyramid", "MatchingModel", "PairBatch",
+__all__ = ["AMVLSTM", "FAMILIES", "MCAN", "MVLSTM", "ForwardTrace", "MatchPyramid", "MatchingModel", "PairBatch",
            "SideSteps", "TextEncoding", "build_model", "family_of", "params_from_dict", "register"]

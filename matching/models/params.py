@@ -199,5 +199,36 @@ class MatchPyramidParams(AttentionParams, ModelParams):
             raise ParamsError("kernel_rows and kernel_cols must be odd, so each feature sits on one matrix cell")
 
 
+Compression = Literal["fm", "nn", "sm"]
+COMPRESSION_KINDS = ("fm", "nn", "sm")
+
+
+@dataclass(frozen=True)
+class MCANParams(ModelParams):
+    """MCAN (Tay et al., KDD 2018): highway projection, four casts of co-attention compressed to
+    12 scalars per word, an LSTM over [word; casts], MeanMax pooling, two highway layers, a score."""
+
+    family: str = "mcan"
+    projection_size: int = 50
+    """The highway projection of the word vectors (the size every later word vector has)."""
+    affinity_size: int = 50
+    """F, the ReLU layer each word passes before s_ij = F(q_i)^T F(d_j) (and its own one for intra-attention)."""
+    compression: Compression = "fm"
+    """How each comparison becomes one scalar: `fm` (factorisation machine, the paper's default), `nn`
+    (ReLU(W x + b)) or `sm` (sum)."""
+    fm_factors: int = 10
+    """k, the factors of each factorisation machine (`fm` only)."""
+    hidden_size: int = 50
+    """The LSTM's hidden size; MeanMax pooling gives 2 x this per text."""
+    highway_size: int = 50
+    """The two highway layers over [h_q; h_a; h_q * h_a; h_q - h_a]."""
+
+    def validate(self) -> None:
+        super().validate()
+        _require_choice(self, "compression", COMPRESSION_KINDS)
+        _require_positive_ints(self, "projection_size", "affinity_size", "fm_factors", "hidden_size",
+                               "highway_size")
+
+
 def params_to_dict(params: ModelParams) -> dict[str, Any]:
     return asdict(params)

@@ -111,6 +111,7 @@ class View(StrEnum):
 
     WORDS = "words"  # the tokens and which ones the model read
     VECTORS = "vectors"  # the word vectors read
+    PROJECTION = "projection"  # the word vectors as a family's first layer passes them on (SideSteps.gated_words)
     GATE = "gate"  # the attention gate's scores and weights (word weights: the gate)
     STATES = "states"  # recurrent states at every position (recurrent states)
     CELL = "cell"  # one interaction cell worked out, then the matrix (interaction matrices)
@@ -124,7 +125,7 @@ class View(StrEnum):
 
 
 VIEW_NEEDS: dict[View, Part | None] = {
-    View.WORDS: None, View.VECTORS: None, View.RANK: None, View.GATE: Part.WORD_WEIGHTS,
+    View.WORDS: None, View.VECTORS: None, View.PROJECTION: None, View.RANK: None, View.GATE: Part.WORD_WEIGHTS,
     View.STATES: Part.STATES, View.CELL: Part.MATRICES, View.MATRIX: Part.MATRICES,
     View.POOLING: Part.POOLED_CELLS, View.MLP: Part.POOLED_CELLS, View.WEIGHTS: Part.WORD_WEIGHTS,
     View.CHANNELS: Part.CHANNELS, View.PAIR_VECTORS: Part.PAIR_VECTORS,
@@ -172,6 +173,8 @@ class Descriptor:
     steps: tuple[Step, ...]
     terms: tuple[tuple[str, ...], ...] = ()
     """Glossary entries: (name, one plain line, aliases...)."""
+    state_directions: tuple[str, ...] = ("forward", "backward")
+    """The directions its recurrent states hold side by side (a Bi-LSTM: forward then backward halves)."""
 
 
 __all__ = ["GATE_STEP", "RANK_STEP", "VECTORS_STEP", "VIEW_NEEDS", "WORDS_STEP", "Channels", "Descriptor", "Matrices",

@@ -83,6 +83,8 @@ elif found is not None:
             steps.words(explanation, texts, key)
         case View.VECTORS:
             steps.vectors(explanation, key)
+        case View.PROJECTION:
+            steps.projection(explanation, key)
         case View.GATE:
             steps.gate(explanation, getattr(params, "attention_scaling", "none") == "length", key,
                        getattr(params, "attention_gate", "softmax"))

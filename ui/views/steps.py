@@ -86,15 +86,26 @@ def states(explanation: Explanation, key: str) -> None:
     side = st.segmented_control("Text", SIDES, default="question", key=f"{key}_side") or "question"
     found = walk.states(explanation, side)
     assert found is not None
-    forward, backward = found
     labels = walk.vector_labels(explanation, side)
     marked = [position for s, position in (same.first, same.second) if s == side] if same else []
-    components.altair(charts.vector_strips(forward, labels, f"forward LSTM states ({side})",
-                                           "left to right: each state has read the words up to it",
-                                           highlight=marked), key=f"{key}_forward")
-    components.altair(charts.vector_strips(backward, labels, f"backward LSTM states ({side})",
-                                           "right to left: each state has read the words after it",
-                                           highlight=marked), key=f"{key}_backward")
+    for direction, values in found.items():
+        components.altair(charts.vector_strips(values, labels, f"{direction} LSTM states ({side})",
+                                               DIRECTION_NOTES.get(direction), highlight=marked),
+                          key=f"{key}_{direction}")
+
+
+DIRECTION_NOTES = {"forward": "left to right: each state has read the words up to it",
+                   "backward": "right to left: each state has read the words after it"}
+
+
+def projection(explanation: Explanation, key: str) -> None:
+    """The word vectors as the family's first layer passes them on (before and after, one strip per word)."""
+    for side in SIDES:
+        values = walk.side_values(explanation, side)
+        labels = walk.vector_labels(explanation, side)
+        components.altair(charts.vector_strips(values.gated_words, labels, f"{side} words after the projection",
+                                               f"from the {values.words.shape[1]} numbers of each word vector"),
+                          key=f"{key}_{side}")
 
 
 def _matrix(explanation: Explanation, name: str) -> np.ndarray:
@@ -124,9 +135,9 @@ def cell(explanation: Explanation, key: str, shows: tuple[str, ...] = ()) -> Non
                     f"{math.dot:.4f} / ({math.left_norm:.4f} × {math.right_norm:.4f}) = **{math.board:.4f}**; "
                     f"the network read {math.traced:.4f}.")
     else:
-        st.markdown(f"w_{i + 1} · w_{j + 1} = sum of the {len(math.left)} products = **{math.board:.4f}** (the "
-                    f"vectors after the gate{', made unit length first' if 'cosine' in name else ''}); the network "
-                    f"read {math.traced:.4f}.")
+        st.markdown(f"{components.md(name)} cell ({i + 1}, {j + 1}) = the dot product of the two traced vectors = "
+                    f"sum of the {len(math.left)} products = **{math.board:.4f}**"
+                    f"{' (unit vectors)' if 'cosine' in name else ''}; the network read {math.traced:.4f}.")
     if math is not None:
         components.altair(charts.vector_strips(np.vstack([math.left, math.right, math.left * math.right]),
                                                ["question vector", "answer vector", "their products"],

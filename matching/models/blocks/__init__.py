@@ -9,7 +9,10 @@ Masks are boolean, True on real tokens.
 - `encoders`: the Bi-LSTM;
 - `interactions`: cosine, bilinear and tensor matrices, the exact-match channel and its IDF table;
 - `pooling`: k-max and dynamic max pooling that remember where each value came from;
-- `heads`: the MLP head and each pooled value's exact share of the score.
+- `heads`: the MLP head and each pooled value's exact share of the score;
+- `highway`: highway layers (MCAN's projection and prediction layers);
+- `coattention`: extractive, alignment and intra co-attention over an affinity matrix;
+- `compression`: a vector to one scalar (FM, NN, SM), MCAN's casts.
 """
 
 from matching.models.blocks.attention import (
@@ -21,8 +24,11 @@ from matching.models.blocks.attention import (
     normalised_entropy,
     sparsemax,
 )
+from matching.models.blocks.coattention import alignment, pooled_coattention, self_alignment, softmax_over
+from matching.models.blocks.compression import COMPRESSIONS, CompressionKind, make_compression
 from matching.models.blocks.encoders import BiLSTMEncoder
 from matching.models.blocks.heads import MLPHead
+from matching.models.blocks.highway import Highway
 from matching.models.blocks.interactions import (
     BilinearInteraction,
     CosineInteraction,
@@ -36,8 +42,9 @@ from matching.models.blocks.interactions import (
 from matching.models.blocks.masks import COSINE_EPS, UnknownWordVector, consecutive, length_mask, take_rows
 from matching.models.blocks.pooling import DynamicPooled, Pooled, dynamic_max_pool, kmax_pool, kmax_values
 
-__all__ = ["COSINE_EPS", "GATES", "MASKED_LOGIT", "AttentionGate", "BiLSTMEncoder", "BilinearInteraction",
-           "CosineInteraction", "DynamicPooled", "IdfTable", "Interaction", "MLPHead", "Pooled", "TensorInteraction",
-           "UnknownWordVector", "consecutive", "cosine_matrix", "dynamic_max_pool", "entmax15", "exact_match_matrix",
-           "kmax_pool", "kmax_values", "length_mask", "make_interaction", "masked_softmax", "normalised_entropy",
-           "sparsemax", "take_rows"]
+__all__ = ["AttentionGate", "BiLSTMEncoder", "BilinearInteraction", "COMPRESSIONS", "COSINE_EPS", "CompressionKind",
+           "CosineInteraction", "DynamicPooled", "GATES", "Highway", "IdfTable", "Interaction", "MASKED_LOGIT",
+           "MLPHead", "Pooled", "TensorInteraction", "UnknownWordVector", "alignment", "consecutive", "cosine_matrix",
+           "dynamic_max_pool", "entmax15", "exact_match_matrix", "kmax_pool", "kmax_values", "length_mask",
+           "make_compression", "make_interaction", "masked_softmax", "normalised_entropy", "pooled_coattention",
+           "self_alignment", "softmax_over", "sparsemax", "take_rows"]

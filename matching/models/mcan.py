@@ -1,0 +1,244 @@
+"""MCAN, Multi-Cast Attention Networks (Tay, Tuan and Hui, KDD 2018), section 2.
+
+Attention as features, not as pooling: every word is compared with what four attention
+mechanisms make of it, each comparison is compressed to one number, and the 12 numbers are
+glued onto the word before an LSTM reads the sentence.
+
+1. Highway projection of each word vector (a learned word filter).
+2. The affinity s_ij = F(q_i)^T F(a_j), F one ReLU layer.
+3. Four casts, each giving every word x an attended vector x_bar:
+   alignment (x_bar is the other text softly aligned to x), max-pooled and mean-pooled
+   co-attention (x_bar is the text's own summary, each word weighted by its strongest or mean
+   affinity with the other text), intra-attention (x_bar is x's own text aligned to x).
+4. Each cast compares x_bar with x three ways, [x_bar; x], x_bar * x and x_bar - x, and a
+   compression function (FM, NN or SM; no parameters shared across casts) turns each into a
+   scalar: 12 features per word, in the paper's order f1..f12 (alignment, max, mean, intra; each
+   product, difference, concatenation).
+5. A shared LSTM reads [x; f1..f12]; MeanMax pooling (mean and max over the real positions).
+6. Two highway layers over [h_q; h_a; h_q * h_a; h_q - h_a], then a linear score.
+
+The score does not split exactly over anything shown (LSTM, highway and FM are not piecewise
+linear), so this family exposes no cell contributions; a word-level split of its score comes
+from integrated gradients, with the completeness residual reported (`explain.attribution`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+from torch import nn
+
+from matching.models.base import ForwardTrace, MatchingModel, PairBatch, SideSteps, register
+from matching.models.blocks import (
+    Highway,
+    alignment,
+    length_mask,
+    make_compression,
+    pooled_coattention,
+    self_alignment,
+)
+from matching.models.blocks.attention import MASKED_LOGIT
+from matching.models.params import MCANParams, ModelParams
+from matching.models.parts import (
+    RANK_STEP,
+    VECTORS_STEP,
+    WORDS_STEP,
+    Channels,
+    Descriptor,
+    Matrices,
+    Part,
+    Product,
+    Step,
+    View,
+    WordWeights,
+)
+
+CASTS = ("alignment", "max", "mean", "intra")
+"""The four attention casts, in the paper's feature order (f1-f3 alignment ... f10-f12 intra)."""
+COMPARISONS = ("product", "difference", "concatenation")
+"""How each cast compares x_bar with x: x_bar * x, x_bar - x, [x_bar; x] (the paper's f1, f2, f3 order)."""
+CHANNEL_NAMES = tuple(f"{cast}, {comparison}" for cast in CASTS for comparison in COMPARISONS)
+AFFINITY = "affinity"
+ALIGN_QUESTION = "alignment: question word → answer"
+ALIGN_ANSWER = "alignment: answer word → question"
+MAX_WEIGHTS = "max-pooled co-attention"
+MEAN_WEIGHTS = "mean-pooled co-attention"
+PAIR_VECTORS = ("question MeanMax", "answer MeanMax", "highway 1", "highway 2")
+
+PROJECTION_STEP = Step("projection", View.PROJECTION, "Highway projection", "Each word vector passes a highway "
+                       "layer: a ReLU layer H and a gate T decide, number by number, how much of the word goes on "
+                       "unchanged and how much is transformed (y = H(x) T(x) + (1 - T(x)) x).")
+AFFINITY_STEP = Step("affinity", View.CELL, "The affinity matrix", "Every question word meets every answer word: "
+                     "each word passes one ReLU layer F, and s_ij = F(q_i) · F(a_j). Here is one cell worked out "
+                     "with your numbers, then the whole matrix.", shows=(AFFINITY,))
+COATTENTION_STEP = Step("coattention", View.WEIGHTS, "Co-attention: which words each cast looks at", "Max-pooled "
+                        "co-attention weighs each word by its strongest affinity with the other text, mean-pooled by "
+                        "its mean affinity (each a softmax, adding up to 1 per text). Each text's weighted sum is the "
+                        "vector every one of its words is then compared with.", shows=(MAX_WEIGHTS, MEAN_WEIGHTS))
+ALIGNMENT_STEP = Step("alignment", View.MATRIX, "Alignment: each word's counterpart in the other text",
+                      "Alignment pooling gives each word its own soft counterpart: a softmax over its row (question "
+                      "word) or column (answer word) of the affinity matrix, so each row or column adds up to 1.",
+                      shows=(ALIGN_QUESTION, ALIGN_ANSWER))
+CASTS_STEP = Step("casts", View.CHANNELS, "Casts: 12 numbers glued onto every word", "Each of the four casts "
+                  "compares the word x with its attended vector x̄ three ways (x̄ × x, x̄ − x, [x̄; x]) and compresses "
+                  "each comparison to one number. Alignment features act as a learned word overlap; the paper reads "
+                  "them in its Figures 2 to 4.")
+LSTM_STEP = Step("lstm", View.STATES, "The LSTM reads [word; 12 features]", "One LSTM, shared by both texts, reads "
+                 "each word's projected vector with its 12 cast features attached, left to right.")
+MEANMAX_STEP = Step("meanmax", View.PAIR_VECTORS, "MeanMax: one vector per text", "Each text's LSTM states are "
+                    "pooled two ways over its real words, their mean and their maximum, side by side.",
+                    shows=PAIR_VECTORS[:2])
+HIGHWAY_STEP = Step("highway", View.PAIR_VECTORS, "Two highway layers, then the score", "The two text vectors, "
+                    "their product and their difference go through two highway layers; a linear layer turns the "
+                    "last into the score.", shows=PAIR_VECTORS[2:])
+
+
+def meanmax(states: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """MeanMax pooling (eq. 14) over the real positions: [mean ; max], (B, 2h)."""
+    real = mask[..., None].to(states.dtype)
+    mean = (states * real).sum(1) / real.sum(1).clamp_min(1)
+    top = states.masked_fill(~mask[..., None], MASKED_LOGIT).amax(1)
+    return torch.cat([mean, top], dim=-1)
+
+
+@register
+class MCAN(MatchingModel):
+    family = "mcan"
+    params_type = MCANParams
+    params: MCANParams
+    descriptor = Descriptor(
+        title="MCAN", short_name="MCAN", paper="Tay, Tuan and Hui, KDD 2018",
+        steps=(WORDS_STEP, VECTORS_STEP, PROJECTION_STEP, AFFINITY_STEP, COATTENTION_STEP, ALIGNMENT_STEP,
+               CASTS_STEP, LSTM_STEP, MEANMAX_STEP, HIGHWAY_STEP, RANK_STEP),
+        terms=(("MCAN", "Tay et al. 2018: four attention mechanisms compare every word with what they attend to, "
+                        "12 numbers glued onto the word before an LSTM reads it.", "Multi-Cast Attention Network"),),
+        state_directions=("forward",))
+
+    def __init__(self, params: MCANParams) -> None:
+        super().__init__(params)
+        size = params.projection_size
+        self.projection = Highway(params.embedding_dim, size)
+        self.affinity = nn.Linear(size, params.affinity_size)
+        self.intra_affinity = nn.Linear(size, params.affinity_size)
+        # One compression per (cast, comparison): the paper shares no parameters across casts.
+        self.compress = nn.ModuleList(
+            make_compression(params.compression, 2 * size if comparison == "concatenation" else size,
+                             params.fm_factors)
+            for _ in CASTS for comparison in COMPARISONS)
+        self.encoder = nn.LSTM(size + len(CHANNEL_NAMES), params.hidden_size, batch_first=True)
+        self.prediction = nn.ModuleList([Highway(8 * params.hidden_size, params.highway_size),
+                                         Highway(params.highway_size, params.highway_size)])
+        self.head = nn.Linear(params.highway_size, 1)
+
+    def casts(self, words: torch.Tensor, attended: list[torch.Tensor]) -> torch.Tensor:
+        """(B, L, 12): each cast's attended vectors compared with the words, each comparison compressed."""
+        features = []
+        for c, bar in enumerate(attended):
+            comparisons = (bar * words, bar - words, torch.cat([bar, words], dim=-1))
+            features += [self.compress[c * len(COMPARISONS) + k](z) for k, z in enumerate(comparisons)]
+        return torch.stack(features, dim=-1)
+
+    def encode(self, words: torch.Tensor, features: torch.Tensor, mask: torch.Tensor
+               ) -> tuple[torch.Tensor, torch.Tensor]:
+        """The LSTM over [word; casts] (states zero on padding: a forward LSTM's real states never
+        read the padding after them), and MeanMax over the real positions."""
+        states, _ = self.encoder(self.dropout(torch.cat([words, features], dim=-1)))
+        states = states * mask[..., None].to(states.dtype)
+        return states, meanmax(states, mask)
+
+    def forward(self, batch: PairBatch, trace: bool = False) -> torch.Tensor | ForwardTrace:
+        question = self.read("question", batch.question_vectors, batch.question_unknown, batch.question_lengths)
+        answer = self.read("answer", batch.answer_vectors, batch.answer_unknown, batch.answer_lengths)
+        q_mask = length_mask(batch.question_lengths, batch.question_vectors.shape[1])
+        a_mask = length_mask(batch.answer_lengths, batch.answer_vectors.shape[1])
+        cells = q_mask[:, :, None] & a_mask[:, None, :]
+        q_words = self.dropout(self.projection(question.words))
+        a_words = self.dropout(self.projection(answer.words))
+        q_f, a_f = torch.relu(self.affinity(q_words)), torch.relu(self.affinity(a_words))
+        affinity = (q_f @ a_f.transpose(1, 2)) * cells
+        q_align, a_align = alignment(affinity, cells)
+        q_max, a_max = pooled_coattention(affinity, cells, q_mask, a_mask, "max")
+        q_mean, a_mean = pooled_coattention(affinity, cells, q_mask, a_mask, "mean")
+
+        def intra(words: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+            projected = torch.relu(self.intra_affinity(words))
+            return self_alignment(projected @ projected.transpose(1, 2), mask) @ words
+
+        def summary(weights: torch.Tensor, words: torch.Tensor) -> torch.Tensor:
+            """The weighted sum of a text's words, the same vector x_bar for every word of it."""
+            return (weights[:, None, :] @ words).expand_as(words)
+
+        q_features = self.casts(q_words, [q_align @ a_words, summary(q_max, q_words), summary(q_mean, q_words),
+                                          intra(q_words, q_mask)])
+        a_features = self.casts(a_words, [a_align.transpose(1, 2) @ q_words, summary(a_max, a_words),
+                                          summary(a_mean, a_words), intra(a_words, a_mask)])
+        q_states, q_vector = self.encode(q_words, q_features, q_mask)
+        a_states, a_vector = self.encode(a_words, a_features, a_mask)
+        pair = self.dropout(torch.cat([q_vector, a_vector, q_vector * a_vector, q_vector - a_vector], dim=-1))
+        first = self.prediction[0](pair)
+        second = self.prediction[1](self.dropout(first))
+        score = self.head(second).squeeze(-1)
+        if not trace:
+            return score
+        real = (q_mask[..., None], a_mask[..., None])
+        return ForwardTrace(
+            score=score,
+            question=SideSteps(question.words, None, None, q_words, q_states),
+            answer=SideSteps(answer.words, None, None, a_words, a_states),
+            matrices=Matrices((AFFINITY,), affinity[:, None], shown={ALIGN_QUESTION: q_align, ALIGN_ANSWER: a_align},
+                              products={AFFINITY: Product(q_f * real[0], a_f * real[1], cosine=False)}),
+            weights={MAX_WEIGHTS: WordWeights(q_max, a_max), MEAN_WEIGHTS: WordWeights(q_mean, a_mean)},
+            channels=Channels(CHANNEL_NAMES, q_features * real[0], a_features * real[1]),
+            vectors=dict(zip(PAIR_VECTORS, (q_vector, a_vector, first, second), strict=True)))
+
+    @classmethod
+    def parts(cls, params: ModelParams) -> frozenset[Part]:
+        return frozenset({Part.WORD_WEIGHTS, Part.MATRICES, Part.CHANNELS, Part.STATES, Part.PAIR_VECTORS})
+
+    @classmethod
+    def matrix_names(cls, params: ModelParams) -> list[str]:
+        return [AFFINITY]
+
+    @classmethod
+    def deviations(cls, params: dict[str, Any], training: dict[str, Any]) -> list[str]:
+        """How a configuration differs from the paper's TrecQA setting (section 3.2.2)."""
+        out = ["trained on WikiQA's standard split (the paper reports TrecQA, Ubuntu, QatarLiving and Tweets, "
+               "no WikiQA figure)",
+               "GloVe 6B 50d, frozen, one learned vector for unknown words (paper: GloVe 300d, frozen)",
+               f"LSTM of {params.get('hidden_size')}, highway layers of {params.get('projection_size')} and "
+               f"{params.get('highway_size')} (paper on TrecQA: LSTM 300, highway 200)",
+               "one linear score per pair (the paper's two-class softmax gives the same ranking: its logit "
+               "difference is one linear score)",
+               f"{training.get('optimizer', 'adam')} lr {training.get('learning_rate')}, weight decay "
+               f"{training.get('weight_decay')} (paper: Adam 3e-4, L2 1e-6)",
+               "every softmax and pooling reads real words only (padding takes no attention and enters no pool)",
+               "each compression function is shared by the question and the answer of its cast"]
+        if params.get("dropout"):
+            out.append(f"dropout {params['dropout']} on the projected words, the LSTM input and the prediction "
+                       "layers (paper: 0.2 on all layers but the embedding)")
+        if training.get("loss", "hinge") != "hinge":
+            out.append(f"{training['loss']} loss (paper: cross entropy over (question, answer) labels)")
+        if training.get("average_epochs"):
+            out.append(f"ships the mean of the weights of the last {training['average_epochs']} epochs "
+                       "(no early stopping)")
+        return out
+
+    @classmethod
+    def architecture_text(cls, params: ModelParams) -> str:
+        assert isinstance(params, MCANParams)
+        compression = {"fm": f"factorisation machine with {params.fm_factors} factors", "nn": "ReLU(W x + b)",
+                       "sm": "sum"}[params.compression]
+        return " -> ".join([
+            "GloVe 6B 50d word vectors (frozen; one learned vector for unknown words)",
+            f"highway projection to {params.projection_size}",
+            f"affinity s_ij = F(q_i)^T F(a_j), F a ReLU layer of {params.affinity_size}",
+            "4 casts (alignment, max-pooled and mean-pooled co-attention, intra-attention) x 3 comparisons "
+            f"(product, difference, concatenation), each compressed to 1 scalar by {compression} (12 per word)",
+            f"shared LSTM of {params.hidden_size} over [word; 12 features]",
+            f"MeanMax pooling ({2 * params.hidden_size} per text)",
+            f"two highway layers of {params.highway_size} over [h_q; h_a; h_q * h_a; h_q - h_a]",
+            "linear score"])
+
+
+__all__ = ["CASTS", "CHANNEL_NAMES", "COMPARISONS", "MCAN"]
