@@ -290,3 +290,39 @@ def test_matchpyramid_beside_mvlstm_on_every_page(server: str, page: Page) -> No
             assert page.locator(".js-plotly-plot").count() == 2
         shot(page, f"20-matchpyramid-{path or 'rank'}")
     assert page.dialogs == []  # type: ignore[attr-defined]
+
+
+def test_mcan_on_every_page(server: str, page: Page) -> None:
+    """MCAN beside an MV-LSTM on every page, in a real browser: its casts, co-attention, affinity and
+    alignment matrices, its own walkthrough step by step, the integrated-gradients split on Compare, and
+    a one-line note (naming the models that have them) where it has no part to show."""
+    example = BY_KEY["paraphrase"]
+    query = urlencode({"q": example.question, "c": json.dumps(list(example.candidates)), "models": "mcan,mvlstm"})
+    pages = (("", RANK_TABLE), ("attention", ".vega-embed"), ("features", ".vega-embed"),
+             ("interactions", ".js-plotly-plot"), ("pooled", ".vega-embed"), ("compare", ".vega-embed"),
+             ("sanity", "h1"), ("models", "h1"), ("evaluate", "h1"))
+    for path, check in pages:
+        open_app(page, server, f"{path}?{query}")
+        page.locator(check).first.wait_for(timeout=WAIT_MS)
+        assert page.locator("[data-testid=stException]").count() == 0, path
+        body = page.locator("body").inner_text()
+        assert "mcan" in body, path
+        if path == "features":  # the 12 casts, named in words
+            assert "alignment, product" in body or page.locator(".vega-embed").count() >= 2
+        if path == "compare":  # MCAN's gap is split over words, approximately, with its residual printed
+            assert "residual" in body.lower() and "integrated gradients" in body.lower()
+        shot(page, f"30-mcan-{path or 'rank'}")
+    # Its own walkthrough, every step, with this question's numbers.
+    open_app(page, server, f"walkthrough?{query}&model=mcan")
+    titles = []
+    while True:
+        assert page.locator("[data-testid=stException]").count() == 0, titles
+        titles.append(page.locator("h3").first.inner_text())
+        next_button = page.get_by_role("button", name="Next")
+        if next_button.is_disabled():
+            break
+        next_button.click()
+        settle(page)
+    assert len(titles) == 11 and "Casts" in " ".join(titles) and "MeanMax" in " ".join(titles), titles
+    shot(page, "30-mcan-walkthrough-last")
+    assert page.dialogs == []  # type: ignore[attr-defined]

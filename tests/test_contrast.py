@@ -33,7 +33,7 @@ def test_gap_decomposition_adds_up(make_matcher: MatcherFactory, variant: str) -
             assert abs(c.gap - (c.score_a - c.score_b)) < 1e-9
             assert abs(c.decomposed_gap - c.gap) < 1e-5
             # every term, summed with the bias difference, gives the gap back
-            assert abs(sum(t.effect for t in c.terms) + c.bias_difference - c.gap) < 1e-5
+            assert abs(sum(t.effect for t in c.terms) + c.bias_difference + c.residual_difference - c.gap) < 1e-5
             assert abs(sum(float(r["effect on gap"]) for r in c.rows()) - c.gap) < 1e-5  # type: ignore[arg-type]
             assert abs(sum(float(r["effect on gap"]) for r in c.rows(limit=3)) - c.gap) < 1e-5  # type: ignore[arg-type]
             assert [abs(t.effect) for t in c.terms] == sorted((abs(t.effect) for t in c.terms), reverse=True)

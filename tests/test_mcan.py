@@ -11,7 +11,7 @@ import torch
 from conftest import TINY_MCAN, MatcherFactory
 
 from matching.explain.attribution import integrated_gradients
-from matching.models.blocks import make_compression, softmax_over
+from matching.models.blocks import CastCompressions, make_compression, softmax_over
 from matching.models.blocks.compression import FactorizationMachine
 from matching.models.mcan import CASTS, CHANNEL_NAMES, COMPARISONS, meanmax
 from matching.models.params import MCANParams, ParamsError
@@ -129,3 +129,17 @@ def test_the_compression_is_recorded_in_the_checkpoint(make_matcher: MatcherFact
     before = [e.score for e in matcher.explain(QUESTION, CANDIDATES)]
     after = [e.score for e in loaded.explain(QUESTION, CANDIDATES)]
     np.testing.assert_allclose(before, after, atol=1e-6)
+
+
+@pytest.mark.parametrize("kind", ["fm", "nn", "sm"])
+def test_the_casts_compressed_together_are_each_functions_own(kind: str) -> None:
+    torch.manual_seed(0)
+    compressions = CastCompressions(kind, 6, 4, 3)  # type: ignore[arg-type]
+    for function in compressions:
+        for parameter in function.parameters():
+            torch.nn.init.normal_(parameter, std=0.5)
+    bars, words = torch.randn(4, 2, 5, 6), torch.randn(2, 5, 6)
+    together = compressions(bars * words, bars - words, bars, words)
+    one_by_one = torch.stack([compressions[c * 3 + k](z) for c in range(4) for k, z in enumerate(
+        (bars[c] * words, bars[c] - words, torch.cat([bars[c], words], dim=-1)))], dim=-1)
+    torch.testing.assert_close(together, one_by_one, atol=1e-5, rtol=1e-5)

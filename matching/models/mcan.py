@@ -31,10 +31,10 @@ from torch import nn
 
 from matching.models.base import ForwardTrace, MatchingModel, PairBatch, SideSteps, register
 from matching.models.blocks import (
+    CastCompressions,
     Highway,
     alignment,
     length_mask,
-    make_compression,
     pooled_coattention,
     self_alignment,
 )
@@ -122,22 +122,17 @@ class MCAN(MatchingModel):
         self.affinity = nn.Linear(size, params.affinity_size)
         self.intra_affinity = nn.Linear(size, params.affinity_size)
         # One compression per (cast, comparison): the paper shares no parameters across casts.
-        self.compress = nn.ModuleList(
-            make_compression(params.compression, 2 * size if comparison == "concatenation" else size,
-                             params.fm_factors)
-            for _ in CASTS for comparison in COMPARISONS)
+        self.compress = CastCompressions(params.compression, size, len(CASTS), params.fm_factors)
         self.encoder = nn.LSTM(size + len(CHANNEL_NAMES), params.hidden_size, batch_first=True)
         self.prediction = nn.ModuleList([Highway(8 * params.hidden_size, params.highway_size),
                                          Highway(params.highway_size, params.highway_size)])
         self.head = nn.Linear(params.highway_size, 1)
 
     def casts(self, words: torch.Tensor, attended: list[torch.Tensor]) -> torch.Tensor:
-        """(B, L, 12): each cast's attended vectors compared with the words, each comparison compressed."""
-        features = []
-        for c, bar in enumerate(attended):
-            comparisons = (bar * words, bar - words, torch.cat([bar, words], dim=-1))
-            features += [self.compress[c * len(COMPARISONS) + k](z) for k, z in enumerate(comparisons)]
-        return torch.stack(features, dim=-1)
+        """(B, L, 12): each cast's attended vectors x_bar compared with the words x (x_bar * x, x_bar - x,
+        [x_bar; x]), each comparison compressed to one scalar."""
+        bars = torch.stack(attended)  # (4, B, L, D), cast-major: each cast's rows are one block
+        return self.compress(bars * words, bars - words, bars, words)
 
     def encode(self, words: torch.Tensor, features: torch.Tensor, mask: torch.Tensor
                ) -> tuple[torch.Tensor, torch.Tensor]:

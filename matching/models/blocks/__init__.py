@@ -25,7 +25,7 @@ from matching.models.blocks.attention import (
     sparsemax,
 )
 from matching.models.blocks.coattention import alignment, pooled_coattention, self_alignment, softmax_over
-from matching.models.blocks.compression import COMPRESSIONS, CompressionKind, make_compression
+from matching.models.blocks.compression import COMPRESSIONS, CastCompressions, CompressionKind, make_compression
 from matching.models.blocks.encoders import BiLSTMEncoder
 from matching.models.blocks.heads import MLPHead
 from matching.models.blocks.highway import Highway
@@ -42,9 +42,9 @@ from matching.models.blocks.interactions import (
 from matching.models.blocks.masks import COSINE_EPS, UnknownWordVector, consecutive, length_mask, take_rows
 from matching.models.blocks.pooling import DynamicPooled, Pooled, dynamic_max_pool, kmax_pool, kmax_values
 
-__all__ = ["AttentionGate", "BiLSTMEncoder", "BilinearInteraction", "COMPRESSIONS", "COSINE_EPS", "CompressionKind",
-           "CosineInteraction", "DynamicPooled", "GATES", "Highway", "IdfTable", "Interaction", "MASKED_LOGIT",
-           "MLPHead", "Pooled", "TensorInteraction", "UnknownWordVector", "alignment", "consecutive", "cosine_matrix",
-           "dynamic_max_pool", "entmax15", "exact_match_matrix", "kmax_pool", "kmax_values", "length_mask",
-           "make_compression", "make_interaction", "masked_softmax", "normalised_entropy", "pooled_coattention",
-           "self_alignment", "softmax_over", "sparsemax", "take_rows"]
+__all__ = ["AttentionGate", "BiLSTMEncoder", "BilinearInteraction", "COMPRESSIONS", "COSINE_EPS", "CastCompressions",
+           "CompressionKind", "CosineInteraction", "DynamicPooled", "GATES", "Highway", "IdfTable", "Interaction",
+           "MASKED_LOGIT", "MLPHead", "Pooled", "TensorInteraction", "UnknownWordVector", "alignment", "consecutive",
+           "cosine_matrix", "dynamic_max_pool", "entmax15", "exact_match_matrix", "kmax_pool", "kmax_values",
+           "length_mask", "make_compression", "make_interaction", "masked_softmax", "normalised_entropy",
+           "pooled_coattention", "self_alignment", "softmax_over", "sparsemax", "take_rows"]
