@@ -129,17 +129,18 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
     # over a large file that cache grew to ~0.5 GB while rarely being hit (the scores are the same).
     os.environ.setdefault("ONEDNN_PRIMITIVE_CACHE_CAPACITY", "0")
     models = _load_models(args.pretrained, args.models)
-    path = Path(args.data) / args.split if args.split else Path(args.data)
-    try:
-        lists = open_ranking_file(path)
-        with ConsoleProgress() as display:
-            result = evaluate(lists, models, progress=EvaluationProgress(lists.questions, lists.pairs, list(models),
-                                                                         display))
-    except DataError as error:
-        sys.exit(f"error: {error}")
-    print(f"\n{path}: {result.evaluated} questions ({len(result.skipped)} skipped)\n")
-    print(format_table(result))
-    print("\n" + evaluation_notes(result, {name: matcher.card for name, matcher in models.items()}))
+    for data in args.data:  # each data set on its own, with its own baselines and tests
+        path = Path(data) / args.split if args.split else Path(data)
+        try:
+            lists = open_ranking_file(path)
+            with ConsoleProgress() as display:
+                result = evaluate(lists, models, progress=EvaluationProgress(lists.questions, lists.pairs,
+                                                                             list(models), display))
+        except DataError as error:
+            sys.exit(f"error: {error}")
+        print(f"\n{path}: {result.evaluated} questions ({len(result.skipped)} skipped)\n")
+        print(format_table(result))
+        print("\n" + evaluation_notes(result, {name: matcher.card for name, matcher in models.items()}))
 
 
 def cmd_report(args: argparse.Namespace) -> None:
@@ -214,8 +215,10 @@ def build_parser(prog: str = "python -m matching") -> argparse.ArgumentParser:
     sweep.set_defaults(func=cmd_sweep)
 
     evaluate = sub.add_parser("evaluate", help="metrics of the models and the baselines")
-    evaluate.add_argument("--data", required=True, help="folder with split folders, a toks folder, or a TSV/CSV file")
-    evaluate.add_argument("--split", help="train, dev or test (a subfolder of --data)")
+    evaluate.add_argument("--data", required=True, nargs="+",
+                          help="one or more data sets, each a folder with split folders, a toks folder, or a "
+                               "TSV/CSV file; each is reported on its own, with its baselines")
+    evaluate.add_argument("--split", help="train, dev or test (a subfolder of each --data)")
     evaluate.add_argument("--models", nargs="*")
     evaluate.add_argument("--pretrained", type=Path, default=DEFAULT_MODELS)
     evaluate.set_defaults(func=cmd_evaluate)

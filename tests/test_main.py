@@ -10,7 +10,7 @@ from dataclasses import asdict, replace
 from pathlib import Path
 
 import pytest
-from conftest import tiny_config, toy_lists
+from conftest import tiny_config, toy_lists, write_toks_folder
 
 from matching.__main__ import main
 from matching.models.params import params_to_dict
@@ -143,3 +143,13 @@ def test_python_dash_m_entry_point(pretrained: Path) -> None:
                             capture_output=True, text=True, timeout=120, cwd=REPO, env=env, check=False)
     assert result.returncode == 0, result.stderr
     assert "== cli-tiny" in result.stdout and "baselines: original order: ranks [1, 2]" in result.stdout
+
+
+def test_evaluate_reports_several_data_sets_each_with_its_baselines(pretrained: Path, toy_data: Path, tmp_path: Path,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    other = write_toks_folder(tmp_path / "other" / "test", toy_lists(0, 5))
+    main(["evaluate", "--pretrained", str(pretrained), "--data", str(toy_data), str(other.parent), "--split", "test"])
+    out = capsys.readouterr().out
+    assert f"{toy_data / 'test'}: 2 questions (0 skipped)" in out and f"{other}: 5 questions (0 skipped)" in out
+    assert out.count("| system | MAP | MRR | P@1 | nDCG@3 | nDCG@5 |") == 2
+    assert out.count("| BM25 | ") == 2 and out.count("Paired randomisation test on per-question AP") == 2
