@@ -73,6 +73,10 @@ VARIANTS: dict[str, dict[str, object]] = {
     "mcan-fm": {"family": "mcan", "compression": "fm"},
     "mcan-nn": {"family": "mcan", "compression": "nn"},
     "mcan-sm": {"family": "mcan", "compression": "sm"},
+    "cosine-exact-keywords": {"family": "mvlstm", "exact_match": "idf", "idf_words": 3, "keywords": True,
+                              "keyword_words": 3},
+    "pyramid-keywords": {"family": "matchpyramid", "keywords": True, "keyword_words": 3},
+    "mcan-keywords": {"family": "mcan", "keywords": True, "keyword_words": 3},
 }
 
 
@@ -95,6 +99,11 @@ def build_matcher(vectors: WordVectors, seed: int = 0, name: str = "tiny", **ove
     if idf is not None:  # a small IDF table: common words count less than the rest
         words = ["the", "is", "of"][: model.params.idf_words]  # type: ignore[attr-defined]
         idf.fill(torch.from_numpy(vectors.key_ids(words)), torch.linspace(0.1, 0.3, len(words)), 1.0)
+    if model.keywords is not None:  # the same small table, and weights that make each feature count
+        words = ["the", "is", "of"][: model.params.keyword_words]
+        model.keywords.fill(torch.from_numpy(vectors.key_ids(words)), torch.linspace(0.1, 0.3, len(words)), 9.0)
+        with torch.no_grad():
+            model.keywords.weights.copy_(torch.tensor([0.5, -0.25, 0.75]))
     return Matcher(name, model, vectors)
 
 
@@ -234,13 +243,16 @@ def assert_explanation_invariants(explanation: Explanation, matcher: Matcher) ->
     with torch.no_grad():
         hidden = matcher.model.head.hidden(torch.from_numpy(explanation.mlp_input)[None])
         replay = float(matcher.model.head(torch.from_numpy(explanation.mlp_input)[None])[0])
-    assert abs(replay - explanation.score) < 1e-5
+    assert abs(replay - explanation.learned_score) < 1e-5
     np.testing.assert_allclose(steps.hidden, hidden[0].numpy(), atol=1e-5)
-    # ... and both decompositions split it exactly: over the pooled slots and over the matrix cells.
-    total = sum(cell.contribution for cell in cells) + explanation.bias_contribution
+    # ... and both decompositions split it exactly, with the keyword term where the model has one: over the
+    # pooled slots and over the matrix cells.
+    keywords = explanation.keyword_score
+    assert bool(explanation.keyword_terms) == params.keywords
+    total = sum(cell.contribution for cell in cells) + explanation.bias_contribution + keywords
     assert abs(total - explanation.score) < 1e-5
     cell_total = sum(float(v.sum(dtype=np.float64)) for v in explanation.cell_contributions.values())
-    assert abs(cell_total + explanation.cell_bias - explanation.score) < 1e-5
+    assert abs(cell_total + explanation.cell_bias + keywords - explanation.score) < 1e-5
 
 
 def assert_kmax_cells(explanation: Explanation, params: Any) -> None:

@@ -51,7 +51,7 @@ class WordKMax(MatchingModel):
         super().__init__(params)
         self.head = MLPHead(params.k, params.mlp_hidden)
 
-    def forward(self, batch: PairBatch, trace: bool = False) -> torch.Tensor | ForwardTrace:
+    def match(self, batch: PairBatch, trace: bool = False) -> torch.Tensor | ForwardTrace:
         question = self.read("question", batch.question_vectors, batch.question_unknown, batch.question_lengths)
         answer = self.read("answer", batch.answer_vectors, batch.answer_unknown, batch.answer_lengths)
         matrices = cosine_matrix(question.words, answer.words)[:, None]

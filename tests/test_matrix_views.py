@@ -34,7 +34,8 @@ def test_contributions_view_adds_up_to_the_score(variant_matcher: Matcher) -> No
         assert CONTRIBUTIONS not in view_names(explanation)
         return
     view = matrix_view(explanation, CONTRIBUTIONS)
-    assert abs(float(view.matrix.sum(dtype=np.float64)) + explanation.cell_bias - explanation.score) < 1e-5
+    assert abs(float(view.matrix.sum(dtype=np.float64)) + explanation.cell_bias + explanation.keyword_score
+               - explanation.score) < 1e-5
     largest = np.abs(view.matrix).max()
     first = next(o for o in view.outlines if o.label == "1")
     assert abs(view.matrix[first.i, first.j]) == largest

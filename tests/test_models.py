@@ -8,6 +8,7 @@ from conftest import VARIANTS, MatcherFactory, tiny_params
 
 from matching.explain.matcher import Matcher
 from matching.models import AMVLSTM, MVLSTM, ForwardTrace, MatchPyramid, build_model
+from matching.models.base import trace_parts_of
 from matching.models.batching import make_batch
 from matching.models.params import ParamsError
 from matching.models.parts import Part
@@ -42,7 +43,7 @@ def test_trace_matches_the_plain_pass(variant_matcher: Matcher) -> None:
         trace = matcher.model(batch, trace=True)
     assert isinstance(trace, ForwardTrace)
     torch.testing.assert_close(trace.score, scores, atol=0, rtol=0)
-    assert trace.parts == type(matcher.model).parts(params)  # declared before any run, as the trace has them
+    assert trace.parts == trace_parts_of(params)  # declared before any run, as the trace has them
     assert trace.matrices is not None and Part.MATRICES in trace.parts
     if trace.pooled is None:  # no exact split: nothing claims one
         assert trace.matrices.cell_contributions is None and trace.matrices.cell_bias is None
@@ -55,7 +56,7 @@ def test_trace_matches_the_plain_pass(variant_matcher: Matcher) -> None:
     assert groups == len(trace.pooled.groups) == len(trace.pooled.group_matrix)
     assert trace.pooled.contributions.shape == (3, groups * slots) and groups * slots == params.pooled_size
     assert (Part.WORD_WEIGHTS in trace.parts) == bool(params.attended_sides)
-    assert type(matcher.model).parts(params) == trace.parts  # what a page offers is what a trace carries
+    assert trace_parts_of(params) == trace.parts  # what a page offers is what a trace carries
     assert (trace.question_attention is not None) == ("question" in params.attended_sides)
     assert (trace.answer_attention is not None) == ("answer" in params.attended_sides)
 

@@ -69,7 +69,9 @@ def test_the_waterfall_adds_up_to_the_score_and_the_hidden_units_are_this_pass(v
         head = variant_matcher.model.head
         replay = float(head.out(torch.relu(torch.from_numpy(mlp.hidden).float()))[0])
         hidden = head.hidden(torch.from_numpy(mlp.inputs)[None])[0].numpy()
-    assert abs(replay - explained.score) < 1e-5
+    assert abs(replay - explained.learned_score) < 1e-5
+    assert [bar["part"] for bar in mlp.waterfall if bar["part"].startswith("keywords: ")] == [
+        f"keywords: {name}" for name in explained.keyword_terms]
     assert np.allclose(hidden, mlp.hidden, atol=1e-5)
     assert mlp.active.dtype == bool and (mlp.active == (mlp.hidden > 0)).all()
 
@@ -129,10 +131,12 @@ def test_step_index_is_clamped_to_the_models_own_steps(explained) -> None:  # ty
     gated = explained.question_attention is not None or explained.answer_attention is not None
     assert any(step.view == View.GATE for step in steps) == gated
     assert all(walkthrough.applies(explained, step) for step in steps)
+    terms = explained.has(Part.TERMS)  # a keyword term beside the learned match: one step more, before the rank
+    assert any(step.view == View.TERMS for step in steps) == terms and (not terms or steps[-2].view == View.TERMS)
     if explained.has(Part.POOLED_CELLS):
-        assert len(steps) == 6 + gated + explained.has(Part.STATES)
+        assert len(steps) == 6 + gated + explained.has(Part.STATES) + terms
     else:  # every step of the family's own walkthrough applies: it reads only parts the model has
-        assert steps == explained.descriptor.steps
+        assert len(steps) == len(explained.descriptor.steps) + terms
     assert steps[0].view == View.WORDS and steps[-1].view == View.RANK
 
 
@@ -142,3 +146,15 @@ def test_the_gate_formula_names_the_models_own_gate() -> None:
     assert gate_formula("softmax", 4).startswith("alpha_t = exp(V^T w_t)")
     assert "sparsemax" in gate_formula("sparsemax", 4) and "exactly 0" in gate_formula("sparsemax", 4)
     assert "1.5-entmax" in gate_formula("entmax15", 4)
+
+
+def test_the_terms_step_adds_up_to_the_score(make_matcher) -> None:  # type: ignore[no-untyped-def]
+    explained = make_matcher(seed=4, family="mvlstm", keywords=True, keyword_words=3).explain(QUESTION, [ANSWER])[0]
+    rows = walkthrough.term_rows(explained)
+    assert [r["term"] for r in rows] == ["learned match", "word overlap", "IDF-weighted overlap", "BM25"]
+    assert abs(sum(r["value"] for r in rows) - explained.score) < 1e-5
+    for row in rows[1:]:  # each keyword feature's term is its weight times its value, as traced
+        assert abs(row["feature x"] * row["weight w"] - row["value"]) < 1e-6
+    assert rows[1]["feature x"] > 0  # "novel" and "hamlet"-like words are shared with the answer
+    bars = walkthrough.terms_waterfall(explained)
+    assert bars[0]["start"] == 0.0 and abs(bars[-1]["end"] - explained.score) < 1e-5

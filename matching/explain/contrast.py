@@ -31,6 +31,8 @@ from matching.explain.matrix_views import MatrixView, matrix_view, view_names
 from matching.explain.ranking import Ranking
 
 EXACT, INTEGRATED_GRADIENTS = "exact", "integrated gradients"
+KEYWORDS = "keywords: "
+"""The `matrix` of a keyword feature's term (`Explanation.keyword_terms`): exact, whatever the method."""
 """How a gap is split: exactly over matrix cells, or approximately over words."""
 
 
@@ -62,12 +64,16 @@ class GapTerm:
 
     @property
     def words(self) -> str:
+        if self.matrix.startswith(KEYWORDS):
+            return f"'{self.matrix.removeprefix(KEYWORDS)}'"
         if self.i is not None and self.j is not None:
             return f"'{self.question_word}' × '{self.answer_word}'"
         return f"'{self.question_word or self.answer_word}'"
 
     @property
     def what(self) -> str:
+        if self.matrix.startswith(KEYWORDS):
+            return "keyword feature"
         return "cell" if self.i is not None and self.j is not None else "word"
 
     @property
@@ -98,6 +104,13 @@ class ModelContrast:
     residual_a: float = 0.0
     """What integrated gradients left unexplained of A's score (0 for an exact split)."""
     residual_b: float = 0.0
+    keywords_a: float = 0.0
+    """What A's keyword term adds to its score (0 without one; its features are among `terms`)."""
+    keywords_b: float = 0.0
+
+    @property
+    def keyword_difference(self) -> float:
+        return self.keywords_a - self.keywords_b
 
     @property
     def exact(self) -> bool:
@@ -117,9 +130,10 @@ class ModelContrast:
 
     @property
     def decomposed_gap(self) -> float:
-        """cells(A) - cells(B) + bias difference (+ residual difference for integrated gradients): equals
-        `gap` up to float rounding."""
-        return self.cells_a - self.cells_b + self.bias_difference + self.residual_difference
+        """cells(A) - cells(B) + keywords(A) - keywords(B) + bias difference (+ residual difference for
+        integrated gradients): equals `gap` up to float rounding."""
+        return (self.cells_a - self.cells_b + self.keyword_difference + self.bias_difference
+                + self.residual_difference)
 
     @property
     def above(self) -> str:
@@ -149,7 +163,9 @@ class ModelContrast:
             rows.append({"candidate": "A, B", "matrix": f"{len(rest)} more cells", "pooling rank": None,
                          "question word": "", "answer word": "", "value": None, "contribution": None,
                          "effect on gap": float(sum(t.effect for t in rest))})
-        rows.append({"candidate": "A - B", "matrix": "bias" if self.exact else "baseline (all word vectors 0)",
+        rows.append({"candidate": "A - B", "matrix": "bias" if self.exact else "baseline (all word vectors 0)"
+                     + (", less its keyword term" if not self.exact and self.terms and any(
+                         t.what == "keyword feature" for t in self.terms) else ""),
                      "pooling rank": None, "question word": "", "answer word": "", "value": None,
                      "contribution": None, "effect on gap": self.bias_difference})
         if not self.exact:
@@ -178,6 +194,13 @@ def _terms(explanation: Explanation, side: str) -> list[GapTerm]:
     return terms
 
 
+def _keyword_terms(explanation: Explanation, side: str) -> list[GapTerm]:
+    """Each keyword feature's term of one candidate (w_k x_k), exact whatever the method."""
+    return [GapTerm(side=side, matrix=f"{KEYWORDS}{name}", rank=None, i=None, j=None, question_word="",
+                    answer_word="", value=None, contribution=float(value))
+            for name, value in explanation.keyword_terms.items()]
+
+
 def _cells(explanation: Explanation) -> float:
     return float(sum(float(m.sum(dtype=np.float64)) for m in explanation.cell_contributions.values()))
 
@@ -188,19 +211,24 @@ def contrast(ranking: Ranking, model: str, a: int, b: int, matcher: Matcher | No
     result = ranking.models[model]
     ea, eb = result.explanations[a], result.explanations[b]
     ranks = dict(rank_a=int(result.ranks[a]), rank_b=int(result.ranks[b]))
+    keywords = _keyword_terms(ea, "A") + _keyword_terms(eb, "B")
     if ea.cell_bias is not None and eb.cell_bias is not None:
-        terms = sorted(_terms(ea, "A") + _terms(eb, "B"), key=lambda t: -abs(t.effect))
+        terms = sorted(_terms(ea, "A") + _terms(eb, "B") + keywords, key=lambda t: -abs(t.effect))
         return ModelContrast(model=model, a=a, b=b, score_a=ea.score, score_b=eb.score, **ranks,
                              cells_a=_cells(ea), cells_b=_cells(eb), bias_a=ea.cell_bias,
-                             bias_b=eb.cell_bias, terms=tuple(terms))
+                             bias_b=eb.cell_bias, terms=tuple(terms), keywords_a=ea.keyword_score,
+                             keywords_b=eb.keyword_score)
     if matcher is None:
         raise ValueError(f"{model}: its score does not split over cells; integrated gradients need the model")
     wa, wb = integrated_gradients(matcher, ranking.question_tokens,
                                   [ranking.candidate_tokens[a], ranking.candidate_tokens[b]])
-    terms = sorted(_word_terms(ea, wa, "A") + _word_terms(eb, wb, "B"), key=lambda t: -abs(t.effect))
-    # The split is of the scores on the integration line's end: the traced scores (to float rounding).
+    terms = sorted(_word_terms(ea, wa, "A") + _word_terms(eb, wb, "B") + keywords, key=lambda t: -abs(t.effect))
+    # The split is of the scores on the integration line's end: the traced scores (to float rounding). The
+    # keyword term reads no word vector, so it is the same all along the line: it is taken out of the baseline.
     return ModelContrast(model=model, a=a, b=b, score_a=ea.score, score_b=eb.score, **ranks,
-                         cells_a=wa.total, cells_b=wb.total, bias_a=wa.baseline, bias_b=wb.baseline,
+                         cells_a=wa.total, cells_b=wb.total, bias_a=wa.baseline - ea.keyword_score,
+                         bias_b=wb.baseline - eb.keyword_score, keywords_a=ea.keyword_score,
+                         keywords_b=eb.keyword_score,
                          terms=tuple(terms), method=INTEGRATED_GRADIENTS,
                          residual_a=ea.score - wa.baseline - wa.total, residual_b=eb.score - wb.baseline - wb.total)
 
@@ -254,7 +282,8 @@ def describe(c: ModelContrast, label_a: str = "A", label_b: str = "B") -> str:
     for term in lead:
         owner = label_a if term.side == "A" else label_b
         verb = "raises" if term.contribution > 0 else "lowers"
-        where = f" ({term.where})" if term.what == "cell" else f" ({term.matrix})"
+        where = (f" ({term.where})" if term.what == "cell" else "" if term.what == "keyword feature"
+                 else f" ({term.matrix})")
         parts.append(f"in {owner}, the {term.what} {term.words}{where} {verb} its score by "
                      f"{abs(term.contribution):.3f}")
     share = sum(abs(t.effect) for t in lead) / abs(c.gap)

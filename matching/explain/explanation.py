@@ -15,6 +15,7 @@ from typing import Any, NamedTuple, overload
 import numpy as np
 
 from matching.models import ForwardTrace, SideSteps, family_of
+from matching.models.blocks.keywords import KEYWORD_FEATURES
 from matching.models.params import ModelParams
 from matching.models.parts import Descriptor, Part
 from matching.text.tokens import Token
@@ -106,11 +107,13 @@ class Explanation:
     pooled_cells: tuple[PooledCell, ...]
     """Empty for a family without pooled cells."""
     bias_contribution: float | None
-    """score = sum of pooled-cell contributions + bias_contribution, exactly (None without pooled cells)."""
+    """score = sum of pooled-cell contributions + bias_contribution (+ the keyword term, `keyword_score`, where the
+    model has one), exactly (None without pooled cells)."""
     cell_contributions: dict[str, np.ndarray]
     """Per read matrix, (m, n): gradient x value of every cell; empty where the score does not split over cells."""
     cell_bias: float | None
-    """score = sum of all cell contributions + cell_bias, exactly (None without cell contributions)."""
+    """score = sum of all cell contributions + cell_bias (+ `keyword_score`), exactly (None without cell
+    contributions)."""
     steps: Steps
     parts: frozenset[Part] = frozenset()
     """The parts of the trace this explanation carries (`models.parts.Part`)."""
@@ -123,6 +126,22 @@ class Explanation:
     matrix_products: dict[str, tuple[np.ndarray, np.ndarray, bool]] = field(default_factory=dict)
     """Per matrix that is a plain product of traced vectors: (question vectors (m, D), answer vectors
     (n, D), is a cosine)."""
+
+    @property
+    def keyword_terms(self) -> dict[str, float]:
+        """What each keyword feature adds to the score (w_k x_k; `blocks.keywords`), empty without a keyword term."""
+        return {name: value for name, value in self.terms.items() if name in KEYWORD_FEATURES}
+
+    @property
+    def keyword_score(self) -> float:
+        """The keyword term's share of the score (0 without one): score = learned match + this, exactly."""
+        return float(sum(self.keyword_terms.values()))
+
+    @property
+    def learned_score(self) -> float:
+        """The score less the keyword term: what the family's own network gave, read off the trace."""
+        return float(sum(v for name, v in self.terms.items() if name not in KEYWORD_FEATURES)) if self.terms \
+            else self.score
 
     def has(self, *parts: Part) -> bool:
         """True when this explanation carries every part named."""

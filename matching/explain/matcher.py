@@ -15,6 +15,7 @@ import torch
 
 from matching.explain.explanation import Explanation, TracedExplanations
 from matching.models import ForwardTrace, MatchingModel, TextEncoding
+from matching.models.base import trace_parts_of
 from matching.models.batching import RowCache, TextTable, lookup_texts, pair_batch
 from matching.models.params import ModelParams
 from matching.models.parts import Part
@@ -55,7 +56,7 @@ class Matcher:
     @property
     def parts(self) -> frozenset[Part]:
         """The parts this model's explanations carry (`models.parts.Part`)."""
-        return type(self.model).parts(self.params)
+        return trace_parts_of(self.params)
 
     def _texts(self, side: str, texts: Sequence[Sequence[Token]], trace: bool, known: RowCache | None = None
                ) -> SideTexts:

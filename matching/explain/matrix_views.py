@@ -122,7 +122,9 @@ def matrix_view(explanation: Explanation, view: str) -> MatrixView:
         outlines = _top_contribution_outlines(total)
         return MatrixView(view, total, outlines,
                           f"{VIEW_HELP[CONTRIBUTIONS]} Cells: {float(total.sum()):+.4f}, bias "
-                          f"{explanation.cell_bias:+.4f}, score {explanation.score:+.4f}. Outlined: the "
+                          f"{explanation.cell_bias:+.4f}"
+                          + (f", keywords {explanation.keyword_score:+.4f}" if explanation.keyword_terms else "")
+                          + f", score {explanation.score:+.4f}. Outlined: the "
                           f"{len(outlines)} cells with the largest |contribution|.")
     if view == COMBINED:
         stacked = np.stack([explanation.interaction_matrices[name] for name in main])

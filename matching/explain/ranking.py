@@ -215,6 +215,20 @@ def rank_tokens(question: str, question_tokens: Sequence[Token], candidates: Seq
         baselines=baselines, baseline_ranks={k: competition_ranks(v) for k, v in baselines.items()})
 
 
+def score_split_rows(ranking: Ranking, pick: int) -> list[dict[str, object]]:
+    """Each model's score of candidate `pick` split into its learned match and its keyword term (and each
+    keyword feature's part), read off the explanation; learned match + keywords = score exactly. A model
+    without a keyword term has keywords None: its whole score is learned match."""
+    rows: list[dict[str, object]] = []
+    for name, result in ranking.models.items():
+        explanation = result.explanations[pick]
+        has = bool(explanation.keyword_terms)
+        rows.append({"model": name, "score": explanation.score, "learned match": explanation.learned_score,
+                     "keywords": explanation.keyword_score if has else None,
+                     **{feature: value for feature, value in explanation.keyword_terms.items()}})
+    return rows
+
+
 def compact_rows(ranking: Ranking, with_baselines: bool = False, text_chars: int = 44) -> list[dict[str, object]]:
     """The Rank table for a projector: short texts, ranks only, models by short name, baselines on demand.
 

@@ -20,7 +20,9 @@ from typing import Any
 import numpy as np
 
 from matching.explain.explanation import Explanation, PooledCell, SideValues
-from matching.models.parts import VIEW_NEEDS, Step, View
+from matching.models.base import KEYWORD_VALUES, KEYWORD_WEIGHTS
+from matching.models.blocks.keywords import KEYWORD_FEATURES
+from matching.models.parts import TERMS_STEP, VIEW_NEEDS, Part, Step, View
 from matching.text.tokens import Token
 
 WATERFALL_BARS = 15
@@ -36,8 +38,36 @@ def applies(explanation: Explanation, step: Step) -> bool:
 
 
 def steps_for(explanation: Explanation) -> tuple[Step, ...]:
-    """This model's walkthrough: its family's steps, less those whose part this model lacks."""
-    return tuple(step for step in explanation.descriptor.steps if applies(explanation, step))
+    """This model's walkthrough: its family's steps, less those whose part this model lacks, with the
+    score terms (a keyword term beside the learned match) just before the rank where the model has them."""
+    steps = [step for step in explanation.descriptor.steps if applies(explanation, step)]
+    if explanation.has(Part.TERMS) and all(step.view != View.TERMS for step in steps):
+        steps.insert(len(steps) - 1 if steps and steps[-1].view == View.RANK else len(steps), TERMS_STEP)
+    return tuple(steps)
+
+
+def term_rows(explanation: Explanation) -> list[dict[str, Any]]:
+    """The score's terms, each with its feature value and weight where it is a keyword feature (term = w x);
+    they add up to the score."""
+    features = explanation.steps.vectors.get(KEYWORD_VALUES)
+    weights = explanation.steps.vectors.get(KEYWORD_WEIGHTS)
+    rows = []
+    for name, value in explanation.terms.items():
+        row: dict[str, Any] = {"term": name, "value": value, "feature x": None, "weight w": None}
+        if name in KEYWORD_FEATURES and features is not None and weights is not None:
+            k = KEYWORD_FEATURES.index(name)
+            row["feature x"], row["weight w"] = float(features[k]), float(weights[k])
+        rows.append(row)
+    return rows
+
+
+def terms_waterfall(explanation: Explanation) -> list[dict[str, Any]]:
+    """Bars from 0 to the score, one per term."""
+    bars, total = [], 0.0
+    for name, amount in explanation.terms.items():
+        bars.append({"part": name, "start": total, "end": total + amount, "amount": amount})
+        total += amount
+    return bars
 
 
 def step_index(step: int, explanation: Explanation) -> int:
@@ -258,6 +288,7 @@ def mlp_step(explanation: Explanation, bars: int = WATERFALL_BARS) -> MLPStep:
         items.append((f"{cell.group} #{cell.rank}: {where}", cell.contribution))
     if rest:
         items.append((f"{len(rest)} other cells", float(sum(c.contribution for c in rest))))
+    items += [(f"keywords: {name}", value) for name, value in explanation.keyword_terms.items()]
     items.append(("bias", explanation.bias_contribution))
     waterfall, total = [], 0.0
     for label, amount in items:

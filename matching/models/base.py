@@ -9,7 +9,7 @@ trace, the matrix names and the architecture text, never from the family's inter
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from typing import Any, ClassVar, Protocol
 
 import torch
@@ -23,6 +23,7 @@ from matching.models.blocks import (
     length_mask,
     take_rows,
 )
+from matching.models.blocks.keywords import KEYWORD_FEATURES, KeywordTerm
 from matching.models.params import ModelParams, ParamsError
 from matching.models.parts import Channels, Descriptor, Matrices, Part, PooledCells, Terms, WordWeights
 from matching.text.corpus import Corpus
@@ -155,6 +156,7 @@ class MatchingModel(nn.Module):
             getattr(params, "attention_gate", "softmax"), getattr(params, "attention_temperature", 1.0),
             getattr(params, "attention_init", "default")) for side in params.attended_sides})
         self.dropout = nn.Dropout(params.dropout)
+        self.keywords = KeywordTerm(params.keyword_words) if params.keywords else None
 
     def read(self, side: str, vectors: torch.Tensor, unknown: torch.Tensor, lengths: torch.Tensor,
              unit: bool = False) -> SideSteps:
@@ -170,9 +172,28 @@ class MatchingModel(nn.Module):
         gated = read * self.gates[side].weights(attention, mask)[..., None]
         return SideSteps(words, logits, attention, gated, None)
 
-    def forward(self, batch: PairBatch, trace: bool = False) -> torch.Tensor | ForwardTrace:
-        """Scores (B,), or with `trace` the full ForwardTrace of this same pass."""
+    def match(self, batch: PairBatch, trace: bool = False) -> torch.Tensor | ForwardTrace:
+        """The family's own network: its scores (B,), or with `trace` the ForwardTrace of this same pass."""
         raise NotImplementedError
+
+    def forward(self, batch: PairBatch, trace: bool = False) -> torch.Tensor | ForwardTrace:
+        """Scores (B,), or with `trace` the full ForwardTrace of this same pass: the family's learned
+        match, plus the keyword term where the model has one (then split exactly in `trace.terms`)."""
+        found = self.match(batch, trace)
+        if self.keywords is None:
+            return found
+        if batch.question_ids is None or batch.answer_ids is None:
+            raise ValueError("the keyword term needs the lookup-key ids of both texts")
+        features = self.keywords.features(batch.question_ids, batch.answer_ids, batch.question_lengths,
+                                          batch.answer_lengths)
+        keywords = features * self.keywords.weights
+        if not isinstance(found, ForwardTrace):
+            return found + keywords.sum(-1)
+        own = found.terms or Terms((LEARNED_MATCH,), found.score[:, None])
+        return replace(found, score=found.score + keywords.sum(-1),
+                       terms=Terms((*own.names, *KEYWORD_FEATURES), torch.cat([own.values, keywords], dim=-1)),
+                       vectors={**found.vectors, KEYWORD_VALUES: features,
+                                KEYWORD_WEIGHTS: self.keywords.weights.detach().expand_as(features)})
 
     def encode_texts(self, side: str, vectors: torch.Tensor, unknown: torch.Tensor, lengths: torch.Tensor,
                      trace: bool = True) -> TextEncoding | None:
@@ -204,14 +225,40 @@ class MatchingModel(nn.Module):
 
     @classmethod
     def parts(cls, params: ModelParams) -> frozenset[Part]:
-        """The parts a trace of this configuration carries (tested against real traces), so a page can
-        offer the models that have what it shows before running any of them."""
+        """The parts the family's own network gives its traces (`trace_parts_of` adds the keyword term's)."""
         raise NotImplementedError
 
     @classmethod
     def deviations(cls, params: dict[str, Any], training: dict[str, Any]) -> list[str]:
         """How a configuration differs from its paper, in plain lines for the model card."""
         return []
+
+
+LEARNED_MATCH = "learned match"
+"""The score term of a family's own network, beside the keyword term's features (`Terms`)."""
+KEYWORD_VALUES, KEYWORD_WEIGHTS = "keyword features", "keyword weights"
+"""The pair vectors of a keyword term: the features x of each pair and the weights w (term k = w_k x_k)."""
+
+
+def trace_parts_of(params: ModelParams) -> frozenset[Part]:
+    """The parts a trace of this configuration carries (tested against real traces), so a page can
+    offer the models that have what it shows before running any of them."""
+    return family_of(params).parts(params) | ({Part.TERMS, Part.PAIR_VECTORS} if params.keywords else frozenset())
+
+
+def sized_for_corpus(params: ModelParams, corpus: Corpus) -> ModelParams:
+    """The parameters a configuration takes from its training texts: the family's own, and the size
+    of the keyword term's IDF table."""
+    params = family_of(params).with_corpus(params, corpus)
+    return replace(params, keyword_words=len(corpus.idf[0])) if params.keywords else params
+
+
+def fit_to_corpus(model: MatchingModel, corpus: Corpus) -> None:
+    """Fill what a model keeps from its training texts: the family's own and the keyword statistics."""
+    model.fit_corpus(corpus)
+    if model.keywords is not None:
+        ids, idf = corpus.idf
+        model.keywords.fill(ids, idf, corpus.mean_length)
 
 
 def gate_text(params: ModelParams) -> str:

@@ -79,7 +79,7 @@ class MatchPyramid(MatchingModel):
         flat = dynamic.pooled.flat()
         return self.head(self.dropout(flat)), flat, features, dynamic
 
-    def forward(self, batch: PairBatch, trace: bool = False) -> torch.Tensor | ForwardTrace:
+    def match(self, batch: PairBatch, trace: bool = False) -> torch.Tensor | ForwardTrace:
         # Cosine matching = the dot product of unit word vectors; a gate then reweights the unit vectors.
         unit = self.params.matching == "cosine"
         question = self.read("question", batch.question_vectors, batch.question_unknown, batch.question_lengths, unit)

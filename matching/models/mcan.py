@@ -142,7 +142,7 @@ class MCAN(MatchingModel):
         states = states * mask[..., None].to(states.dtype)
         return states, meanmax(states, mask)
 
-    def forward(self, batch: PairBatch, trace: bool = False) -> torch.Tensor | ForwardTrace:
+    def match(self, batch: PairBatch, trace: bool = False) -> torch.Tensor | ForwardTrace:
         question = self.read("question", batch.question_vectors, batch.question_unknown, batch.question_lengths)
         answer = self.read("answer", batch.answer_vectors, batch.answer_unknown, batch.answer_lengths)
         q_mask = length_mask(batch.question_lengths, batch.question_vectors.shape[1])

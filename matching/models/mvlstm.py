@@ -131,7 +131,7 @@ class MVLSTM(MatchingModel):
             return EncodedTexts(read, states, meeting(states))
         return EncodedTexts(read, None, self.encoder(read.gated_words, lengths, then=meeting))
 
-    def forward(self, batch: PairBatch, trace: bool = False) -> torch.Tensor | ForwardTrace:
+    def match(self, batch: PairBatch, trace: bool = False) -> torch.Tensor | ForwardTrace:
         questions = batch.question_encoding or self.encode_texts(  # encoded here unless done once for many
             "question", batch.question_vectors, batch.question_unknown, batch.question_lengths)
         answers = batch.answer_encoding or self.encode_texts(

@@ -62,6 +62,11 @@ class ModelParams:
     max_answer_len: int = 60
     dropout: float = 0.0
     """Applied during training only (where each family says)."""
+    keywords: bool = False
+    """A MatchLens addition any family can have: score = learned match + a learned linear term over
+    keyword features of the pair (word overlap, IDF-weighted overlap, BM25; `blocks.keywords`)."""
+    keyword_words: int = 0
+    """How many words the keyword term's IDF table holds (the training answers'; sized from them)."""
 
     @property
     def attended_sides(self) -> tuple[str, ...]:
@@ -73,6 +78,10 @@ class ModelParams:
         _require_finite(self, "dropout")
         if not 0.0 <= self.dropout < 1.0:
             raise ParamsError(f"dropout must be in [0, 1), not {self.dropout!r}")
+        if not isinstance(self.keywords, bool):
+            raise ParamsError(f"keywords must be true or false, not {self.keywords!r}")
+        if not isinstance(self.keyword_words, int) or isinstance(self.keyword_words, bool) or self.keyword_words < 0:
+            raise ParamsError(f"keyword_words must be a non-negative integer, not {self.keyword_words!r}")
 
 
 @dataclass(frozen=True)

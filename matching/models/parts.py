@@ -121,6 +121,7 @@ class View(StrEnum):
     WEIGHTS = "weights"  # named word weights side by side (word weights)
     CHANNELS = "channels"  # named per-word feature channels (word channels)
     PAIR_VECTORS = "pair vectors"  # named vectors of the pair (pair vectors)
+    TERMS = "terms"  # the score split into named terms, e.g. learned match and keywords (score terms)
     RANK = "rank"  # where the candidate lands
 
 
@@ -128,7 +129,7 @@ VIEW_NEEDS: dict[View, Part | None] = {
     View.WORDS: None, View.VECTORS: None, View.PROJECTION: None, View.RANK: None, View.GATE: Part.WORD_WEIGHTS,
     View.STATES: Part.STATES, View.CELL: Part.MATRICES, View.MATRIX: Part.MATRICES,
     View.POOLING: Part.POOLED_CELLS, View.MLP: Part.POOLED_CELLS, View.WEIGHTS: Part.WORD_WEIGHTS,
-    View.CHANNELS: Part.CHANNELS, View.PAIR_VECTORS: Part.PAIR_VECTORS,
+    View.CHANNELS: Part.CHANNELS, View.PAIR_VECTORS: Part.PAIR_VECTORS, View.TERMS: Part.TERMS,
 }
 """The part each view reads (None: every trace has what it reads)."""
 
@@ -154,6 +155,9 @@ VECTORS_STEP = Step("vectors", View.VECTORS, "Word vectors", "Each word becomes 
 GATE_STEP = Step("gate", View.GATE, "The attention gate", "The model scores each word (V^T w_t), turns the scores "
                  "into weights that add up to 1 (a softmax in the paper; sparse gates can give words exactly 0) and "
                  "multiplies each word vector by its weight.")
+TERMS_STEP = Step("terms", View.TERMS, "Keywords and learned match", "The score is the network's learned match "
+                  "plus a keyword term: each keyword feature of the pair (word overlap, IDF-weighted overlap, BM25) "
+                  "times a learned weight. The parts add up to the score exactly.")
 RANK_STEP = Step("rank", View.RANK, "The rank", "The candidates are sorted by score: this is where yours lands.")
 """Steps every family shares (the gate only where a model has one)."""
 
@@ -177,5 +181,5 @@ class Descriptor:
     """The directions its recurrent states hold side by side (a Bi-LSTM: forward then backward halves)."""
 
 
-__all__ = ["GATE_STEP", "RANK_STEP", "VECTORS_STEP", "VIEW_NEEDS", "WORDS_STEP", "Channels", "Descriptor", "Matrices",
-           "Part", "Pooled", "PooledCells", "Product", "Step", "Terms", "View", "WordWeights"]
+__all__ = ["GATE_STEP", "RANK_STEP", "TERMS_STEP", "VECTORS_STEP", "VIEW_NEEDS", "WORDS_STEP", "Channels",
+           "Descriptor", "Matrices", "Part", "Pooled", "PooledCells", "Product", "Step", "Terms", "View", "WordWeights"]

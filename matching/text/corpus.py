@@ -30,6 +30,11 @@ class Corpus:
         distinct = dict.fromkeys(tuple(t.key for t in answer) for answer in answers if answer)
         return cls(tuple(distinct), vectors)
 
+    @property
+    def mean_length(self) -> float:
+        """The mean number of words of the distinct answers (BM25's average document length)."""
+        return float(np.mean([len(answer) for answer in self.answers])) if self.answers else 1.0
+
     @cached_property
     def idf(self) -> tuple[torch.Tensor, torch.Tensor]:
         """Key ids and IDF of every word of the distinct answers, IDF / log(N + 1).

@@ -28,6 +28,7 @@ from matching.evaluation.metrics import mean_metrics, question_metrics
 from matching.evaluation.studies import AttentionStudy, PairedTest, attention_study, paired_tests
 from matching.explain.matcher import Matcher
 from matching.models import ForwardTrace, PairBatch, build_model, family_of, params_from_dict
+from matching.models.base import fit_to_corpus, sized_for_corpus
 from matching.models.batching import make_batch
 from matching.models.blocks import length_mask, normalised_entropy
 from matching.models.params import ModelParams, params_to_dict
@@ -233,10 +234,10 @@ def train(config: TrainingConfig, train_lists: list[RankingList], dev_lists: lis
     batches = _Batches(train_tok, questions, answers, settings, params)
     # What the model keeps from the training answers (stored with its weights), sized before it is built.
     corpus = Corpus.of((c for t in train_tok for c in t.candidates if c), vectors)
-    params = family_of(params).with_corpus(params, corpus)
+    params = sized_for_corpus(params, corpus)
     matcher = Matcher(config.name, build_model(params), vectors)
     model = matcher.model
-    model.fit_corpus(corpus)
+    fit_to_corpus(model, corpus)
     optimizer = make_optimizer(model, settings)
     generator = random.Random(settings.seed)
     log: list[dict[str, float]] = []

@@ -60,11 +60,12 @@ if found is not None:
                 st.subheader(name, divider="blue")
                 st.caption(pooling_text(explanation))
                 bias = explanation.bias_contribution
+                keywords = (f" + keywords {explanation.keyword_score:+.4f}" if explanation.keyword_terms else "")
                 st.metric("score", f"{explanation.score:+.4f}",
-                          help=f"sum of cell contributions {total:+.4f} + bias {bias:+.4f}\n\n"
+                          help=f"sum of cell contributions {total:+.4f}{keywords} + bias {bias:+.4f}\n\n"
                                + glossary.help_for("contribution", "gradient x value", "bias"))
                 st.caption(f"rank {int(ranking.models[name].ranks[pick])} of {len(ranking.candidates)} · "
-                           f"cells {total:+.4f} + bias {explanation.bias_contribution:+.4f}")
+                           f"cells {total:+.4f}{keywords} + bias {explanation.bias_contribution:+.4f}")
                 if len(rows) < len(every_row):
                     st.caption(f"{len(every_row)} pooled values; the {len(rows)} with the largest |contribution| "
                                "are listed (the sums above include them all).")

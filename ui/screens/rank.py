@@ -10,7 +10,7 @@ import streamlit as st
 
 from matching.explain import charts, glossary
 from matching.explain.export import rows_to_csv
-from matching.explain.ranking import Ranking, compact_rows, rank_column, score_column
+from matching.explain.ranking import Ranking, compact_rows, rank_column, score_column, score_split_rows
 from matching.explain.trust import unknown_warning
 from matching.text.examples import EXAMPLES, Example
 from matching.training.cards import default_models
@@ -22,7 +22,8 @@ presenting = state.presenting()
 st.title(":material/format_list_numbered: Rank candidate answers")
 st.caption("Type a question and candidate answers, or start from an example: every model ranks them side by side, "
            "and the other pages show why.")
-components.glossary(["score", "rank", "rank spread", "baseline", "unknown word", "truncated",
+components.glossary(["score", "rank", "rank spread", "baseline", "keyword term", "learned match", "unknown word",
+                     "truncated",
                      *glossary.FAMILY_TERM_NAMES, "attention gate"], key="rank_glossary")
 
 
@@ -254,6 +255,20 @@ with st.container(border=True, key="rank_selected"):
     links[1].page_link("ui/screens/attention.py", label="Attention", icon=":material/visibility:")
     links[2].page_link("ui/screens/interactions.py", label="Interactions", icon=":material/grid_on:")
     links[3].page_link("ui/screens/pooled.py", label="Pooled cells", icon=":material/filter_list:")
+
+if ranking.models:
+    split = pd.DataFrame(score_split_rows(ranking, pick))
+    keyword_models = int(split["keywords"].notna().sum())
+    with st.expander(f"Keywords and learned match: candidate #{pick + 1}'s score, split",
+                     icon=":material/call_split:", expanded=keyword_models > 0 and not presenting):
+        st.caption("score = learned match (the network's own layers) + keywords (a learned weight times word "
+                   "overlap, IDF-weighted overlap and BM25), exactly. "
+                   + ("Models with an empty keywords cell have no keyword term: their whole score is learned match."
+                      if keyword_models < len(split) else ""),
+                   help=glossary.help_for("keyword term", "learned match"))
+        st.dataframe(split, hide_index=True, width="stretch", key="rank_split",
+                     column_config={c: st.column_config.NumberColumn(c, format="%+.3f")
+                                    for c in split.columns if c != "model"})
 
 if count > 1:
     ranks = {**{n: r.ranks for n, r in ranking.models.items()}, **ranking.baseline_ranks}

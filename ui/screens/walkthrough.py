@@ -18,7 +18,9 @@ if not state.presenting():  # on a projector the first screen is kept for the st
 GLOSSARY_TERMS = ["word vector", "unknown word", "truncated", "attention gate", "gate logit", "softmax", "alpha",
                      "Bi-LSTM", "LSTM state", "positional vector", "cosine", "interaction matrix", "k-max pooling",
                      "filler", "MLP", "hidden unit", "contribution", "gradient x value", "bias", "waterfall",
-                     "score", "rank", *glossary.FAMILY_TERM_NAMES, "convolution", "dynamic pooling"]
+                     "score", "rank", *glossary.FAMILY_TERM_NAMES, "convolution", "dynamic pooling", "keyword term",
+                     "learned match", "co-attention", "affinity matrix", "alignment", "intra-attention", "cast",
+                     "compression", "highway layer", "MeanMax"]
 
 
 def _go(step: int) -> None:
@@ -104,5 +106,7 @@ elif found is not None:
             steps.channels(explanation, key, current.shows)
         case View.PAIR_VECTORS:
             steps.pair_vectors(explanation, key, current.shows)
+        case View.TERMS:
+            steps.terms(explanation, key)
         case _:
             steps.rank(ranking, model, pick, key)

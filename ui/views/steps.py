@@ -189,7 +189,9 @@ def mlp(explanation: Explanation, key: str) -> None:
     active = int(step.active.sum())
     st.markdown(f"**In:** the {len(step.inputs)} pooled values. **Hidden layer:** {active} of {len(step.hidden)} "
                 f"units active (above zero). **Out:** the score **{step.score:+.4f}** = the sum of the cell "
-                f"contributions {step.score - step.bias:+.4f} + the bias {step.bias:+.4f}.")
+                f"contributions {step.score - step.bias - explanation.keyword_score:+.4f}"
+                + (f" + the keyword term {explanation.keyword_score:+.4f}" if explanation.keyword_terms else "")
+                + f" + the bias {step.bias:+.4f}.")
     components.altair(charts.vector_strips(step.inputs[None, :], ["pooled values"], "what the MLP reads"),
                       key=f"{key}_inputs")
     components.altair(charts.hidden_units_chart(step.hidden, "hidden units: W q + b (ReLU keeps the positive ones)"),
@@ -242,6 +244,18 @@ def pair_vectors(explanation: Explanation, key: str, shows: tuple[str, ...] = ()
     names = [name for name in (shows or tuple(found)) if name in found]
     for name in names:
         components.altair(charts.vector_strips(found[name][None, :], [name], name), key=f"{key}_{name}")
+
+
+def terms(explanation: Explanation, key: str) -> None:
+    """The score split into its named terms (learned match, each keyword feature's w x), adding up to the score."""
+    rows = walk.term_rows(explanation)
+    st.markdown(f"**Learned match** {explanation.learned_score:+.4f} + **keywords** {explanation.keyword_score:+.4f} "
+                f"= the score **{explanation.score:+.4f}**.")
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", key=f"{key}_table",
+                 column_config={c: st.column_config.NumberColumn(c, format="%.4f")
+                                for c in ("value", "feature x", "weight w")})
+    components.altair(charts.waterfall_chart(walk.terms_waterfall(explanation), explanation.score,
+                                             "from 0 to the score, term by term"), key=f"{key}_waterfall")
 
 
 def rank(ranking: Ranking, model: str, pick: int, key: str) -> None:

@@ -1,0 +1,88 @@
+"""The keyword term: exact features from lookup-key ids, kept with the checkpoint, split exactly from the score."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from conftest import MatcherFactory, toy_lists
+
+from matching.models.base import sized_for_corpus, trace_parts_of
+from matching.models.blocks.keywords import BM25_B, BM25_K1, KEYWORD_FEATURES, KeywordTerm
+from matching.models.params import MVLSTMParams, ParamsError
+from matching.models.parts import Part
+from matching.text.corpus import Corpus
+from matching.text.tokenized import tokenize_lists
+from matching.training.checkpoint import load_checkpoint, save_checkpoint
+
+PAD_Q, PAD_A = -(2**40), -(2**41)
+
+
+def test_features_by_hand() -> None:
+    term = KeywordTerm(2)
+    term.fill(torch.tensor([10, 20]), torch.tensor([0.5, 0.25]), mean_answer_length=4.0)
+    # question: 10 20 30 (pad); answer: 10 10 99 (pad pad)
+    q = torch.tensor([[10, 20, 30, PAD_Q]])
+    a = torch.tensor([[10, 10, 99, PAD_A, PAD_A]])
+    features = term.features(q, a, torch.tensor([3]), torch.tensor([3]))[0]
+    assert features[0].item() == pytest.approx(1 / 3)  # one of three question words occurs in the answer
+    assert features[1].item() == pytest.approx(0.5 / (0.5 + 0.25 + 1.0))  # unseen word 30 has IDF 1
+    norm = BM25_K1 * (1 - BM25_B + BM25_B * 3 / 4.0)
+    assert features[2].item() == pytest.approx(0.5 * 2 * (BM25_K1 + 1) / (2 + norm) / 3)
+    with torch.no_grad():
+        term.weights.copy_(torch.tensor([1.0, 2.0, -3.0]))
+    torch.testing.assert_close(term(q, a, torch.tensor([3]), torch.tensor([3]))[0], features * term.weights)
+
+
+def test_padding_never_matches() -> None:
+    term = KeywordTerm(0)
+    features = term.features(torch.tensor([[5, PAD_Q]]), torch.tensor([[6, PAD_A]]), torch.tensor([1]),
+                             torch.tensor([1]))
+    assert features.abs().sum().item() == 0.0
+
+
+def test_params_refuse_a_non_boolean_keywords() -> None:
+    with pytest.raises(ParamsError):
+        MVLSTMParams(keywords="yes").validate()  # type: ignore[arg-type]
+    with pytest.raises(ParamsError):
+        MVLSTMParams(keyword_words=-1).validate()
+
+
+def test_statistics_come_from_the_training_answers_and_travel_with_the_checkpoint(
+        make_matcher: MatcherFactory, tmp_path: Path) -> None:
+    matcher = make_matcher(seed=2, family="mvlstm", keywords=True, keyword_words=3)
+    tokens, _ = tokenize_lists(toy_lists(0, 6))
+    corpus = Corpus.of((c for t in tokens for c in t.candidates), matcher.vectors)
+    sized = sized_for_corpus(MVLSTMParams(keywords=True), corpus)
+    assert sized.keyword_words == len(corpus.idf[0]) > 0
+    assert corpus.mean_length == pytest.approx(np.mean([len(a) for a in corpus.answers]))
+    save_checkpoint(matcher, tmp_path / "kw", {})
+    loaded = load_checkpoint(tmp_path / "kw", matcher.vectors)
+    assert loaded.model.keywords is not None and loaded.params.keywords
+    torch.testing.assert_close(loaded.model.keywords.weights, matcher.model.keywords.weights)
+    before = matcher.explain("who wrote hamlet", ["hamlet was written by shakespeare", "paris is in france"])
+    after = loaded.explain("who wrote hamlet", ["hamlet was written by shakespeare", "paris is in france"])
+    assert [e.score for e in before] == pytest.approx([e.score for e in after], abs=1e-6)
+    first = after[0]
+    assert Part.TERMS in first.parts and trace_parts_of(loaded.params) == first.parts
+    assert list(first.keyword_terms) == list(KEYWORD_FEATURES)
+    assert first.learned_score + first.keyword_score == pytest.approx(first.score, abs=1e-5)
+    assert first.keyword_terms["word overlap"] != after[1].keyword_terms["word overlap"]
+    assert not math.isclose(first.keyword_score, 0.0)
+
+
+def test_the_rank_split_adds_up_for_every_model(make_matcher: MatcherFactory) -> None:
+    from matching.explain.ranking import rank, score_split_rows
+
+    models = {"kw": make_matcher(seed=2, name="kw", family="mvlstm", keywords=True, keyword_words=3),
+              "plain": make_matcher(seed=2, name="plain", family="mcan")}
+    ranking = rank("who wrote hamlet", ["hamlet was written by shakespeare", "paris is in france"], models)
+    for pick in (0, 1):
+        rows = {row["model"]: row for row in score_split_rows(ranking, pick)}
+        kw, plain = rows["kw"], rows["plain"]
+        assert kw["learned match"] + kw["keywords"] == pytest.approx(kw["score"], abs=1e-5)  # type: ignore[operator]
+        assert sum(kw[f] for f in KEYWORD_FEATURES) == pytest.approx(kw["keywords"], abs=1e-6)  # type: ignore[misc]
+        assert plain["keywords"] is None and plain["learned match"] == plain["score"]
