@@ -143,6 +143,18 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
         print("\n" + evaluation_notes(result, {name: matcher.card for name, matcher in models.items()}))
 
 
+def cmd_combine(args: argparse.Namespace) -> None:
+    """One training folder from several data sets (train and dev of each), tested on one of them."""
+    from matching.text.data import DataError, combine_data
+
+    try:
+        counts = combine_data(args.data, args.test, args.out)
+    except DataError as error:
+        sys.exit(f"error: {error}")
+    print(f"{args.out}: " + ", ".join(f"{split} {count} questions" for split, count in counts.items())
+          + f" (train and dev of {', '.join(map(str, args.data))}; test of {args.test})")
+
+
 def cmd_report(args: argparse.Namespace) -> None:
     """The README's model tables, from the shipped cards."""
     from matching.training.checkpoint import load_all
@@ -222,6 +234,12 @@ def build_parser(prog: str = "python -m matching") -> argparse.ArgumentParser:
     evaluate.add_argument("--models", nargs="*")
     evaluate.add_argument("--pretrained", type=Path, default=DEFAULT_MODELS)
     evaluate.set_defaults(func=cmd_evaluate)
+
+    combine = sub.add_parser("combine", help="one data folder from the train and dev splits of several")
+    combine.add_argument("--data", required=True, nargs="+", help="data folders with train/ and dev/")
+    combine.add_argument("--test", required=True, help="the data folder whose test/ the combined folder keeps")
+    combine.add_argument("--out", required=True)
+    combine.set_defaults(func=cmd_combine)
 
     refresh = sub.add_parser("refresh", help="recompute the test figures of shipped cards")
     refresh.add_argument("--data", required=True, help="folder with test/")

@@ -6,7 +6,7 @@ themselves into a temporary folder.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +20,7 @@ from matching.explain.matcher import Matcher
 from matching.models import build_model, family_of
 from matching.models.params import ModelParams
 from matching.models.parts import Part
-from matching.text.data import RankingList
+from matching.text.data import RankingList, write_toks_folder
 from matching.text.embeddings import WordVectors, load_glove
 from matching.training.cards import ModelCard
 from matching.training.trainer import TrainingConfig, TrainingSettings, train_and_card
@@ -165,21 +165,6 @@ def toy_lists(start: int = 0, stop: int = len(FACTS)) -> list[RankingList]:
         labels = tuple(int(c == answer) for c in candidates)
         lists.append(RankingList(f"Q{n}", question, tuple(candidates), labels))
     return lists
-
-
-def write_toks_folder(folder: Path, lists: Sequence[RankingList]) -> Path:
-    """The WikiQA line-aligned format: a.toks, b.toks, id.txt, sim.txt."""
-    folder.mkdir(parents=True, exist_ok=True)
-    columns: dict[str, list[str]] = {"a.toks": [], "b.toks": [], "id.txt": [], "sim.txt": []}
-    for item in lists:
-        for candidate, label in zip(item.candidates, item.labels, strict=True):
-            columns["a.toks"].append(item.question)
-            columns["b.toks"].append(candidate)
-            columns["id.txt"].append(item.qid)
-            columns["sim.txt"].append(str(label))
-    for name, lines in columns.items():
-        (folder / name).write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return folder
 
 
 @pytest.fixture(scope="session")

@@ -212,3 +212,20 @@ def test_open_ranking_file_reports_what_the_whole_file_reader_reports(tmp_path: 
         with pytest.raises(DataError) as opened:
             open_ranking_file(path)
         assert str(opened.value) == str(whole.value), path
+
+
+def test_combine_keeps_every_train_and_dev_and_one_test(tmp_path: Path) -> None:
+    from conftest import toy_lists
+
+    from matching.text.data import combine_data, read_toks_folder, write_toks_folder
+
+    for name, (start, stop) in (("one", (0, 6)), ("two", (6, 12))):
+        for split in ("train", "dev", "test"):
+            write_toks_folder(tmp_path / name / split, toy_lists(start, stop))
+    counts = combine_data([tmp_path / "one", tmp_path / "two"], tmp_path / "one", tmp_path / "both")
+    assert counts == {"train": 12, "dev": 12, "test": 6}
+    train = read_toks_folder(tmp_path / "both" / "train")
+    assert [item.qid for item in train][:2] == ["one:Q0", "one:Q1"] and train[6].qid == "two:Q6"
+    assert [(i.question, i.candidates, i.labels) for i in train[6:]] == [
+        (i.question, i.candidates, i.labels) for i in toy_lists(6, 12)]
+    assert read_toks_folder(tmp_path / "both" / "test") == read_toks_folder(tmp_path / "one" / "test")

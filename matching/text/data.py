@@ -12,9 +12,9 @@ import csv
 import hashlib
 import io
 import itertools
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import ExitStack
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO
 
@@ -82,6 +82,37 @@ def read_toks_folder(folder: str | Path) -> list[RankingList]:
     questions, answers, ids, labels = columns
     return _group((qid.strip(), q, a, _label(s, f"{folder / 'sim.txt'} line {n + 1}"))
                   for n, (q, a, qid, s) in enumerate(zip(questions, answers, ids, labels, strict=True)))
+
+
+def write_toks_folder(folder: str | Path, lists: Sequence[RankingList]) -> Path:
+    """`lists` in the line-aligned format `read_toks_folder` reads: a.toks, b.toks, id.txt, sim.txt."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    columns: dict[str, list[str]] = {name: [] for name in TOKS_FILES}
+    for item in lists:
+        for candidate, label in zip(item.candidates, item.labels, strict=True):
+            for name, value in zip(TOKS_FILES, (item.question, candidate, item.qid, str(label)), strict=True):
+                columns[name].append(value)
+    for name, lines in columns.items():
+        (folder / name).write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
+    return folder
+
+
+def combine_data(sources: Sequence[str | Path], test: str | Path, out: str | Path) -> dict[str, int]:
+    """One data folder from several: out/train and out/dev hold every source's train and dev (question ids
+    prefixed with the source folder's name, so none collide), out/test is `test`'s test split alone, so the
+    figures stay comparable with models trained on that data set. Returns the questions per split."""
+    out = Path(out)
+    counts = {}
+    for split in ("train", "dev"):
+        lists = [replace(item, qid=f"{Path(source).name}:{item.qid}")
+                 for source in sources for item in read_toks_folder(Path(source) / split)]
+        write_toks_folder(out / split, lists)
+        counts[split] = len(lists)
+    tests = read_toks_folder(Path(test) / "test")
+    write_toks_folder(out / "test", tests)
+    counts["test"] = len(tests)
+    return counts
 
 
 def _table_rows(stream: Iterable[str], name: str, delimiter: str, required: tuple[str, ...]
