@@ -317,7 +317,7 @@ def test_mcan_on_every_page(server: str, page: Page) -> None:
     titles = []
     while True:
         assert page.locator("[data-testid=stException]").count() == 0, titles
-        titles.append(page.locator("h3").first.inner_text())
+        titles.append(page.locator("[data-testid=stMain] h3").first.inner_text())
         next_button = page.get_by_role("button", name="Next")
         if next_button.is_disabled():
             break

@@ -365,7 +365,9 @@ def vector_strips(values: np.ndarray, labels: Sequence[str], heading: str, subti
     data = pd.DataFrame([{"row": labels[r], "index": names[c], "value": float(values[r, c]),
                           "marked": r in highlight} for r in range(rows) for c in range(size)])
     limit = float(np.abs(values).max()) if values.size else 1.0
-    x_axis = (alt.X("index:N", sort=names, title=None, axis=alt.Axis(labelAngle=-40, labelLimit=200))
+    # Every channel's name on the axis (Vega would hide the ones that overlap): turned upright, one per cell.
+    x_axis = (alt.X("index:N", sort=names, title=None,
+                    axis=alt.Axis(labelAngle=-90, labelLimit=200, labelOverlap=False, labelFontSize=11))
               if columns is not None else
               alt.X("index:O", sort=names, title=f"the {size} values", axis=alt.Axis(labels=size <= 20, ticks=False)))
     strips = alt.Chart(data).mark_rect().encode(

@@ -30,9 +30,11 @@ ss = st.session_state
 FLIPS = "ml_compare_flips"
 
 st.title(":material/compare_arrows: Compare two candidates")
-st.caption("Why does a model put one candidate above another? Each score is exactly the sum of its matrix cells' "
-           "contributions (gradient × value) plus a bias term, so the gap score(A) - score(B) splits exactly into "
-           "A's cells, minus B's cells, plus the difference of the bias terms.")
+st.caption("Why does a model put one candidate above another? Where a model's score is exactly the sum of its "
+           "matrix cells' contributions (gradient × value) plus a bias term, the gap score(A) - score(B) splits "
+           "exactly into A's cells, minus B's cells, plus the difference of the bias terms. Where it is not (e.g. "
+           "an LSTM over casted attention), the gap is split over words by integrated gradients: approximate, "
+           "with the completeness residual printed. A keyword term's features are always split exactly.")
 
 components.glossary(["score", "rank", "contribution", "gradient x value", "bias", "interaction matrix", "cosine",
                      "forward and backward matrices", "tensor interaction", "k-max pooling",

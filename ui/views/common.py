@@ -121,6 +121,10 @@ def explained_with(page: str, part: Part, what: str) -> tuple[Ranking, int, list
     if not names:
         lacking_part_note(part, what, key=f"{page}_lacking")
         return None
+    lacking = [name for name in ranking.models if name not in names]
+    if lacking:  # said in one line, so that a chosen model is never silently left out
+        st.caption(f":material/visibility_off: {components.md(', '.join(lacking))}: no {what} in "
+                   f"{'this model' if len(lacking) == 1 else 'these models'}, so not shown here.")
     return ranking, pick, names
 
 
