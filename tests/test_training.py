@@ -240,3 +240,12 @@ def test_a_sweep_fitted_on_dev_ships_the_seed_fixed_in_its_config(toy_data: Path
     with pytest.raises(ValueError, match="not among"):
         seed_study(settings_config(seed=7, settings=fixed), toy_data, [1, 2], tmp_path, vectors=vectors,
                    show_progress=False)
+
+
+def test_the_keyword_weights_can_have_their_own_learning_rate(make_matcher) -> None:  # type: ignore[no-untyped-def]
+    from matching.training.trainer import TrainingSettings, make_optimizer
+
+    model = make_matcher(family="mvlstm", keywords=True, keyword_words=3).model
+    groups = make_optimizer(model, TrainingSettings(learning_rate=1e-3, keyword_learning_rate=0.05)).param_groups
+    assert [g["lr"] for g in groups] == [1e-3, 0.05] and groups[1]["params"] == [model.keywords.weights]
+    assert len(make_optimizer(model, TrainingSettings(learning_rate=1e-3)).param_groups) == 1

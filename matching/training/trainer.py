@@ -70,6 +70,10 @@ class TrainingSettings:
     """Adds this times the mean normalised entropy of alpha to the loss (aMV-LSTM)."""
     attention_weight_decay: bool = True
     """False: the attention vectors V get no weight decay (decay pulls V to 0, i.e. flat attention)."""
+    keyword_learning_rate: float | None = None
+    """The keyword term's weights' own learning rate (None: `learning_rate`). Adam moves a weight by about
+    the learning rate per step whatever its gradient, so a few hundred steps at 1e-3 leave the three keyword
+    weights near their start; a larger rate lets them reach the size the learned match's scores have."""
     fit_on_dev: bool = False
     """True: train on train + dev with a schedule fixed in advance (needs `average_epochs`), and
     ship the config's own seed, fixed in advance: dev chooses nothing, and its 126 questions
@@ -129,9 +133,12 @@ def dev_map(matcher: Matcher, lists: list[TokenizedList]) -> float:
 def make_optimizer(model: torch.nn.Module, settings: TrainingSettings) -> torch.optim.Optimizer:
     named = [(name, p) for name, p in model.named_parameters() if p.requires_grad]
     no_decay = [p for name, p in named if not settings.attention_weight_decay and name.startswith("gates.")]
-    groups = [{"params": [p for name, p in named if all(p is not q for q in no_decay)]}]
+    keywords = [p for name, p in named if settings.keyword_learning_rate is not None and name.startswith("keywords.")]
+    groups = [{"params": [p for name, p in named if all(p is not q for q in [*no_decay, *keywords])]}]
     if no_decay:
         groups.append({"params": no_decay, "weight_decay": 0.0})
+    if keywords:
+        groups.append({"params": keywords, "lr": settings.keyword_learning_rate})
     if settings.optimizer == "adagrad":
         return torch.optim.Adagrad(groups, lr=settings.learning_rate, weight_decay=settings.weight_decay)
     if settings.optimizer == "adam":
