@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
 import pandas as pd
@@ -13,7 +12,7 @@ from matching.evaluation.metrics import METRICS
 from matching.evaluation.progress import EvaluationProgress
 from matching.evaluation.slices import identical_word_share
 from matching.explain.export import rows_to_csv
-from matching.text.data import DataError, RankingList, parse_ranking_file
+from matching.text.data import DataError, RankingList, content_key, parse_ranking_file
 from matching.text.inputs import join_candidates
 from matching.text.tokens import TextError
 from ui.views import common, components, state
@@ -32,7 +31,7 @@ components.glossary(["MAP", "MRR", "P@1", "nDCG", "tie rule", "baseline", "rank"
 
 def _run(raw: bytes, name: str, names: list[str]) -> None:
     """Parse and evaluate one file with the chosen models; the result (or why it failed) is kept in the session."""
-    digest = hashlib.sha256(raw + "\x00".join(names).encode("utf-8")).hexdigest()
+    digest = content_key(raw, *names)
     if ss.get(RESULT, {}).get("digest") == digest:
         return
     try:
