@@ -326,3 +326,37 @@ def test_mcan_on_every_page(server: str, page: Page) -> None:
     assert len(titles) == 11 and "Casts" in " ".join(titles) and "MeanMax" in " ".join(titles), titles
     shot(page, "30-mcan-walkthrough-last")
     assert page.dialogs == []  # type: ignore[attr-defined]
+
+
+def test_keyword_term_on_rank_compare_and_walkthrough(server: str, page: Page) -> None:
+    """A model with a keyword term beside a pure one: Rank splits every score into learned match and keywords,
+    Compare lists the keyword features among the gap's terms, the walkthrough has a Keywords step."""
+    query = urlencode({"q": "who wrote the novel frankenstein",
+                       "c": json.dumps(["Frankenstein was written by Mary Shelley and published in 1818.",
+                                        "Who wrote the novel Frankenstein is a common quiz question.",
+                                        "Paris is the capital of France."]),
+                       "models": "mvlstm-em-kw,mvlstm-em"})
+    open_app(page, server, f"?{query}")
+    page.locator(RANK_TABLE).first.wait_for(timeout=WAIT_MS)
+    page.get_by_text("Keywords and learned match", exact=False).first.wait_for(timeout=WAIT_MS)
+    split = page.locator("[data-testid=stExpander]", has_text="Keywords and learned match")
+    assert "learned match" in split.inner_text() and page.locator("[data-testid=stException]").count() == 0
+    split.locator("[data-testid=stDataFrame]").first.wait_for(timeout=WAIT_MS)
+    shot(page, "31-keywords-rank")
+    open_app(page, server, f"compare?{query}")
+    page.locator(".vega-embed").first.wait_for(timeout=WAIT_MS)
+    assert page.locator("[data-testid=stException]").count() == 0
+    shot(page, "31-keywords-compare")
+    open_app(page, server, f"walkthrough?{query}&model=mvlstm-em-kw")
+    titles = []
+    while True:
+        assert page.locator("[data-testid=stException]").count() == 0, titles
+        titles.append(page.locator("[data-testid=stMain] h3").first.inner_text())
+        if "Keywords and learned match" in titles[-1]:
+            shot(page, "31-keywords-walkthrough")
+        next_button = page.get_by_role("button", name="Next")
+        if next_button.is_disabled():
+            break
+        next_button.click()
+        settle(page)
+    assert any("Keywords and learned match" in t for t in titles) and "rank" in titles[-1].lower(), titles
