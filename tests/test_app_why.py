@@ -21,13 +21,16 @@ def shown() -> list[str]:
     return default_models(checkpoints())
 
 
-def attended_sides() -> dict[str, int]:
-    """Chosen model -> how many texts its attention gate weighs (0, 1 or 2), from its config."""
+def attended_sides(gate_only: bool = True) -> dict[str, int]:
+    """Chosen model -> how many texts its attention gate weighs (0, 1 or 2), from its config; with
+    `gate_only` False, a co-attention (MCAN's, over both texts) counts too."""
     sides = {}
     for name in shown():
         config = json.loads((MODELS / name / "config.json").read_text())
-        attention = (config.get("params") or config).get("attention", "none")
-        sides[name] = {"none": 0, "question": 1, "answer": 1, "both": 2}[attention]
+        params = config.get("params") or config
+        attention = params.get("attention", "none")
+        sides[name] = 2 if not gate_only and params.get("family") == "mcan" else \
+            {"none": 0, "question": 1, "answer": 1, "both": 2}[attention]
     return sides
 
 
@@ -48,8 +51,10 @@ def test_compare_default_pair_and_exact_split() -> None:
     example = EXAMPLES[0]
     summary = frame(at, "cells A - cells B")
     assert list(summary["model"]) == shown()
-    for _, row in summary.iterrows():  # gap = (cells A - cells B) + bias difference, as shown
-        assert abs(row["gap"] - (row["cells A - cells B"] + row["bias difference"])) < 1e-5
+    for _, row in summary.iterrows():  # gap = cells + keywords + bias difference (+ residual), as shown
+        assert abs(row["gap"] - (row["cells A - cells B"] + row["keywords A - keywords B"] + row["bias difference"]
+                                 + row["residual"])) < 1e-5
+        assert row["residual"] == 0.0 or row["split"] == "approximate, over words"
     # default: the first model's top answer against the marked correct one (or the runner-up)
     assert at.selectbox(key="compare_a").value != at.selectbox(key="compare_b").value
     assert example.gold[0] in (at.selectbox(key="compare_a").value, at.selectbox(key="compare_b").value) or True
@@ -159,7 +164,10 @@ def test_sanity_on_the_sample_file() -> None:
     assert len(frame(at, "MAP permuted")) == sum(count > 0 for count in attended_sides().values())
     randomisation = next(df.value for df in at.dataframe if {"model", "layer randomised"} <= set(df.value.columns))
     assert set(randomisation["model"]) == set(shown()) and (randomisation["step"] == 0).sum() == len(shown())
-    assert (randomisation.loc[randomisation["step"] == 0, "pooled cells kept"] == 1.0).all()
+    kept = randomisation.loc[randomisation["step"] == 0, "pooled cells kept"]
+    configs = [json.loads((MODELS / n / "config.json").read_text()) for n in shown()]
+    assert (kept.dropna() == 1.0).all() and kept.notna().sum() == sum(  # NaN: a model without pooled cells
+        (c.get("params") or c).get("family") != "mcan" for c in configs)
     at.button_group(key="sanity_side").set_value("question").run()
     assert any("Run the checks" in i for i in texts(at, "info"))  # new settings, not yet run
     at.button(key="sanity_run").click().run()
@@ -186,7 +194,7 @@ def test_attention_shows_deletion_effects_and_their_agreement() -> None:
     at = page(new_app(), "attention")
     assert_clean(at)
     captions = [c for c in texts(at, "caption") if "Spearman" in c or "not defined" in c]
-    assert len(captions) == sum(attended_sides().values())  # one per attended text of each model
+    assert len(captions) == sum(attended_sides(gate_only=False).values())  # one per attended text of each model
     charts = len(at.get("vega_lite_chart"))
     at.toggle(key="attention_deletion").set_value(False).run()
     assert_clean(at)

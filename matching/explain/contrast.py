@@ -194,6 +194,18 @@ def _terms(explanation: Explanation, side: str) -> list[GapTerm]:
     return terms
 
 
+def summary_rows(contrasts: Mapping[str, ModelContrast], label_a: str = "A", label_b: str = "B"
+                 ) -> list[dict[str, object]]:
+    """One row per model: ranks, the gap and its parts (cells or words, keywords, bias or baseline, residual):
+    gap = cells A - cells B + keywords A - keywords B + bias difference + residual difference."""
+    return [{"model": name, f"rank {label_a}": c.rank_a, f"rank {label_b}": c.rank_b, "gap": c.gap,
+             "cells A - cells B": c.cells_a - c.cells_b, "keywords A - keywords B": c.keyword_difference,
+             "bias difference": c.bias_difference, "residual": c.residual_difference,
+             "above": {"A": label_a, "B": label_b, "tie": "tie"}[c.above],
+             "split": "exact, over cells" if c.exact else "approximate, over words"}
+            for name, c in contrasts.items()]
+
+
 def _keyword_terms(explanation: Explanation, side: str) -> list[GapTerm]:
     """Each keyword feature's term of one candidate (w_k x_k), exact whatever the method."""
     return [GapTerm(side=side, matrix=f"{KEYWORDS}{name}", rank=None, i=None, j=None, question_word="",

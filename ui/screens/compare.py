@@ -18,6 +18,7 @@ from matching.explain.contrast import (
     pair_labels,
     paired_views,
     shared_view_names,
+    summary_rows,
     valid_pair,
 )
 from matching.explain.deletion import DeletionEffects
@@ -38,7 +39,9 @@ st.caption("Why does a model put one candidate above another? Where a model's sc
 
 components.glossary(["score", "rank", "contribution", "gradient x value", "bias", "interaction matrix", "cosine",
                      "forward and backward matrices", "tensor interaction", "k-max pooling",
-                     *glossary.FAMILY_TERM_NAMES, "dynamic pooling", "alpha", "attention gate", "unknown word"],
+                     *glossary.FAMILY_TERM_NAMES, "dynamic pooling", "alpha", "attention gate", "unknown word",
+                     "Bi-LSTM", "cast", "integrated gradients", "completeness residual", "keyword term", "baseline",
+                     "learned match"],
                     key="compare_glossary")
 
 GAP_COLUMNS = {
@@ -78,17 +81,17 @@ def _pickers(ranking: Ranking) -> tuple[int, int]:
 
 
 def _summary(view: CompareView, label_a: str, label_b: str) -> None:
-    rows = [{"model": name, f"rank {label_a}": c.rank_a, f"rank {label_b}": c.rank_b, "gap": c.gap,
-             "cells A - cells B": c.cells_a - c.cells_b, "bias difference": c.bias_difference,
-             "above": {"A": label_a, "B": label_b, "tie": "tie"}[c.above],
-             "split": "exact, over cells" if c.exact else
-                      f"approximate, over words (residual {c.residual_difference:+.4f})"}
-            for name, c in view.contrasts.items()]
+    rows = summary_rows(view.contrasts, label_a, label_b)
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", key="compare_summary", column_config={
         "gap": st.column_config.NumberColumn("gap A - B", format="%+.4f"),
-        "cells A - cells B": st.column_config.NumberColumn("cells A - cells B", format="%+.4f"),
-        "bias difference": st.column_config.NumberColumn("bias difference", format="%+.4f",
-                                                         help="gap = (cells A - cells B) + bias difference")})
+        "cells A - cells B": st.column_config.NumberColumn(
+            "cells A - cells B", format="%+.4f", help="Matrix cells (exact split) or words (integrated gradients)."),
+        "keywords A - keywords B": st.column_config.NumberColumn(
+            "keywords A - keywords B", format="%+.4f", help="The keyword term's difference (0 without one)."),
+        "bias difference": st.column_config.NumberColumn(
+            "bias difference", format="%+.4f", help="gap = cells + keywords + bias difference (+ residual)"),
+        "residual": st.column_config.NumberColumn(
+            "residual", format="%+.4f", help="What integrated gradients leave unexplained (0 for an exact split).")})
 
 
 def _question_effects(effects: dict[int, DeletionEffects], a: int, b: int) -> pd.DataFrame:
@@ -139,8 +142,12 @@ def _details(name: str, c: ModelContrast, view: CompareView, ranking: Ranking, l
         metrics[0].metric("gap A - B", f"{c.gap:+.4f}")
         metrics[1].metric("cells A - cells B", f"{c.cells_a - c.cells_b:+.4f}")
         metrics[2].metric("bias difference", f"{c.bias_difference:+.4f}")
-        metrics[3].metric("adds up to", f"{c.decomposed_gap:+.4f}", help="cells A - cells B + bias difference; "
-                          f"differs from the gap by {abs(c.decomposed_gap - c.gap):.1e} (float rounding)")
+        metrics[3].metric("adds up to", f"{c.decomposed_gap:+.4f}", help="cells A - cells B + keywords A - "
+                          "keywords B + bias difference; differs from the gap by "
+                          f"{abs(c.decomposed_gap - c.gap):.1e} (float rounding)")
+        if c.keyword_difference:
+            st.caption(f"Of the gap, {c.keyword_difference:+.4f} is the keyword term (word overlap, IDF-weighted "
+                       "overlap, BM25) and the rest the learned match; its features are among the terms below.")
     else:
         st.caption(":material/approximation: Approximate split: this model's score does not split exactly over "
                    "anything it computes, so its words share the gap by integrated gradients; the completeness "
@@ -151,8 +158,8 @@ def _details(name: str, c: ModelContrast, view: CompareView, ranking: Ranking, l
         metrics[2].metric("baseline difference", f"{c.bias_difference:+.4f}",
                           help="The two scores with every word vector 0, A minus B.")
         metrics[3].metric("completeness residual", f"{c.residual_difference:+.4f}",
-                          help="gap - (words A - words B) - baseline difference: what integrated gradients "
-                               f"({c.method}, {STEPS} steps) leave unexplained.")
+                          help="gap - (words A - words B) - keywords - baseline difference: what integrated "
+                               f"gradients ({c.method}, {STEPS} steps) leave unexplained.")
     views = shared_view_names(ea, eb) if ea.interaction_matrices else []
     if views:
         _matrices(name, views, ea, eb, label_a, label_b, (a, b))

@@ -11,6 +11,7 @@ from matching.evaluation.dataset import Evaluation, evaluate
 from matching.evaluation.metrics import METRICS
 from matching.evaluation.progress import EvaluationProgress
 from matching.evaluation.slices import identical_word_share
+from matching.explain import glossary
 from matching.explain.export import rows_to_csv
 from matching.text.data import DataError, RankingList, content_key, parse_ranking_file
 from matching.text.inputs import join_candidates
@@ -26,7 +27,8 @@ st.caption("Upload a ranking file: WikiQA TSV (QuestionID, Question, ..., Senten
            "candidates; ties count as the mean over their orders.")
 
 
-components.glossary(["MAP", "MRR", "P@1", "nDCG", "tie rule", "baseline", "rank", "MV-LSTM"], key="evaluate_glossary")
+components.glossary(["MAP", "MRR", "P@1", "nDCG", "tie rule", "baseline", "rank", *glossary.FAMILY_TERM_NAMES],
+                    key="evaluate_glossary")
 
 
 def _run(raw: bytes, name: str, names: list[str]) -> None:

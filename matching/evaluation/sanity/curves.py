@@ -15,6 +15,7 @@ import numpy as np
 
 from matching.evaluation.sanity.common import Progress, usable
 from matching.explain.deletion import seen_positions, without
+from matching.explain.explanation import Explanation
 from matching.explain.matcher import Matcher
 from matching.text.data import RankingList
 from matching.text.tokens import Token
@@ -40,13 +41,23 @@ def _words_to_cut(count: int, fraction: float) -> int:
     return min(count - 1, max(1, math.ceil(fraction * count)))
 
 
+def side_weights(explanation: Explanation, side: str) -> np.ndarray | None:
+    """The weights a model puts on the words of `side`: its attention gate's where it has one there, else the
+    first other word weighting that covers the side (a co-attention); None where nothing weighs that side."""
+    for question, answer in explanation.all_word_weights.values():
+        weights = question if side == "question" else answer
+        if weights is not None:
+            return weights
+    return None
+
+
 def deletion_curves(lists: Sequence[RankingList], matchers: Mapping[str, Matcher], side: str = "answer",
                     fractions: Sequence[float] = FRACTIONS, seed: int = 0, max_questions: int | None = None,
                     progress: Progress | None = None) -> DeletionCurves:
     """Comprehensiveness, sufficiency and AOPC per model and word order, over every usable pair.
 
     Pairs whose `side` has fewer than two seen words are left out (nothing to order).
-    The 'attention' order exists only for models that attend `side`.
+    The 'attention' order exists only for models that weigh the words of `side` (`side_weights`).
     """
     if side not in ("question", "answer"):
         raise ValueError("side must be 'question' or 'answer'")
@@ -68,7 +79,7 @@ def deletion_curves(lists: Sequence[RankingList], matchers: Mapping[str, Matcher
                 seen = len(seen_positions(words, limit))
                 if seen < 2:
                     continue
-                alpha = explanation.question_attention if side == "question" else explanation.answer_attention
+                alpha = side_weights(explanation, side)
                 base.append((t.question, candidate, explanation.score, alpha, seen))
         pairs_used = len(base)
         if progress:
