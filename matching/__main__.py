@@ -155,6 +155,34 @@ def cmd_combine(args: argparse.Namespace) -> None:
           + f" (train and dev of {', '.join(map(str, args.data))}; test of {args.test})")
 
 
+def cmd_paper_tables(args: argparse.Namespace) -> None:
+    """A paper's table beside the shipped checkpoints that stand for its rows (test read to report)."""
+    from matching.evaluation.dataset import evaluate
+    from matching.evaluation.paper_tables import Reference, against_original, paper_table, settings_of
+    from matching.text.data import read_toks_folder
+    from matching.training.cards import markdown_table
+
+    reference = Reference.read(args.reference)
+    settings = settings_of(args.configs, reference.table)
+    models = {name: matcher for name, matcher in _load_models(args.pretrained, None).items() if name in settings}
+    lists = read_toks_folder(Path(args.data) / "test")
+    result = evaluate(lists, models)
+    answerable = result.correct > 0
+    tests = against_original({name: result.ap(name)[answerable] for name in models}, settings)
+    cards = {name: matcher.card or {} for name, matcher in models.items()}
+    test = {name: card.get("metrics", {}).get("test", {}) for name, card in cards.items()}
+    spread = {name: (f"{card['seed_study']['mean']:.4f} ± {card['seed_study']['std']:.4f}"
+                     if card.get("seed_study") else "") for name, card in cards.items()}
+    table = paper_table(reference, settings, test, spread, tests)
+    out = Path(args.out)
+    out.write_text(table.to_json(), encoding="utf-8")
+    out.with_suffix(".csv").write_text(table.frame().to_csv(index=False), encoding="utf-8")
+    print(f"{reference.table} ({reference.source}) beside MatchLens on {Path(args.data) / 'test'}:\n")
+    print(markdown_table(table.rows))
+    print("\n" + "\n".join(f"- {line}" for line in table.verdicts))
+    print(f"\n{reference.missing}\nwritten: {out} and {out.with_suffix('.csv')}")
+
+
 def cmd_report(args: argparse.Namespace) -> None:
     """The README's model tables, from the shipped cards."""
     from matching.training.checkpoint import load_all
@@ -240,6 +268,15 @@ def build_parser(prog: str = "python -m matching") -> argparse.ArgumentParser:
     combine.add_argument("--test", required=True, help="the data folder whose test/ the combined folder keeps")
     combine.add_argument("--out", required=True)
     combine.set_defaults(func=cmd_combine)
+
+    tables = sub.add_parser("paper-tables", help="a paper's table beside the checkpoints that stand for its rows")
+    tables.add_argument("--data", required=True, help="folder with test/ (read once, to report)")
+    tables.add_argument("--reference", default=str(Path("configs") / "papers" / "ecir2019-table1-wikiqa.json"))
+    tables.add_argument("--configs", default="configs", help="the training configs that name their paper row")
+    tables.add_argument("--pretrained", type=Path, default=DEFAULT_MODELS)
+    tables.add_argument("--out", default=str(DEFAULT_MODELS / "paper-tables.json"),
+                        help="JSON for the app's view; a CSV export is written beside it")
+    tables.set_defaults(func=cmd_paper_tables)
 
     refresh = sub.add_parser("refresh", help="recompute the test figures of shipped cards")
     refresh.add_argument("--data", required=True, help="folder with test/")

@@ -37,6 +37,11 @@ def models_root() -> Path:
     return Path(os.environ.get(MODELS_VARIABLE) or pretrained_dir())
 
 
+def paper_tables_file() -> Path:
+    """The papers' tables beside the shipped checkpoints (`python -m matching paper-tables` writes it)."""
+    return models_root() / "paper-tables.json"
+
+
 def samples_dir() -> Path:
     """Small ranking files that ship with MatchLens (samples/sample-ranking.csv)."""
     return app_dir() / "samples"

@@ -360,3 +360,14 @@ def test_keyword_term_on_rank_compare_and_walkthrough(server: str, page: Page) -
         next_button.click()
         settle(page)
     assert any("Keywords and learned match" in t for t in titles) and "rank" in titles[-1].lower(), titles
+
+
+def test_paper_tables_on_the_models_page(server: str, page: Page) -> None:
+    open_app(page, server, "models")
+    page.get_by_text("Paper tables", exact=True).first.wait_for(timeout=WAIT_MS)
+    page.get_by_text("Does omega on the question", exact=False).first.wait_for(timeout=WAIT_MS)
+    body = page.locator("body").inner_text()
+    assert "Does omega on the question, (Q), beat the Original here?" in body and "QuoraQP" in body
+    assert "MV-LSTM: (Q)" in body and page.locator("[data-testid=stException]").count() == 0
+    page.get_by_text("Paper tables", exact=True).first.scroll_into_view_if_needed()
+    shot(page, "32-paper-tables")
