@@ -260,3 +260,20 @@ def test_evaluation_notes_say_where_each_seed_spread_was_measured(matcher: Match
                                                                   "data": {"source": "trecqa"}}})
     assert "| twin | 0.6400 ± 0.0316 (n=3), 3-seed spread, TrecQA test (card) |" in notes
     assert "| tiny | 0.6400 ± 0.0316 (n=5), 5-seed spread, WikiQA test (card) |" in notes
+
+
+def test_question_table_filters_and_columns(make_matcher: MatcherFactory) -> None:
+    lists = toy_lists()
+    models = {"one": make_matcher(seed=1, name="one"), "two": make_matcher(seed=2, name="two")}
+    result = evaluate(lists, models)
+    frame, columns = result.question_table(lists)
+    assert columns == ["qid", "question", "candidates", "correct", "one first correct", "two first correct",
+                       "models disagree", "BM25 first correct"] and len(frame) == len(lists)
+    disagreeing, _ = result.question_table(lists, disagree=True)
+    assert len(disagreeing) == int(np.sum(result.disagree)) and disagreeing["models disagree"].all()
+    low, _ = result.question_table(lists, low=True, threshold=2)
+    assert ((low[["one first correct", "two first correct"]] >= 2).any(axis=1)).all()
+    tops, columns = result.question_table(lists, "top answer")
+    assert columns[4:6] == ["one top answer", "two top answer"] and "BM25 first correct" not in columns
+    texts = [candidate for item in lists for candidate in item.candidates]
+    assert all(any(text.startswith(top.rstrip("…")) for text in texts) for top in tops["one top answer"])

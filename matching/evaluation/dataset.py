@@ -9,6 +9,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
+import pandas as pd
 import torch
 
 from matching.evaluation import slices as slicing
@@ -117,6 +118,31 @@ class Evaluation:
     def top_answers(self, lists: Sequence[RankingList], limit: int = slicing.TOP_ANSWER_CHARS) -> list[dict[str, str]]:
         """Per evaluated question, each model's top answer (`slices.top_answers`); `lists`: those evaluated."""
         return slicing.top_answers(self.evaluated_lists(lists), {m: self.top(m) for m in self.models}, limit)
+
+    def question_table(self, lists: Sequence[RankingList], shown: str = "first correct rank",
+                       disagree: bool = False, low: bool = False, threshold: int = 3) -> tuple[pd.DataFrame, list[str]]:
+        """The per-question table as the Evaluate page shows it, and its columns in order: the questions the
+        filters keep (`disagree`: the models' top answers differ; `low`: some model's best-placed correct
+        answer is at rank `threshold` or lower), one column per model of the `shown` kind ('first correct
+        rank', 'AP' or 'top answer'), and the last baseline's first correct rank beside the first."""
+        frame = pd.DataFrame(self.per_question)
+        first = [f"{m} first correct" for m in self.models]
+        if disagree:
+            frame = frame[frame["models disagree"]]
+        if low and first:
+            frame = frame[(frame[first] >= threshold).any(axis=1)]
+        frame = frame.copy()
+        tops = self.top_answers(lists)
+        for model in self.models:
+            frame[f"{model} top answer"] = [tops[int(n)][model] for n in frame.index]
+        per_model = {"first correct rank": first, "AP": [f"{m} AP" for m in self.models],
+                     "top answer": [f"{m} top answer" for m in self.models]}[shown]
+        baseline = [f"{self.systems[-1]} first correct"] if shown == "first correct rank" else []
+        columns = [c for c in ["qid", "question", "candidates", "correct", *per_model, "models disagree", *baseline]
+                   if c in frame.columns]
+        if all(str(qid) == str(question) for qid, question in zip(self.qids, self.questions, strict=True)):
+            columns.remove("qid")  # CSV files have no ids: the question is its own id
+        return frame, columns
 
     def empty_filter_reason(self, disagree: bool, low: bool, threshold: int) -> str:
         """Why the per-question filters leave no question (`slices.empty_filter_reason`)."""

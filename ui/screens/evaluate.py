@@ -135,30 +135,14 @@ else:
                               help="Some model puts its best-placed correct answer at this rank or lower.")
     threshold = filters[2].number_input("Low means rank ≥", min_value=2, max_value=100, value=3,
                                         key="evaluate_threshold")
-    frame = pd.DataFrame(evaluation.per_question)
-    tops = evaluation.top_answers(lists)
-    model_names = evaluation.models
-    first = [f"{m} first correct" for m in model_names]
-    if disagree:
-        frame = frame[frame["models disagree"]]
-    if low and first:
-        frame = frame[(frame[first] >= threshold).any(axis=1)]
-    frame = frame.copy()
     shown = st.segmented_control("Per model", ["first correct rank", "AP", "top answer"],
                                  default="first correct rank", key="evaluate_per_model",
                                  help="One column per model, so every column fits the screen.") or "first correct rank"
-    for model in model_names:
-        frame[f"{model} top answer"] = [tops[int(n)][model] for n in frame.index]
-    per_model = {"first correct rank": first, "AP": [f"{m} AP" for m in model_names],
-                 "top answer": [f"{m} top answer" for m in model_names]}[shown]
-    columns = ["qid", "question", "candidates", "correct", *per_model, "models disagree",
-               *(["BM25 first correct"] if shown == "first correct rank" else [])]
-    columns = [c for c in columns if c in frame.columns]
-    if all(str(qid) == str(question) for qid, question in zip(evaluation.qids, evaluation.questions, strict=True)):
-        columns.remove("qid")  # CSV files have no ids: the question is its own id
+    frame, columns = evaluation.question_table(lists, shown, disagree, low, int(threshold))
+    model_names = evaluation.models
     config = {c: st.column_config.NumberColumn(c.replace(" first correct", " 1st correct"), format="%d",
                                                help="Rank of the best-placed correct answer (1 = top)")
-              for c in first + ["BM25 first correct"]}
+              for c in columns if c.endswith(" first correct")}
     config.update({f"{m} AP": st.column_config.NumberColumn(f"{m} AP", format="%.3f") for m in model_names})
     config.update({f"{m} top answer": st.column_config.TextColumn(m, help=f"{m}'s top answer", width="small")
                    for m in model_names})
