@@ -26,7 +26,9 @@ setup(
               *(f"{APP}.{package}" for package in find_packages(include=["ui", "ui.*"]))],
     package_dir={APP: "."},
     package_data={
-        APP: [".streamlit/config.toml", "pretrained/defaults.json", "pretrained/*/*", "samples/*"],
+        "matching": ["evaluation/papers/*.json"],
+        APP: [".streamlit/config.toml", "pretrained/defaults.json", "pretrained/paper-tables.*", "pretrained/*/*",
+              "samples/*"],
         f"{APP}.ui": ["screens/*.py"],  # the pages are scripts streamlit runs, not a package
     },
     cmdclass={"build_py": BuildPy},

@@ -42,7 +42,13 @@ TINY_PYRAMID = {"kernel_count": 3, "pool_rows": 2, "pool_cols": 3, "mlp_hidden":
                 "max_question_len": 12, "max_answer_len": 16}
 TINY_MCAN = {"projection_size": 6, "affinity_size": 5, "fm_factors": 3, "hidden_size": 4, "highway_size": 7,
              "max_question_len": 12, "max_answer_len": 16}
-TINY_BY_FAMILY = {"mvlstm": TINY, "amvlstm": TINY, "matchpyramid": TINY_PYRAMID, "mcan": TINY_MCAN}
+TINY_CDSSM = {"filters": 5, "hidden_size": 6, "max_question_len": 12, "max_answer_len": 16}
+TINY_DUET = {"local_filters": 3, "distributed_filters": 4, "answer_windows": 4, "mlp_hidden": 5,
+             "max_question_len": 12, "max_answer_len": 16}
+TINY_ARCII = {"ngram_filters": 4, "kernel_count": 3, "pool_rows": 2, "pool_cols": 3, "mlp_hidden": 8,
+              "max_question_len": 12, "max_answer_len": 16}
+TINY_BY_FAMILY = {"mvlstm": TINY, "amvlstm": TINY, "matchpyramid": TINY_PYRAMID, "mcan": TINY_MCAN,
+                  "cdssm": TINY_CDSSM, "duet": TINY_DUET, "arcii": TINY_ARCII}
 
 # Every model variant the core can build, named for test ids.
 VARIANTS: dict[str, dict[str, object]] = {
@@ -77,6 +83,13 @@ VARIANTS: dict[str, dict[str, object]] = {
                               "keyword_words": 3},
     "pyramid-keywords": {"family": "matchpyramid", "keywords": True, "keyword_words": 3},
     "mcan-keywords": {"family": "mcan", "keywords": True, "keyword_words": 3},
+    "cdssm": {"family": "cdssm"},
+    "cdssm-question": {"family": "cdssm", "attention": "question"},
+    "cdssm-both-keywords": {"family": "cdssm", "attention": "both", "keywords": True, "keyword_words": 3},
+    "duet": {"family": "duet"},
+    "duet-answer": {"family": "duet", "attention": "answer"},
+    "arcii": {"family": "arcii"},
+    "arcii-question-keywords": {"family": "arcii", "attention": "question", "keywords": True, "keyword_words": 3},
 }
 
 

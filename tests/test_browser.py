@@ -371,3 +371,34 @@ def test_paper_tables_on_the_models_page(server: str, page: Page) -> None:
     assert "MV-LSTM: (Q)" in body and page.locator("[data-testid=stException]").count() == 0
     page.get_by_text("Paper tables", exact=True).first.scroll_into_view_if_needed()
     shot(page, "32-paper-tables")
+
+
+ECIR_MODELS = ("arcii-q", "cdssm-q", "duet-q", "matchpyramid-qa")
+
+
+def test_the_ecir_families_on_every_page(server: str, page: Page) -> None:
+    """ARC-II, C-DSSM, DUET and MatchPyramid with omega, chosen together: every page renders, and each one's own
+    walkthrough goes to the end, in a real browser."""
+    example = BY_KEY["paraphrase"]
+    query = urlencode({"q": example.question, "c": json.dumps(list(example.candidates)),
+                       "models": ",".join(ECIR_MODELS)})
+    for path in ("", "attention", "features", "interactions", "pooled", "compare", "sanity", "models", "evaluate"):
+        open_app(page, server, f"{path}?{query}")
+        page.locator("h1").first.wait_for(timeout=WAIT_MS)
+        assert page.locator("[data-testid=stException]").count() == 0, path
+        assert "could not be opened" not in page.locator("body").inner_text(), path
+        shot(page, f"33-ecir-{path or 'rank'}")
+    for model in ECIR_MODELS:
+        open_app(page, server, f"walkthrough?{query}&model={model}")
+        steps = 0
+        while True:
+            assert page.locator("[data-testid=stException]").count() == 0, (model, steps)
+            steps += 1
+            next_button = page.get_by_role("button", name="Next")
+            if next_button.is_disabled():
+                break
+            next_button.click()
+            settle(page)
+        assert steps >= 5, model
+        shot(page, f"33-ecir-walkthrough-{model}")
+    assert page.dialogs == []  # type: ignore[attr-defined]

@@ -50,3 +50,16 @@ def test_mentioned_in_finds_whole_words_only() -> None:
                                              ("word overlap", "overlap"), ("BM25", "BM25")])
 def test_short_names(name: str, short: str) -> None:
     assert glossary.short_name(name) == short
+
+
+def test_the_model_picker_groups_by_family_and_names_where_omega_sits() -> None:
+    from matching.explain.glossary import model_label, picker_order
+    from matching.models.params import AMVLSTMParams, CDSSMParams, MVLSTMParams
+
+    models = {"z-plain": CDSSMParams(), "a-both": CDSSMParams(attention="both"),
+              "c-q": CDSSMParams(attention="question"), "mv": MVLSTMParams(), "mv-kw": MVLSTMParams(keywords=True),
+              "amv-a": AMVLSTMParams(attention="answer")}
+    assert picker_order(models) == ["amv-a", "z-plain", "c-q", "a-both", "mv", "mv-kw"]
+    assert model_label("c-q", models["c-q"]) == "c-q · C-DSSM, ω on the question"
+    assert model_label("a-both", models["a-both"]) == "a-both · C-DSSM, ω on both"
+    assert model_label("mv-kw", models["mv-kw"]) == "mv-kw · MV-LSTM, + keywords"

@@ -1,6 +1,6 @@
 """Paper tables: a paper's table, row by row, beside MatchLens's figures for the same setting.
 
-The paper's figures are reference data (`configs/papers/*.json`, each naming its source); which
+The paper's figures are reference data (`papers/*.json` beside this file, each naming its source); which
 shipped checkpoint stands for which row and setting is recorded in that checkpoint's training config
 (`paper.table`, `paper.row`, `paper.setting`). MatchLens's figures come from the cards (test metrics
 and the 5-seed spread) and from one evaluation of the test split (each setting's paired test against
@@ -21,6 +21,8 @@ import pandas as pd
 
 from matching.evaluation.studies import PairedTest, paired_tests
 
+ECIR_TABLE1_WIKIQA = Path(__file__).resolve().parent / "papers" / "ecir2019-table1-wikiqa.json"
+"""The WikiQA half of the ECIR 2019 paper's Table 1, as printed there (reference data, its source named inside)."""
 ORIGINAL = "Original"
 SETTINGS = (ORIGINAL, "(Q)", "(A)", "(Q+A)")
 """The settings of the ECIR paper's table: no omega, omega on the question, on the answer, on both."""

@@ -11,10 +11,11 @@ Also here: the short model names used where space is tight (a projector's Rank t
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from matching.models import FAMILIES
+from matching.models import FAMILIES, family_of
+from matching.models.params import ModelParams
 
 
 class GlossaryError(KeyError):
@@ -179,6 +180,27 @@ def mentioned_in(text: str) -> list[str]:
     """The glossary terms `text` names (by name or alias), in glossary order."""
     found = {name for name, pattern in _PATTERNS if pattern.search(text)}
     return [t.name for t in TERMS if t.name in found]
+
+
+OMEGA_SIDES = {(): "", ("question",): "ω on the question", ("answer",): "ω on the answer",
+               ("question", "answer"): "ω on both"}
+"""How a model's attention gate (omega, ECIR 2019) is named beside it: where it sits."""
+
+
+def model_label(name: str, params: ModelParams) -> str:
+    """A model as the picker lists it: its name, its family's title and where omega sits, e.g.
+    'amvlstm-q · aMV-LSTM, ω on the question'."""
+    sides = OMEGA_SIDES.get(tuple(params.attended_sides), "")
+    keywords = ", + keywords" if params.keywords else ""
+    return f"{name} · {family_of(params).descriptor.title}{', ' + sides if sides else ''}{keywords}"
+
+
+def picker_order(models: Mapping[str, ModelParams]) -> list[str]:
+    """Model names grouped by family (in family-title order), omega's settings in the paper's order within."""
+    order = list(OMEGA_SIDES)
+    return sorted(models, key=lambda name: (family_of(models[name]).descriptor.title.lower(),
+                                            order.index(tuple(models[name].attended_sides))
+                                            if tuple(models[name].attended_sides) in order else len(order), name))
 
 
 def short_name(model: str) -> str:

@@ -239,5 +239,77 @@ class MCANParams(ModelParams):
                                "highway_size")
 
 
+@dataclass(frozen=True)
+class CDSSMParams(AttentionParams, ModelParams):
+    """C-DSSM (Shen et al. 2014) on word vectors, and C-DSSM.omega (ECIR 2019) with `attention` set."""
+
+    family: str = "cdssm"
+    attention: AttentionSide = "none"
+    filters: int = 64
+    kernel_size: int = 3
+    """Words per convolution window."""
+    hidden_size: int = 64
+    """The dense layer that makes each text's vector."""
+
+    def validate(self) -> None:
+        super().validate()
+        self.validate_attention(("none", *ATTENTION_SIDES))
+        _require_positive_ints(self, "filters", "kernel_size", "hidden_size")
+
+
+@dataclass(frozen=True)
+class DUETParams(AttentionParams, ModelParams):
+    """DUET (Mitra et al. 2017), and DUET.omega (ECIR 2019) with `attention` set: local + distributed model."""
+
+    family: str = "duet"
+    attention: AttentionSide = "none"
+    local_filters: int = 16
+    """Width-1 filters the local model runs over each question row of the exact-match matrix."""
+    distributed_filters: int = 32
+    kernel_size: int = 3
+    """Words per window of the distributed model's convolutions."""
+    answer_windows: int = 6
+    """Windows the distributed model max-pools the answer to (max_answer_len must split into them)."""
+    mlp_hidden: int = 32
+
+    def validate(self) -> None:
+        super().validate()
+        self.validate_attention(("none", *ATTENTION_SIDES))
+        _require_positive_ints(self, "local_filters", "distributed_filters", "kernel_size", "answer_windows",
+                               "mlp_hidden")
+        if self.max_answer_len % self.answer_windows:
+            raise ParamsError(f"max_answer_len ({self.max_answer_len}) must split into answer_windows "
+                              f"({self.answer_windows}) equal windows")
+
+
+@dataclass(frozen=True)
+class ARCIIParams(AttentionParams, ModelParams):
+    """ARC-II (Hu et al. 2014), and ARC-II.omega (ECIR 2019) with `attention` set."""
+
+    family: str = "arcii"
+    attention: AttentionSide = "none"
+    ngram_size: int = 3
+    """Words per window of each text's 1D convolution."""
+    ngram_filters: int = 16
+    kernel_count: int = 16
+    kernel_rows: int = 3
+    kernel_cols: int = 3
+    pool_rows: int = 3
+    pool_cols: int = 10
+    mlp_hidden: int = 32
+
+    @property
+    def pooled_size(self) -> int:
+        return self.kernel_count * self.pool_rows * self.pool_cols
+
+    def validate(self) -> None:
+        super().validate()
+        self.validate_attention(("none", *ATTENTION_SIDES))
+        _require_positive_ints(self, "ngram_size", "ngram_filters", "kernel_count", "kernel_rows", "kernel_cols",
+                               "pool_rows", "pool_cols", "mlp_hidden")
+        if self.kernel_rows % 2 == 0 or self.kernel_cols % 2 == 0:
+            raise ParamsError("kernel_rows and kernel_cols must be odd, so each feature sits on one map cell")
+
+
 def params_to_dict(params: ModelParams) -> dict[str, Any]:
     return asdict(params)

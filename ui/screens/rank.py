@@ -83,9 +83,11 @@ def _inputs() -> None:
                      height=150, placeholder="One candidate answer per line (up to 100)",
                      help="Blank lines are skipped. Press Ctrl+Enter (or click outside) to rank.")
     with right:
-        st.multiselect("Models", list(state.models()), key="rank_models", on_change=_models_changed,
-                       help="The models to rank with; the baselines are always shown.",
-                       placeholder="No model chosen: baselines only")
+        loaded = {name: matcher.params for name, matcher in state.models().items()}
+        st.multiselect("Models", glossary.picker_order(loaded), key="rank_models", on_change=_models_changed,
+                       format_func=lambda name: glossary.model_label(name, loaded[name]),
+                       help="The models to rank with, grouped by family, with where the attention gate ω sits; the "
+                            "baselines are always shown.", placeholder="No model chosen: baselines only")
         st.multiselect("Correct answers (optional)", list(range(count)), key="rank_gold", on_change=_gold_changed,
                        format_func=lambda i: components.candidate_options(request.parsed.candidates)[i],
                        help="Mark the right answers to see where each model puts them.",

@@ -249,8 +249,11 @@ def pair_vectors(explanation: Explanation, key: str, shows: tuple[str, ...] = ()
 def terms(explanation: Explanation, key: str) -> None:
     """The score split into its named terms (learned match, each keyword feature's w x), adding up to the score."""
     rows = walk.term_rows(explanation)
-    st.markdown(f"**Learned match** {explanation.learned_score:+.4f} + **keywords** {explanation.keyword_score:+.4f} "
-                f"= the score **{explanation.score:+.4f}**.")
+    if explanation.keyword_terms:
+        st.markdown(f"**Learned match** {explanation.learned_score:+.4f} + **keywords** "
+                    f"{explanation.keyword_score:+.4f} = the score **{explanation.score:+.4f}**.")
+    else:
+        st.markdown(f"The terms add up to the score **{explanation.score:+.4f}**.")
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", key=f"{key}_table",
                  column_config={c: st.column_config.NumberColumn(c, format="%.4f")
                                 for c in ("value", "feature x", "weight w")})
