@@ -373,7 +373,7 @@ def test_paper_tables_on_the_models_page(server: str, page: Page) -> None:
     shot(page, "32-paper-tables")
 
 
-ECIR_MODELS = ("arcii-q", "cdssm-q", "duet-q", "matchpyramid-qa")
+ECIR_MODELS = ("arcii-q", "cdssm-a", "duet-qa", "matchpyramid-a")
 
 
 def test_the_ecir_families_on_every_page(server: str, page: Page) -> None:
