@@ -171,7 +171,7 @@ def gap_chart(comparison: ModelContrast, terms: int = 10) -> alt.LayerChart:
     """The gap of `compare` as a waterfall (`explain.charts.waterfall_chart`): its `terms` largest
     terms one by one, the rest summed, then the bias difference; the bars end at the gap."""
     from matching.explain.charts import waterfall_chart
-    from matching.explain.display import gap_waterfall
+    from matching.explain.contrast import gap_waterfall
 
     heading = (f"{comparison.model}: score(A) − score(B), A = #{comparison.a + 1}, B = #{comparison.b + 1}, "
                + ("split exactly" if comparison.exact else "split approximately (integrated gradients)"))

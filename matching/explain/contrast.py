@@ -18,13 +18,16 @@ pairs several models lean on; `paired_views` puts A's and B's matrices on one sc
 
 from __future__ import annotations
 
+import html
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from matching.explain.attribution import WordAttribution, integrated_gradients
 from matching.explain.deletion import DeletionEffects, deletion_effects
+from matching.explain.display import box_html, heading_html, table_html
 from matching.explain.explanation import Explanation
 from matching.explain.matcher import Matcher
 from matching.explain.matrix_views import MatrixView, matrix_view, view_names
@@ -146,9 +149,7 @@ class ModelContrast:
         return [t for t in self.terms if t.effect * sign > 0][:count]
 
     def _repr_html_(self) -> str:
-        """Jupyter's rich display: the sentence, the split and the gap's largest terms (`display.contrast_html`)."""
-        from matching.explain.display import contrast_html
-
+        """Jupyter's rich display: the sentence, the split and the gap's largest terms (`contrast_html`)."""
         return contrast_html(self)
 
     def rows(self, limit: int = 40) -> list[dict[str, object]]:
@@ -406,3 +407,46 @@ def shared_view_names(explanation_a: Explanation, explanation_b: Explanation) ->
     """Views both candidates have (the same model, so in practice all of them)."""
     second = set(view_names(explanation_b))
     return [v for v in view_names(explanation_a) if v in second]
+
+
+# ---------------------------------------------------------------- rich display and the gap's waterfall
+
+LARGEST_SHOWN = 8
+"""Rows of the gap's largest terms in a rich display; the object holds all of them."""
+GAP_TERMS_DRAWN = 10
+"""Gap terms drawn one by one in the gap waterfall; the rest are summed into one bar."""
+
+
+def contrast_html(contrast: ModelContrast, count: int = LARGEST_SHOWN) -> str:
+    """The gap between A and B, the sentence that says what carries it, and its largest terms."""
+    import pandas as pd
+
+    c = contrast
+    split = "exactly over matrix cells" if c.exact else f"approximately over words ({c.method})"
+    summary = (f"gap score(A) − score(B) = {c.gap:+.4f}: A (#{c.a + 1}, index {c.a}) {c.score_a:+.4f}, rank "
+               f"{c.rank_a}; B (#{c.b + 1}, index {c.b}) {c.score_b:+.4f}, rank {c.rank_b}. Split {split}: "
+               f"A − B {c.cells_a - c.cells_b:+.4f}, bias difference {c.bias_difference:+.4f}"
+               + ("" if c.exact else f", residual {c.residual_difference:+.4f}")
+               + f"; adds up to {c.decomposed_gap:+.4f}.")
+    return box_html(f"<div style='font-size:1.1rem'>{html.escape(describe(c))}</div>",
+                f"<div style='color:#374151;margin:.3rem 0'>{html.escape(summary)}</div>",
+                heading_html(f"The gap's {min(count, len(c.terms))} largest terms (the last rows sum the rest)"),
+                table_html(pd.DataFrame(c.rows(limit=count)).drop(columns=["pooling rank"])))
+
+
+def gap_waterfall(contrast: ModelContrast, count: int = GAP_TERMS_DRAWN) -> list[dict[str, Any]]:
+    """The gap as waterfall rows (part, start, end, amount) for `charts.waterfall_chart`: the `count`
+    largest terms, the rest summed, the bias (or baseline) difference and, for an approximate
+    split, the residual; the last row ends at the gap (to float rounding)."""
+    rows, total = [], 0.0
+    for number, row in enumerate(contrast.rows(limit=count), 1):
+        amount = float(row["effect on gap"])  # type: ignore[arg-type]
+        if row["question word"] or row["answer word"]:
+            words = (f"{row['question word']} × {row['answer word']}" if row["question word"] and row["answer word"]
+                     else str(row["question word"] or row["answer word"]))
+            part = f"{number}. {row['candidate']}: {words} ({row['matrix']})"  # numbered: a word pair can recur
+        else:
+            part = f"{number}. {row['candidate']}: {row['matrix']}"
+        rows.append({"part": part, "start": total, "end": total + amount, "amount": amount})
+        total += amount
+    return rows

@@ -8,12 +8,14 @@ every model family (`matching.models.base`).
 
 from __future__ import annotations
 
+import html
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, NamedTuple, overload
 
 import numpy as np
 
+from matching.explain.display import box_html, heading_html, shaded_html, table_html, text_of
 from matching.models import ForwardTrace, SideSteps, family_of
 from matching.models.blocks.keywords import KEYWORD_FEATURES
 from matching.models.params import ModelParams
@@ -180,9 +182,7 @@ class Explanation:
 
     def _repr_html_(self) -> str:
         """Jupyter's rich display: the score, the word weights as shaded words and the largest
-        contributions (`display.explanation_html`)."""
-        from matching.explain.display import explanation_html
-
+        contributions (`explanation_html`)."""
         return explanation_html(self)
 
     def to_dict(self) -> dict[str, Any]:
@@ -211,6 +211,57 @@ class Explanation:
                 "answer": array(self.channels.answer)},
             "terms": self.terms,
         }
+
+
+LARGEST_SHOWN = 8
+"""Rows of the largest cells in an explanation's rich display; the object holds all of them."""
+
+
+def _largest_cells(explanation: Explanation, count: int) -> list[dict[str, Any]]:
+    """The `count` matrix cells with the largest |contribution| to the score, largest first."""
+    q, a = explanation.question_tokens, explanation.answer_tokens
+    if explanation.pooled_cells:
+        cells = sorted((c for c in explanation.pooled_cells if not c.filler), key=lambda c: -abs(c.contribution))
+        return [{"pooled from": c.group, "pooling rank": c.rank, "question word": q[c.i].text,  # type: ignore[index]
+                 "answer word": a[c.j].text, "value": c.value, "contribution": c.contribution}  # type: ignore[index]
+                for c in cells[:count]]
+    rows = []
+    for name, contributions in explanation.cell_contributions.items():
+        for i, j in zip(*np.nonzero(contributions), strict=True):
+            rows.append({"matrix": name, "question word": q[int(i)].text, "answer word": a[int(j)].text,
+                         "value": float(explanation.interaction_matrices[name][i, j]),
+                         "contribution": float(contributions[i, j])})
+    return sorted(rows, key=lambda r: -abs(r["contribution"]))[:count]
+
+
+def explanation_html(explanation: Explanation, count: int = LARGEST_SHOWN) -> str:
+    """One pair's explanation: its score, its word weights as shaded words, and what the score is made of."""
+    import pandas as pd
+
+    question, answer = explanation.question_tokens, explanation.answer_tokens
+    parts = [f"<div style='font-size:1.1rem'><b>{html.escape(explanation.model)}</b> scores this pair "
+             f"<b>{explanation.score:+.4f}</b></div>"]
+    weighted = {name: sides for name, sides in explanation.all_word_weights.items()
+                if sides[0] is not None or sides[1] is not None}
+    for name, (on_question, on_answer) in weighted.items():  # a side the mechanism does not weigh: plain
+        parts.append(heading_html(f"Word weights: {name}"))
+        parts.append(shaded_html(text_of(question), question, on_question, "Q"))
+        parts.append(shaded_html(text_of(answer), answer, on_answer, "A"))
+    if not weighted:
+        parts.append(heading_html("This model weighs no words; the pair as it read it"))
+        parts.append(shaded_html(text_of(question), question, None, "Q"))
+        parts.append(shaded_html(text_of(answer), answer, None, "A"))
+    if explanation.terms:
+        parts.append(heading_html("The score, term by term (the terms add up to the score)"))
+        parts.append(table_html(pd.DataFrame([{"term": k, "value": v} for k, v in explanation.terms.items()])))
+    cells = _largest_cells(explanation, count)
+    if cells:
+        bias = (explanation.bias_contribution if explanation.pooled_cells else explanation.cell_bias)
+        keywords = f" + keywords {explanation.keyword_score:+.4f}" if explanation.keyword_terms else ""
+        split = "" if bias is None else f" (score = all cells' contributions{keywords} + bias {bias:+.4f}, exactly)"
+        parts.append(heading_html(f"The {len(cells)} cells with the largest contributions{split}"))
+        parts.append(table_html(pd.DataFrame(cells)))
+    return box_html(*parts)
 
 
 def matrix_names(params: ModelParams) -> list[str]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
@@ -9,6 +10,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from matching.explain import glossary
+from matching.explain.display import box_html, heading_html, table_html
 from matching.explain.explanation import Explanation, TracedExplanations
 from matching.explain.matcher import Matcher, require_words
 from matching.text.baselines import baseline_scores
@@ -173,9 +175,7 @@ class Ranking:
         return self.models[name].explanations[self.candidate_index(candidate)]
 
     def _repr_html_(self) -> str:
-        """Jupyter's rich display: the question and every system's ranks (`display.ranking_html`)."""
-        from matching.explain.display import ranking_html
-
+        """Jupyter's rich display: the question and every system's ranks (`ranking_html`)."""
         return ranking_html(self)
 
 
@@ -249,3 +249,15 @@ def compact_rows(ranking: Ranking, with_baselines: bool = False, text_chars: int
         row.update({name: int(ranks[index]) for name, ranks in systems.items()})
         rows.append(row)
     return rows
+
+
+def ranking_html(ranking: Ranking) -> str:
+    """The question and a table of the candidates with every model's and baseline's rank."""
+    frame = ranking.to_frame()
+    systems = [*ranking.models, *ranking.baselines]
+    shown = frame[[c for c in ("candidate", "correct") if c in frame] + [rank_column(s) for s in systems]]
+    shown.insert(0, "index", frame.index)
+    notes = "".join(f"<div style='color:#6b7280'>{html.escape(note)}</div>" for note in ranking.truncation_notes())
+    return box_html(f"<div style='font-size:1.1rem'>Q: <b>{html.escape(ranking.question)}</b></div>", notes,
+                heading_html(f"Ranks (1 = best) of {len(ranking.candidates)} candidates; scores in .to_frame()"),
+                table_html(shown, "{:.4f}"))
