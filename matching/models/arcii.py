@@ -18,8 +18,9 @@ from typing import Any
 import torch
 from torch import nn
 
-from matching.models.base import ForwardTrace, MatchingModel, PairBatch, gate_text, register
-from matching.models.blocks import MLPHead, Pooled, dynamic_max_pool, length_mask
+from matching.models.base import ForwardTrace, MatchingModel, PairBatch, ecir_deviations, gate_text, register
+from matching.models.blocks import MLPHead, length_mask
+from matching.models.map_reading import read_map, traced_read
 from matching.models.params import ARCIIParams, ModelParams
 from matching.models.parts import (
     GATE_STEP,
@@ -29,7 +30,6 @@ from matching.models.parts import (
     Descriptor,
     Matrices,
     Part,
-    PooledCells,
     Step,
     View,
 )
@@ -72,17 +72,6 @@ class ARCII(MatchingModel):
         padded = nn.functional.pad(words.transpose(1, 2), (0, self.params.ngram_size - 1))
         return (conv(padded) * length_mask(lengths, words.shape[1])[:, None, :]).transpose(1, 2)
 
-    def score_map(self, matching: torch.Tensor, batch: PairBatch
-                  ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, Any]:
-        """(score, pooled input of the MLP, feature maps, dynamic pooling) from the masked map (B, C, m, n)."""
-        params = self.params
-        features = torch.relu(self.conv(matching))
-        dynamic = dynamic_max_pool(features, batch.question_lengths, batch.answer_lengths,
-                                   (params.max_question_len, params.max_answer_len),
-                                   (params.pool_rows, params.pool_cols))
-        flat = dynamic.pooled.flat()
-        return self.head(self.dropout(flat)), flat, features, dynamic
-
     def match(self, batch: PairBatch, trace: bool = False) -> torch.Tensor | ForwardTrace:
         question = self.read("question", batch.question_vectors, batch.question_unknown, batch.question_lengths)
         answer = self.read("answer", batch.answer_vectors, batch.answer_unknown, batch.answer_lengths)
@@ -91,25 +80,15 @@ class ARCII(MatchingModel):
         # "plus" matching: (B, C, m, n), zero wherever either position is padding.
         matching = (q.transpose(1, 2)[:, :, :, None] + a.transpose(1, 2)[:, :, None, :]) * batch.cell_mask()[:, None]
         if not trace:
-            return self.score_map(matching, batch)[0]
-        with torch.inference_mode(False), torch.enable_grad():
-            leaf = matching.detach().clone().requires_grad_(True)
-            score, flat, features, dynamic = self.score_map(leaf, batch)
-            (gradient,) = torch.autograd.grad(score.sum(), leaf)
-        score, flat, features = score.detach(), flat.detach(), features.detach()
-        contributions, bias = self.head.contributions(flat)
+            return read_map(self, matching, batch)[0]
+        score, cells, pooled = traced_read(self, matching, batch)
         # One matrix for the eye (the channels' mean); the exact split is over every channel's cells, summed.
-        cells = (gradient * matching).sum(1, keepdim=True)
-        pooled = dynamic.pooled
+        cells = cells.sum(1, keepdim=True)
         return ForwardTrace(
             score=score, question=question, answer=answer,
             matrices=Matrices((MEAN_MAP,), matching.mean(1, keepdim=True), cell_contributions=cells,
                               cell_bias=score - cells.flatten(1).sum(-1)),
-            pooled=PooledCells(Pooled(pooled.values.detach(), pooled.rows, pooled.cols, pooled.filler),
-                               groups=tuple(f"filter {f + 1}" for f in range(self.params.kernel_count)),
-                               group_matrix=(0,) * self.params.kernel_count, windows=dynamic.windows,
-                               contributions=contributions, bias=bias, hidden=self.head.hidden(flat),
-                               features=features))
+            pooled=pooled)
 
     @classmethod
     def parts(cls, params: ModelParams) -> frozenset[Part]:
@@ -122,24 +101,12 @@ class ARCII(MatchingModel):
 
     @classmethod
     def deviations(cls, params: dict[str, Any], training: dict[str, Any]) -> list[str]:
-        out = ["WikiQA's standard split (the ECIR paper cross-validated 80/10/10 splits in MatchZoo)",
-               "GloVe 6B 50d, frozen, one learned vector for unknown words (paper: GloVe 300d, Common Crawl)",
-               f"{params.get('ngram_filters')} n-gram filters of {params.get('ngram_size')} words, "
-               f"{params.get('kernel_count')} 2D kernels of {params.get('kernel_rows')}x{params.get('kernel_cols')}",
-               f"dynamic max pooling of the real cells to a {params.get('pool_rows')}x{params.get('pool_cols')} grid, "
-               f"then an MLP of {params.get('mlp_hidden')} (MatchZoo-py: fixed 2x2 pooling over padded texts, "
-               "then one linear layer)",
-               f"{training.get('optimizer', 'adam')} lr {training.get('learning_rate')}, batch "
-               f"{training.get('batch_size')}, {training.get('max_epochs')} epochs (paper: 400 epochs)"]
-        if params.get("attention", "none") != "none":
-            out.append("the attention softmax runs over real tokens only")
-            if params.get("attention_scaling") == "length":
-                out.append("words weighted by alpha_t x sentence length, mean weight 1 (paper: alpha_t)")
-        if training.get("loss", "hinge") != "hinge":
-            out.append(f"{training['loss']} loss (paper: pairwise hinge)")
-        if training.get("average_epochs"):
-            out.append(f"ships the mean of the weights of the last {training['average_epochs']} epochs")
-        return out
+        return ecir_deviations(params, training, [
+            f"{params.get('ngram_filters')} n-gram filters of {params.get('ngram_size')} words, "
+            f"{params.get('kernel_count')} 2D kernels of {params.get('kernel_rows')}x{params.get('kernel_cols')}",
+            f"dynamic max pooling of the real cells to a {params.get('pool_rows')}x{params.get('pool_cols')} grid, "
+            f"then an MLP of {params.get('mlp_hidden')} (MatchZoo-py: fixed 2x2 pooling over padded texts, "
+            "then one linear layer)"])
 
     @classmethod
     def architecture_text(cls, params: ModelParams) -> str:

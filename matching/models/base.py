@@ -234,6 +234,29 @@ class MatchingModel(nn.Module):
         return []
 
 
+ECIR_SPLIT = "WikiQA's standard split (the ECIR paper cross-validated 80/10/10 splits in MatchZoo)"
+ECIR_VECTORS = "GloVe 6B 50d, frozen, one learned vector for unknown words (paper: GloVe 300d, Common Crawl)"
+
+
+def ecir_deviations(params: dict[str, Any], training: dict[str, Any], sizes: list[str], vectors: str = ECIR_VECTORS,
+                    omega: str | None = None) -> list[str]:
+    """The card lines of a family the ECIR 2019 paper ran in MatchZoo, trained here on a fixed schedule: the
+    split and vectors, the family's own `sizes` lines, the schedule, then where omega (`omega`: what it
+    reweights, where that needs saying) and the training recipe differ from the paper."""
+    out = [ECIR_SPLIT, vectors, *sizes,
+           f"{training.get('optimizer', 'adam')} lr {training.get('learning_rate')}, batch "
+           f"{training.get('batch_size')}, {training.get('max_epochs')} epochs (paper: 400 epochs)"]
+    if params.get("attention", "none") != "none":
+        out += [*([omega] if omega else []), "the attention softmax runs over real tokens only"]
+        if params.get("attention_scaling") == "length":
+            out.append("words weighted by alpha_t x sentence length, mean weight 1 (paper: alpha_t)")
+    if training.get("loss", "hinge") != "hinge":
+        out.append(f"{training['loss']} loss (paper: pairwise hinge)")
+    if training.get("average_epochs"):
+        out.append(f"ships the mean of the weights of the last {training['average_epochs']} epochs")
+    return out
+
+
 LEARNED_MATCH = "learned match"
 """The score term of a family's own network, beside the keyword term's features (`Terms`)."""
 KEYWORD_VALUES, KEYWORD_WEIGHTS = "keyword features", "keyword weights"

@@ -19,7 +19,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from matching.models.base import ForwardTrace, MatchingModel, PairBatch, gate_text, register
+from matching.models.base import ForwardTrace, MatchingModel, PairBatch, ecir_deviations, gate_text, register
 from matching.models.blocks import length_mask
 from matching.models.blocks.attention import MASKED_LOGIT
 from matching.models.params import CDSSMParams, ModelParams
@@ -119,23 +119,11 @@ class CDSSM(MatchingModel):
 
     @classmethod
     def deviations(cls, params: dict[str, Any], training: dict[str, Any]) -> list[str]:
-        out = ["WikiQA's standard split (the ECIR paper cross-validated 80/10/10 splits in MatchZoo)",
-               "GloVe 6B 50d, frozen, one learned vector for unknown words (paper: GloVe 300d, Common Crawl)",
-               "word vectors, not letter-trigram hashing (as the ECIR paper ran it)",
-               f"{params.get('filters')} filters of {params.get('kernel_size')} words, a tanh dense layer of "
-               f"{params.get('hidden_size')} (MatchZoo-py: 3 filters and a 3-layer MLP of 64)",
-               "max-pooling over the windows that start at a real word only",
-               f"{training.get('optimizer', 'adam')} lr {training.get('learning_rate')}, batch "
-               f"{training.get('batch_size')}, {training.get('max_epochs')} epochs (paper: 400 epochs)"]
-        if params.get("attention", "none") != "none":
-            out.append("the attention softmax runs over real tokens only")
-            if params.get("attention_scaling") == "length":
-                out.append("words weighted by alpha_t x sentence length, mean weight 1 (paper: alpha_t)")
-        if training.get("loss", "hinge") != "hinge":
-            out.append(f"{training['loss']} loss (paper: pairwise hinge)")
-        if training.get("average_epochs"):
-            out.append(f"ships the mean of the weights of the last {training['average_epochs']} epochs")
-        return out
+        return ecir_deviations(params, training, [
+            "word vectors, not letter-trigram hashing (as the ECIR paper ran it)",
+            f"{params.get('filters')} filters of {params.get('kernel_size')} words, a tanh dense layer of "
+            f"{params.get('hidden_size')} (MatchZoo-py: 3 filters and a 3-layer MLP of 64)",
+            "max-pooling over the windows that start at a real word only"])
 
     @classmethod
     def architecture_text(cls, params: ModelParams) -> str:

@@ -22,7 +22,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from matching.models.base import ForwardTrace, MatchingModel, PairBatch, gate_text, register
+from matching.models.base import ForwardTrace, MatchingModel, PairBatch, ecir_deviations, gate_text, register
 from matching.models.blocks import exact_match_matrix, length_mask
 from matching.models.blocks.attention import MASKED_LOGIT
 from matching.models.params import DUETParams, ModelParams
@@ -136,24 +136,13 @@ class DUET(MatchingModel):
 
     @classmethod
     def deviations(cls, params: dict[str, Any], training: dict[str, Any]) -> list[str]:
-        out = ["WikiQA's standard split (the ECIR paper cross-validated 80/10/10 splits in MatchZoo)",
-               "GloVe 6B 50d, frozen, one learned vector for unknown words, in the distributed model (MatchZoo-py: "
-               "letter-trigram counts)",
-               f"{params.get('local_filters')} local and {params.get('distributed_filters')} distributed filters, MLPs "
-               f"of {params.get('mlp_hidden')} (MatchZoo-py: 300 and 300, MLPs of 300)",
-               "padding matches nothing and its rows and windows are zero (MatchZoo-py reads them)",
-               f"{training.get('optimizer', 'adam')} lr {training.get('learning_rate')}, batch "
-               f"{training.get('batch_size')}, {training.get('max_epochs')} epochs (paper: 400 epochs)"]
-        if params.get("attention", "none") != "none":
-            out += ["omega reweights the words the distributed model reads (the local model reads no vectors)",
-                    "the attention softmax runs over real tokens only"]
-            if params.get("attention_scaling") == "length":
-                out.append("words weighted by alpha_t x sentence length, mean weight 1 (paper: alpha_t)")
-        if training.get("loss", "hinge") != "hinge":
-            out.append(f"{training['loss']} loss (paper: pairwise hinge)")
-        if training.get("average_epochs"):
-            out.append(f"ships the mean of the weights of the last {training['average_epochs']} epochs")
-        return out
+        return ecir_deviations(params, training, [
+            f"{params.get('local_filters')} local and {params.get('distributed_filters')} distributed filters, MLPs "
+            f"of {params.get('mlp_hidden')} (MatchZoo-py: 300 and 300, MLPs of 300)",
+            "padding matches nothing and its rows and windows are zero (MatchZoo-py reads them)"],
+            vectors="GloVe 6B 50d, frozen, one learned vector for unknown words, in the distributed model "
+                    "(MatchZoo-py: letter-trigram counts)",
+            omega="omega reweights the words the distributed model reads (the local model reads no vectors)")
 
     @classmethod
     def architecture_text(cls, params: ModelParams) -> str:

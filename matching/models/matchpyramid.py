@@ -20,7 +20,8 @@ import torch
 from torch import nn
 
 from matching.models.base import ForwardTrace, MatchingModel, PairBatch, gate_text, register
-from matching.models.blocks import DynamicPooled, MLPHead, Pooled, dynamic_max_pool
+from matching.models.blocks import MLPHead
+from matching.models.map_reading import read_map, traced_read
 from matching.models.params import MatchPyramidParams, ModelParams
 from matching.models.parts import (
     GATE_STEP,
@@ -30,7 +31,6 @@ from matching.models.parts import (
     Descriptor,
     Matrices,
     Part,
-    PooledCells,
     Product,
     Step,
     View,
@@ -67,18 +67,6 @@ class MatchPyramid(MatchingModel):
         self.conv = nn.Conv2d(1, params.kernel_count, kernel, padding=(kernel[0] // 2, kernel[1] // 2))
         self.head = MLPHead(params.pooled_size, params.mlp_hidden)
 
-
-    def score_matrix(self, matrix: torch.Tensor, batch: PairBatch
-                     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, DynamicPooled]:
-        """(score, pooled input of the MLP, feature maps, dynamic pooling) from the masked matrix (B, m, n)."""
-        params = self.params
-        features = torch.relu(self.conv(matrix[:, None]))
-        dynamic = dynamic_max_pool(features, batch.question_lengths, batch.answer_lengths,
-                                   (params.max_question_len, params.max_answer_len),
-                                   (params.pool_rows, params.pool_cols))
-        flat = dynamic.pooled.flat()
-        return self.head(self.dropout(flat)), flat, features, dynamic
-
     def match(self, batch: PairBatch, trace: bool = False) -> torch.Tensor | ForwardTrace:
         # Cosine matching = the dot product of unit word vectors; a gate then reweights the unit vectors.
         unit = self.params.matching == "cosine"
@@ -86,16 +74,8 @@ class MatchPyramid(MatchingModel):
         answer = self.read("answer", batch.answer_vectors, batch.answer_unknown, batch.answer_lengths, unit)
         matrix = (question.gated_words @ answer.gated_words.transpose(1, 2)) * batch.cell_mask()
         if not trace:
-            return self.score_matrix(matrix, batch)[0]
-        # The same pass, from a leaf copy of M, so that its gradient can be read (also under no_grad).
-        with torch.inference_mode(False), torch.enable_grad():
-            leaf = matrix.detach().clone().requires_grad_(True)
-            score, flat, features, dynamic = self.score_matrix(leaf, batch)
-            (gradient,) = torch.autograd.grad(score.sum(), leaf)
-        score, flat, features = score.detach(), flat.detach(), features.detach()
-        contributions, bias = self.head.contributions(flat)
-        cells = (gradient * matrix)[:, None]
-        pooled = dynamic.pooled
+            return read_map(self, matrix[:, None], batch)[0]
+        score, cells, pooled = traced_read(self, matrix[:, None], batch)
         names = tuple(self.matrix_names(self.params))
         return ForwardTrace(
             score=score, question=question, answer=answer,
@@ -103,11 +83,7 @@ class MatchPyramid(MatchingModel):
                               cell_bias=score - cells.flatten(1).sum(-1),
                               # unit vectors for cosine matching: the cell is their plain dot product
                               products={names[0]: Product(question.gated_words, answer.gated_words, cosine=False)}),
-            pooled=PooledCells(Pooled(pooled.values.detach(), pooled.rows, pooled.cols, pooled.filler),
-                               groups=tuple(f"filter {f + 1}" for f in range(self.params.kernel_count)),
-                               group_matrix=(0,) * self.params.kernel_count, windows=dynamic.windows,
-                               contributions=contributions, bias=bias, hidden=self.head.hidden(flat),
-                               features=features))
+            pooled=pooled)
 
     @classmethod
     def parts(cls, params: ModelParams) -> frozenset[Part]:
