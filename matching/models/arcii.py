@@ -92,8 +92,7 @@ class ARCII(MatchingModel):
 
     @classmethod
     def parts(cls, params: ModelParams) -> frozenset[Part]:
-        gated = {Part.WORD_WEIGHTS} if params.attended_sides else set()
-        return frozenset({Part.MATRICES, Part.POOLED_CELLS, *gated})
+        return frozenset({Part.MATRICES, Part.POOLED_CELLS})
 
     @classmethod
     def matrix_names(cls, params: ModelParams) -> list[str]:

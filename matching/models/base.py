@@ -225,7 +225,8 @@ class MatchingModel(nn.Module):
 
     @classmethod
     def parts(cls, params: ModelParams) -> frozenset[Part]:
-        """The parts the family's own network gives its traces (`trace_parts_of` adds the keyword term's)."""
+        """The parts the family's own network gives its traces (`trace_parts_of` adds the attention gate's and
+        the keyword term's, which the base model provides)."""
         raise NotImplementedError
 
     @classmethod
@@ -266,7 +267,9 @@ KEYWORD_VALUES, KEYWORD_WEIGHTS = "keyword features", "keyword weights"
 def trace_parts_of(params: ModelParams) -> frozenset[Part]:
     """The parts a trace of this configuration carries (tested against real traces), so a page can
     offer the models that have what it shows before running any of them."""
-    return family_of(params).parts(params) | ({Part.TERMS, Part.PAIR_VECTORS} if params.keywords else frozenset())
+    gate = {Part.WORD_WEIGHTS} if params.attended_sides else set()  # the base's attention gate, in any family
+    keywords = {Part.TERMS, Part.PAIR_VECTORS} if params.keywords else set()
+    return family_of(params).parts(params) | gate | keywords
 
 
 def sized_for_corpus(params: ModelParams, corpus: Corpus) -> ModelParams:

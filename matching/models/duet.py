@@ -127,8 +127,7 @@ class DUET(MatchingModel):
 
     @classmethod
     def parts(cls, params: ModelParams) -> frozenset[Part]:
-        gated = {Part.WORD_WEIGHTS} if params.attended_sides else set()
-        return frozenset({Part.MATRICES, Part.TERMS, Part.PAIR_VECTORS, *gated})
+        return frozenset({Part.MATRICES, Part.TERMS, Part.PAIR_VECTORS})
 
     @classmethod
     def matrix_names(cls, params: ModelParams) -> list[str]:

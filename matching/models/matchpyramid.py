@@ -87,8 +87,7 @@ class MatchPyramid(MatchingModel):
 
     @classmethod
     def parts(cls, params: ModelParams) -> frozenset[Part]:
-        gated = {Part.WORD_WEIGHTS} if params.attended_sides else set()
-        return frozenset({Part.MATRICES, Part.POOLED_CELLS, *gated})
+        return frozenset({Part.MATRICES, Part.POOLED_CELLS})
 
     @classmethod
     def deviations(cls, params: dict[str, Any], training: dict[str, Any]) -> list[str]:

@@ -215,8 +215,7 @@ class MVLSTM(MatchingModel):
 
     @classmethod
     def parts(cls, params: ModelParams) -> frozenset[Part]:
-        gated = {Part.WORD_WEIGHTS} if params.attended_sides else set()
-        return frozenset({Part.MATRICES, Part.POOLED_CELLS, Part.STATES, *gated})
+        return frozenset({Part.MATRICES, Part.POOLED_CELLS, Part.STATES})
 
     @classmethod
     def deviations(cls, params: dict[str, Any], training: dict[str, Any]) -> list[str]:

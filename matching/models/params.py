@@ -114,6 +114,17 @@ class AttentionParams:
 
 
 @dataclass(frozen=True)
+class OmegaParams(AttentionParams):
+    """A family of the ECIR paper's table: omega off (its Original) by default, or on the question, the answer
+    or both."""
+
+    attention: AttentionSide = "none"
+
+    def validate_attention(self, sides: tuple[str, ...] = ("none", *ATTENTION_SIDES)) -> None:
+        super().validate_attention(sides)
+
+
+@dataclass(frozen=True)
 class MVLSTMParams(ModelParams):
     """MV-LSTM (Wan et al. 2016): Bi-LSTM, positional interactions, k-max pooling, MLP."""
 
@@ -175,7 +186,7 @@ class AMVLSTMParams(AttentionParams, MVLSTMParams):
 
 
 @dataclass(frozen=True)
-class MatchPyramidParams(AttentionParams, ModelParams):
+class MatchPyramidParams(OmegaParams, ModelParams):
     """MatchPyramid (Pang et al. 2016), and MatchPyramid.omega (ECIR 2019) with `attention` set.
 
     Word matching matrix -> 2D convolution + ReLU -> dynamic max pooling to a
@@ -183,7 +194,6 @@ class MatchPyramidParams(AttentionParams, ModelParams):
     """
 
     family: str = "matchpyramid"
-    attention: AttentionSide = "none"
     matching: WordMatching = "dot"
     """How two word vectors meet: `dot` (MatchZoo's choice) or `cosine` (the dot product of unit
     vectors; with a gate, the unit vectors are reweighted, so the gate still matters)."""
@@ -200,7 +210,7 @@ class MatchPyramidParams(AttentionParams, ModelParams):
 
     def validate(self) -> None:
         super().validate()
-        self.validate_attention(("none", *ATTENTION_SIDES))
+        self.validate_attention()
         _require_choice(self, "matching", WORD_MATCHINGS)
         _require_positive_ints(self, "kernel_count", "kernel_rows", "kernel_cols", "pool_rows", "pool_cols",
                                "mlp_hidden")
@@ -240,11 +250,10 @@ class MCANParams(ModelParams):
 
 
 @dataclass(frozen=True)
-class CDSSMParams(AttentionParams, ModelParams):
+class CDSSMParams(OmegaParams, ModelParams):
     """C-DSSM (Shen et al. 2014) on word vectors, and C-DSSM.omega (ECIR 2019) with `attention` set."""
 
     family: str = "cdssm"
-    attention: AttentionSide = "none"
     filters: int = 64
     kernel_size: int = 3
     """Words per convolution window."""
@@ -253,16 +262,15 @@ class CDSSMParams(AttentionParams, ModelParams):
 
     def validate(self) -> None:
         super().validate()
-        self.validate_attention(("none", *ATTENTION_SIDES))
+        self.validate_attention()
         _require_positive_ints(self, "filters", "kernel_size", "hidden_size")
 
 
 @dataclass(frozen=True)
-class DUETParams(AttentionParams, ModelParams):
+class DUETParams(OmegaParams, ModelParams):
     """DUET (Mitra et al. 2017), and DUET.omega (ECIR 2019) with `attention` set: local + distributed model."""
 
     family: str = "duet"
-    attention: AttentionSide = "none"
     local_filters: int = 16
     """Width-1 filters the local model runs over each question row of the exact-match matrix."""
     distributed_filters: int = 32
@@ -274,7 +282,7 @@ class DUETParams(AttentionParams, ModelParams):
 
     def validate(self) -> None:
         super().validate()
-        self.validate_attention(("none", *ATTENTION_SIDES))
+        self.validate_attention()
         _require_positive_ints(self, "local_filters", "distributed_filters", "kernel_size", "answer_windows",
                                "mlp_hidden")
         if self.max_answer_len % self.answer_windows:
@@ -283,11 +291,10 @@ class DUETParams(AttentionParams, ModelParams):
 
 
 @dataclass(frozen=True)
-class ARCIIParams(AttentionParams, ModelParams):
+class ARCIIParams(OmegaParams, ModelParams):
     """ARC-II (Hu et al. 2014), and ARC-II.omega (ECIR 2019) with `attention` set."""
 
     family: str = "arcii"
-    attention: AttentionSide = "none"
     ngram_size: int = 3
     """Words per window of each text's 1D convolution."""
     ngram_filters: int = 16
@@ -304,7 +311,7 @@ class ARCIIParams(AttentionParams, ModelParams):
 
     def validate(self) -> None:
         super().validate()
-        self.validate_attention(("none", *ATTENTION_SIDES))
+        self.validate_attention()
         _require_positive_ints(self, "ngram_size", "ngram_filters", "kernel_count", "kernel_rows", "kernel_cols",
                                "pool_rows", "pool_cols", "mlp_hidden")
         if self.kernel_rows % 2 == 0 or self.kernel_cols % 2 == 0:
