@@ -394,6 +394,39 @@ def test_evaluate_scores_with_the_models_chosen_on_rank() -> None:
     assert any("mvlstm, matchpyramid" in c for c in texts(at, "caption"))
 
 
+def test_evaluate_offers_the_built_in_data_sets(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where $MATCHLENS_DATA holds WikiQA and TrecQA, the page offers their test and dev splits and
+    evaluates the one picked; the sample file then takes over again when chosen."""
+    from matching.text.data import RankingList, write_toks_folder
+
+    for folder, words in (("wikiqa", "river"), ("trecqa", "mountain")):
+        for split in ("train", "dev", "test"):
+            write_toks_folder(tmp_path / folder / split, [
+                RankingList(f"{folder}-{split}-{n}", f"how long is the {words} number {n}",
+                            (f"the {words} number {n} is long", "a cat sat"), (1, 0)) for n in range(3)])
+    monkeypatch.setenv("MATCHLENS_DATA", str(tmp_path))
+    at = page(new_app(), "evaluate")
+    assert at.selectbox(key="evaluate_builtin").options == ["WikiQA test", "WikiQA dev", "TrecQA test", "TrecQA dev"]
+    at.selectbox(key="evaluate_builtin").set_value("TrecQA test").run()
+    assert_clean(at)
+    assert any("TrecQA test: 3 questions, 6 candidates" in plain(s.value) for s in at.success)
+    questions = next(df for df in at.dataframe if df.key == "evaluate_questions").value
+    assert all("mountain" in q for q in questions["question"])
+    at.button(key="evaluate_sample").click().run()
+    assert any("sample-ranking.csv" in plain(s.value) for s in at.success)
+    assert at.selectbox(key="evaluate_builtin").value is None
+
+
+def test_evaluate_says_where_to_put_the_data_sets_when_none_are_here(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MATCHLENS_DATA", str(tmp_path / "no-data"))
+    at = page(new_app(), "evaluate")
+    box = at.selectbox(key="evaluate_builtin")
+    assert box.disabled and box.options == []
+    assert "MATCHLENS_DATA" in box.help and "do not ship" in box.help
+    assert_clean(at)
+
+
 def test_evaluate_sample_and_open_a_question() -> None:
     at = page(new_app(), "evaluate")
     at.button(key="evaluate_sample").click().run()

@@ -229,3 +229,24 @@ def test_combine_keeps_every_train_and_dev_and_one_test(tmp_path: Path) -> None:
     assert [(i.question, i.candidates, i.labels) for i in train[6:]] == [
         (i.question, i.candidates, i.labels) for i in toy_lists(6, 12)]
     assert read_toks_folder(tmp_path / "both" / "test") == read_toks_folder(tmp_path / "one" / "test")
+
+
+def test_built_in_splits_are_the_complete_folders_under_the_data_root(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    from matching.text.data import RankingList, write_toks_folder
+    from matching.text.datasets import built_in_splits, data_root
+
+    lists = [RankingList("q1", "who wrote it", ("she wrote it", "no"), (1, 0))]
+    write_toks_folder(tmp_path / "wikiqa" / "test", lists)
+    write_toks_folder(tmp_path / "trecqa" / "dev", lists)
+    (tmp_path / "trecqa" / "test").mkdir()  # incomplete: not offered
+    write_toks_folder(tmp_path / "other" / "test", lists)  # not a built-in data set
+    monkeypatch.setenv("MATCHLENS_DATA", str(tmp_path))
+    assert data_root() == tmp_path
+    splits = built_in_splits()
+    assert [s.label for s in splits] == ["WikiQA test", "TrecQA dev"]
+    before = splits[0].key
+    (tmp_path / "wikiqa" / "test" / "sim.txt").write_text("0\n0\n0\n", encoding="utf-8")
+    assert built_in_splits()[0].key != before  # the key follows the files' content
+    monkeypatch.setenv("MATCHLENS_DATA", str(tmp_path / "missing"))
+    assert built_in_splits() == []

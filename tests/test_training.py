@@ -34,8 +34,10 @@ from matching.training.trainer import (
     load_config,
     make_optimizer,
     save_trained,
+    drop_words,
     train,
     training_pairs,
+    with_echo_negatives,
 )
 
 TRAIN, DEV, TEST = toy_lists(0, 8), toy_lists(8, 10), toy_lists(10, 12)
@@ -80,6 +82,60 @@ def test_training_pairs_are_correct_wrong_pairs_of_one_question() -> None:
              RankingList("B", "what", ("u", "v"), (0, 0))]
     tokenized, _ = tokenize_lists(lists)
     assert training_pairs(tokenized) == [(0, 0, 1), (0, 2, 1)]  # the wordless candidate is left out
+
+
+def test_hard_negatives_repeat_the_pairs_of_the_most_overlapping_wrong_candidates() -> None:
+    lists = [RankingList("A", "who wrote the novel frankenstein",
+                         ("mary shelley wrote it", "the novel frankenstein is famous", "a cat", "who wrote the novel"),
+                         (1, 0, 0, 0))]
+    tokenized, _ = tokenize_lists(lists)
+    plain = training_pairs(tokenized)
+    assert plain == [(0, 0, 1), (0, 0, 2), (0, 0, 3)]
+    # Overlap with the question: "who wrote the novel" 4, "the novel frankenstein is famous" 3, "a cat" 0.
+    assert training_pairs(tokenized, hard_negative_copies=2) == [*plain, (0, 0, 3), (0, 0, 1), (0, 0, 3), (0, 0, 1)]
+
+
+def test_echo_negatives_add_the_question_as_a_wrong_candidate() -> None:
+    tokenized, _ = tokenize_lists(toy_lists(0, 2))
+    echoed = with_echo_negatives(tokenized)
+    for before, after in zip(tokenized, echoed, strict=True):
+        assert after.item.candidates == (*before.item.candidates, before.item.question)
+        assert after.item.labels == (*before.item.labels, 0)
+        assert [t.key for t in after.candidates[-1]] == [t.key for t in before.question]
+        assert after.candidates[:-1] == before.candidates
+
+
+def test_word_dropout_marks_real_words_only_and_is_seeded(vectors: WordVectors) -> None:
+    from matching.models.batching import make_batch
+
+    texts = [vectors.encode(tokenize_lists([item])[0][0].question) for item in toy_lists(0, 6)]
+    batch = make_batch(texts, texts[::-1], 40, 60)
+    same = drop_words(batch, 0.0, torch.Generator().manual_seed(1))
+    assert torch.equal(same.question_unknown, batch.question_unknown)
+    dropped = drop_words(batch, 0.5, torch.Generator().manual_seed(1))
+    for unknown, before, lengths in ((dropped.question_unknown, batch.question_unknown, batch.question_lengths),
+                                     (dropped.answer_unknown, batch.answer_unknown, batch.answer_lengths)):
+        real = torch.arange(unknown.shape[1])[None, :] < lengths[:, None]
+        assert not (unknown & ~real).any()  # padding stays padding
+        assert (unknown & ~before).any()  # some real words now read as unknown
+        assert (unknown | ~before).all()  # none that was unknown becomes known
+    again = drop_words(batch, 0.5, torch.Generator().manual_seed(1))
+    assert torch.equal(again.answer_unknown, dropped.answer_unknown)
+    assert torch.equal(dropped.answer_ids, batch.answer_ids)  # exact match still sees the words
+
+
+def test_training_options_train_and_are_checked(vectors: WordVectors) -> None:
+    for options in ({"word_dropout": 0.2}, {"echo_negatives": True}, {"hard_negative_copies": 1}):
+        config = tiny_config()
+        config = replace(config, settings=replace(config.settings, **options))
+        matcher, log = train(config, TRAIN, DEV, vectors, show_progress=False)
+        assert all(math.isfinite(entry["train_loss"]) for entry in log)
+    with pytest.raises(ValueError, match="word_dropout"):
+        train(replace(tiny_config(), settings=replace(tiny_config().settings, word_dropout=1.0)), TRAIN, DEV, vectors,
+              show_progress=False)
+    with pytest.raises(ValueError, match="needs the hinge loss"):
+        train(replace(tiny_config(), settings=replace(tiny_config().settings, hard_negative_copies=1,
+                                                      loss="listwise")), TRAIN, DEV, vectors, show_progress=False)
 
 
 def test_no_training_pair_is_an_error(vectors: WordVectors) -> None:

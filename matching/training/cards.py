@@ -121,7 +121,20 @@ class ModelCard:
 
 def deviations(params: dict[str, Any], training: dict[str, Any]) -> list[str]:
     """How a configuration differs from its paper, in its family's words (`MatchingModel.deviations`)."""
-    return family_of(str(params.get("family"))).deviations(params, training)
+    return family_of(str(params.get("family"))).deviations(params, training) + training_additions(training)
+
+
+def training_additions(training: dict[str, Any]) -> list[str]:
+    """The MatchLens training options any family can use (`TrainingSettings`), in plain lines."""
+    out = []
+    if training.get("word_dropout"):
+        out.append(f"MatchLens addition: word dropout {training['word_dropout']} (a training word read as unknown)")
+    if training.get("echo_negatives"):
+        out.append("MatchLens addition: each training question also a wrong candidate of its own")
+    if training.get("hard_negative_copies"):
+        out.append(f"MatchLens addition: the pairs of each question's 2 wrong candidates of most word overlap "
+                   f"{training['hard_negative_copies']} extra times an epoch")
+    return out
 
 
 MATCHLENS_ADDITIONS = ("attention_gate", "attention_temperature", "attention_init", "exact_match")

@@ -32,7 +32,7 @@ from matching.models.base import fit_to_corpus, sized_for_corpus
 from matching.models.batching import make_batch
 from matching.models.blocks import length_mask, normalised_entropy
 from matching.models.params import ModelParams, params_to_dict
-from matching.text.baselines import BASELINES
+from matching.text.baselines import BASELINES, word_overlap
 from matching.text.corpus import Corpus
 from matching.text.data import RankingList, fingerprint, read_toks_folder
 from matching.text.embeddings import EncodedText, WordVectors, load_glove
@@ -74,10 +74,29 @@ class TrainingSettings:
     """The keyword term's weights' own learning rate (None: `learning_rate`). Adam moves a weight by about
     the learning rate per step whatever its gradient, so a few hundred steps at 1e-3 leave the three keyword
     weights near their start; a larger rate lets them reach the size the learned match's scores have."""
+    word_dropout: float = 0.0
+    """Each real word of a training text is read as an unknown word (the learned unknown-word vector)
+    with this probability, drawn afresh for every batch: the model cannot lean on one word's vector.
+    The words' lookup keys stay, so exact-match and keyword features still see them."""
+    echo_negatives: bool = False
+    """Each training question also gets itself as a wrong candidate: a text that repeats the question's
+    words is not an answer to it (the failure the keyword issue found: "Who wrote the novel
+    Frankenstein is a common quiz question." ranked above the answer)."""
+    hard_negative_copies: int = 0
+    """Hinge loss: each (correct, wrong) pair whose wrong candidate is one of the question's two with
+    the most words in common with it (word overlap) comes this many extra times an epoch."""
     fit_on_dev: bool = False
     """True: train on train + dev with a schedule fixed in advance (needs `average_epochs`), and
     ship the config's own seed, fixed in advance: dev chooses nothing, and its 126 questions
     (14% more data) train the model. Its dev figures are then training figures."""
+
+    def validate(self) -> None:
+        if not 0.0 <= self.word_dropout < 1.0:
+            raise ValueError(f"word_dropout must be in [0, 1), not {self.word_dropout}")
+        if self.hard_negative_copies < 0:
+            raise ValueError(f"hard_negative_copies must be >= 0, not {self.hard_negative_copies}")
+        if self.hard_negative_copies and self.loss != "hinge":
+            raise ValueError("hard_negative_copies repeats (correct, wrong) pairs: it needs the hinge loss")
 
 
 @dataclass(frozen=True)
@@ -114,15 +133,42 @@ def code_version() -> str:
     return f"{__version__}+{commit}" if commit else __version__
 
 
-def training_pairs(lists: list[TokenizedList]) -> list[tuple[int, int, int]]:
-    """(list, positive, negative) for every positive/negative pair of every question."""
+HARD_NEGATIVES = 2
+"""Wrong candidates per question counted as hard (`TrainingSettings.hard_negative_copies`)."""
+
+
+def training_pairs(lists: list[TokenizedList], hard_negative_copies: int = 0) -> list[tuple[int, int, int]]:
+    """(list, positive, negative) for every positive/negative pair of every question; with
+    `hard_negative_copies`, the pairs of each question's HARD_NEGATIVES wrong candidates of most
+    word overlap with it (ties: the earlier candidate) that many extra times."""
     pairs = []
     for n, item in enumerate(lists):
         labels = item.item.labels
         positives = [j for j, y in enumerate(labels) if y and item.candidates[j]]
         negatives = [j for j, y in enumerate(labels) if not y and item.candidates[j]]
         pairs.extend((n, p, q) for p in positives for q in negatives)
+        if hard_negative_copies and positives and negatives:
+            overlap = word_overlap(item.question, [item.candidates[j] for j in negatives])
+            hard = [negatives[i] for i in np.argsort(-overlap, kind="stable")[:HARD_NEGATIVES]]
+            pairs.extend((n, p, q) for _ in range(hard_negative_copies) for p in positives for q in hard)
     return pairs
+
+
+def with_echo_negatives(lists: list[TokenizedList]) -> list[TokenizedList]:
+    """Each list with its own question added as a last, wrong candidate (`TrainingSettings.echo_negatives`)."""
+    return [TokenizedList(replace(t.item, candidates=(*t.item.candidates, t.item.question),
+                                  labels=(*t.item.labels, 0)), t.question, [*t.candidates, list(t.question)])
+            for t in lists]
+
+
+def drop_words(batch: PairBatch, rate: float, generator: torch.Generator) -> PairBatch:
+    """The batch with each real word of either side read as unknown with probability `rate`."""
+    def dropped(unknown: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
+        drawn = torch.rand(unknown.shape, generator=generator) < rate
+        return unknown | (drawn & length_mask(lengths, unknown.shape[1]))
+
+    return replace(batch, question_unknown=dropped(batch.question_unknown, batch.question_lengths),
+                   answer_unknown=dropped(batch.answer_unknown, batch.answer_lengths))
 
 
 def dev_map(matcher: Matcher, lists: list[TokenizedList]) -> float:
@@ -161,7 +207,7 @@ class _Batches:
                  answers: list[list[EncodedText | None]], settings: TrainingSettings, params: ModelParams) -> None:
         self.questions, self.answers, self.settings, self.params = questions, answers, settings, params
         if settings.loss == "hinge":
-            self.units: list[Any] = training_pairs(lists)
+            self.units: list[Any] = training_pairs(lists, settings.hard_negative_copies)
             if not self.units:
                 raise ValueError("the training data has no (correct, wrong) candidate pair")
         elif settings.loss == "listwise":
@@ -231,7 +277,9 @@ def train(config: TrainingConfig, train_lists: list[RankingList], dev_lists: lis
         if not settings.average_epochs:
             raise ValueError("fit_on_dev needs a fixed schedule (average_epochs > 0): no dev is left to stop on")
         train_lists = [*train_lists, *dev_lists]
-    train_tok, _ = tokenize_lists(train_lists)
+    settings.validate()
+    given_tok, _ = tokenize_lists(train_lists)
+    train_tok = with_echo_negatives(given_tok) if settings.echo_negatives else given_tok
     dev_tok, _ = tokenize_lists(dev_lists)
     if not any(t.item.has_relevant for t in dev_tok):
         raise ValueError("the dev data has no question with a correct candidate: no epoch can be selected")
@@ -240,13 +288,14 @@ def train(config: TrainingConfig, train_lists: list[RankingList], dev_lists: lis
                for t in train_tok]
     batches = _Batches(train_tok, questions, answers, settings, params)
     # What the model keeps from the training answers (stored with its weights), sized before it is built.
-    corpus = Corpus.of((c for t in train_tok for c in t.candidates if c), vectors)
+    corpus = Corpus.of((c for t in given_tok for c in t.candidates if c), vectors)  # the given answers only
     params = sized_for_corpus(params, corpus)
     matcher = Matcher(config.name, build_model(params), vectors)
     model = matcher.model
     fit_to_corpus(model, corpus)
     optimizer = make_optimizer(model, settings)
     generator = random.Random(settings.seed)
+    dropout_generator = torch.Generator().manual_seed(settings.seed)
     log: list[dict[str, float]] = []
     best_map, best_state, best_epoch, stale = -1.0, copy.deepcopy(model.state_dict()), 0, 0
     recent: list[dict[str, torch.Tensor]] = []
@@ -261,6 +310,8 @@ def train(config: TrainingConfig, train_lists: list[RankingList], dev_lists: lis
                      desc=f"epoch {epoch}", disable=not show_progress)
         for start in steps:
             batch, loss_of = batches.batch(batches.units[start: start + settings.batch_size])
+            if settings.word_dropout:
+                batch = drop_words(batch, settings.word_dropout, dropout_generator)
             if penalty:
                 trace = model(batch, trace=True)
                 loss = loss_of(trace.score) + penalty * attention_entropy(trace, batch)

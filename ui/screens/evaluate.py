@@ -13,7 +13,7 @@ from matching.evaluation.progress import EvaluationProgress
 from matching.evaluation.slices import identical_word_share
 from matching.explain import glossary
 from matching.explain.export import rows_to_csv
-from matching.text.data import DataError, RankingList, content_key, parse_ranking_file
+from matching.text.data import DataError, RankingList, content_key
 from matching.text.inputs import join_candidates
 from matching.text.tokens import TextError
 from ui.views import common, components, state
@@ -23,21 +23,23 @@ RESULT = "ml_evaluation"
 
 st.title(":material/fact_check: Evaluate")
 st.caption("Upload a ranking file: WikiQA TSV (QuestionID, Question, ..., Sentence, Label) or CSV with the columns "
-           "question, candidate, label (1 = correct). The chosen models and the baselines rank each question's "
-           "candidates; ties count as the mean over their orders.")
+           "question, candidate, label (1 = correct); or pick a built-in data set, WikiQA or TrecQA, where this "
+           "machine has it. The chosen models and the baselines rank each question's candidates; ties count as the "
+           "mean over their orders.")
 
 
 components.glossary(["MAP", "MRR", "P@1", "nDCG", "tie rule", "baseline", "rank", *glossary.FAMILY_TERM_NAMES],
                     key="evaluate_glossary")
 
 
-def _run(raw: bytes, name: str, names: list[str]) -> None:
-    """Parse and evaluate one file with the chosen models; the result (or why it failed) is kept in the session."""
-    digest = content_key(raw, *names)
+def _run(chosen: common.RankingSource, names: list[str]) -> None:
+    """Read and evaluate the chosen data with the chosen models; the result (or why not) is kept in the session."""
+    name = chosen.name
+    digest = content_key(chosen.key, *names)
     if ss.get(RESULT, {}).get("digest") == digest:
         return
     try:
-        lists = parse_ranking_file(raw, name)
+        lists = chosen.read()
     except DataError as error:
         ss[RESULT] = {"digest": digest, "name": name, "error": str(error)}
         return
@@ -70,11 +72,12 @@ st.caption(f":material/model_training: Models: {components.md(', '.join(evaluate
            " — the ones chosen on the Rank page; add or remove models there.")
 chosen = common.ranking_file("evaluate")
 if chosen is not None:
-    _run(*chosen, evaluated_models)
+    _run(chosen, evaluated_models)
 
 result = ss.get(RESULT)
 if result is None:
-    st.info("Upload a file or try the sample to see how the models do on it.", icon=":material/upload_file:")
+    st.info("Upload a file, try the sample or pick a built-in data set to see how the models do on it.",
+            icon=":material/upload_file:")
 elif "error" in result:
     st.error(f"This file could not be read: {components.md(result['error'])}", icon=":material/error:")
 else:

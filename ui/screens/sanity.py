@@ -15,7 +15,7 @@ from matching.evaluation.sanity import (
     randomisation_on_data,
 )
 from matching.explain import charts
-from matching.text.data import DataError, content_key, parse_ranking_file
+from matching.text.data import DataError, content_key
 from ui.views import common, components, state
 
 ss = st.session_state
@@ -103,11 +103,11 @@ def _dataset() -> None:
     if chosen is None:
         st.info("Upload a ranking file or try the sample, then run the checks.", icon=":material/upload_file:")
         return
-    raw, file_name = chosen
-    key = content_key(raw, side, limit, seed, *state.chosen_models())
+    file_name = chosen.name
+    key = content_key(chosen.key, side, limit, seed, *state.chosen_models())
     if run:
         try:
-            lists = parse_ranking_file(raw, file_name)
+            lists = chosen.read()
         except DataError as error:
             ss[RESULT] = {"key": key, "error": str(error)}
         else:

@@ -7,11 +7,16 @@ what the edit changed. They combine `state` (data) with `components` (drawing).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+
 import streamlit as st
 
 from matching.explain.ranking import Ranking
 from matching.explain.trust import unknown_warning
 from matching.models.parts import Part
+from matching.text.data import RankingList, content_key, parse_ranking_file, read_toks_folder
+from matching.text.datasets import DATA_VARIABLE, built_in_splits, data_root
 from matching.text.inputs import join_candidates
 from ui.views import components, state
 
@@ -162,33 +167,65 @@ def panels(count: int, gap: str = "large") -> list:  # type: ignore[type-arg]
     return list(st.columns(count, gap=gap))  # type: ignore[arg-type]
 
 
-def ranking_file(key: str) -> tuple[bytes, str] | None:
-    """An uploaded ranking file or the sample file, whichever the person chose last (None: neither yet).
+@dataclass(frozen=True)
+class RankingSource:
+    """The ranking data a person chose: its name, a key that changes with its content, and its lists."""
 
-    The uploader cannot be emptied from code, so "Try the sample file" sets the upload aside
-    and says so; choosing a file again makes the upload the source again.
+    name: str
+    key: str
+    read: Callable[[], list[RankingList]]
+
+
+def ranking_file(key: str) -> RankingSource | None:
+    """An uploaded ranking file, the sample file or a built-in data set (WikiQA, TrecQA), whichever
+    the person chose last (None: none yet).
+
+    The uploader cannot be emptied from code, so choosing the sample or a data set sets the upload
+    aside and says so; choosing a file again makes the upload the source again.
     """
-    source = f"{key}_source"
+    source, built_in_key = f"{key}_source", f"{key}_builtin"
+    splits = {split.label: split for split in built_in_splits()}
 
     def uploaded() -> None:
         ss[source] = "upload" if ss.get(f"{key}_upload") is not None else None
+        ss[built_in_key] = None
 
     def sample() -> None:
         ss[source] = "sample"
+        ss[built_in_key] = None
 
-    upload_column, sample_column = st.columns([3, 1], vertical_alignment="bottom")
+    def built_in() -> None:
+        ss[source] = "builtin" if ss.get(built_in_key) else None
+
+    upload_column, sample_column, built_in_column = st.columns([3, 1, 1], vertical_alignment="bottom")
     with upload_column:
         file = st.file_uploader("Ranking file", type=["csv", "tsv", "txt"], key=f"{key}_upload", on_change=uploaded,
                                 help="WikiQA TSV or CSV (question, candidate, label); UTF-8 text, up to 20 MB.")
     with sample_column:
         st.button("Try the sample file", icon=":material/science:", key=f"{key}_sample", on_click=sample,
                   help="8 questions written for MatchLens, 4 candidates each.", width="stretch")
+    with built_in_column:
+        found = (f"Found in {data_root()}." if splits else
+                 f"None found in {data_root()}: WikiQA and TrecQA do not ship with MatchLens. Set "
+                 f"{DATA_VARIABLE} to a folder holding wikiqa/ and trecqa/ (train/, dev/, test/ of "
+                 "a.toks, b.toks, id.txt, sim.txt) and restart the app.")
+        st.selectbox("Built-in data set", list(splits), index=None, key=built_in_key, on_change=built_in,
+                     placeholder="WikiQA or TrecQA" if splits else "none on this machine", disabled=not splits,
+                     help=f"The standard test and dev splits, read from disk. {found}")
     chosen = ss.get(source) or ("upload" if file is not None else None)
+    set_aside = (f":material/info: Your file {components.md(file.name)} is set aside. Remove it (×) and choose it "
+                 "again to use it.") if file is not None else None
+    if chosen == "builtin" and ss.get(built_in_key) in splits:
+        split = splits[ss[built_in_key]]
+        if set_aside:
+            st.caption(set_aside)
+        return RankingSource(split.label, split.key, lambda: read_toks_folder(split.folder))
     if chosen == "sample":
-        if file is not None:
-            st.caption(f":material/info: Showing the sample file; your file {components.md(file.name)} is set aside. "
-                       "Remove it (×) and choose it again to use it.")
-        return SAMPLE.read_bytes(), SAMPLE.name
+        if set_aside:
+            st.caption(set_aside)
+        raw = SAMPLE.read_bytes()
+        return RankingSource(SAMPLE.name, content_key(raw), lambda: parse_ranking_file(raw, SAMPLE.name))
     if file is not None:
-        return file.getvalue(), file.name
+        raw, name = file.getvalue(), file.name
+        return RankingSource(name, content_key(raw), lambda: parse_ranking_file(raw, name))
     return None
