@@ -8,10 +8,10 @@ import re
 import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
+from test_app import MODELS, all_text, assert_clean, checkpoints, new_app, page, set_input, texts
 
 from matching.text.examples import BY_KEY, EXAMPLES
 from matching.training.cards import default_models
-from tests.test_app import MODELS, all_text, assert_clean, checkpoints, new_app, page, set_input, texts
 
 DISAGREE = BY_KEY["disagreement"]
 

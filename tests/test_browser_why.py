@@ -9,8 +9,9 @@ from __future__ import annotations
 import json
 from urllib.parse import urlencode
 
+from test_browser import SHOTS, WAIT_MS, browser, go, open_app, page, pytestmark, server, settle  # noqa: F401
+
 from matching.text.examples import BY_KEY
-from tests.test_browser import SHOTS, WAIT_MS, browser, go, open_app, page, pytestmark, server, settle  # noqa: F401
 
 try:
     from playwright.sync_api import Page

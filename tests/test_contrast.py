@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from conftest import VARIANTS, MatcherFactory
 
 from matching.explain.contrast import (
     agreement,
@@ -16,7 +17,6 @@ from matching.explain.contrast import (
 )
 from matching.explain.matcher import Matcher
 from matching.explain.ranking import rank
-from tests.conftest import VARIANTS, MatcherFactory
 
 QUESTION = "who wrote the novel pride and prejudice"
 CANDIDATES = ["pride and prejudice is a novel by jane austen", "the novel is set in england",

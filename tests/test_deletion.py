@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import VARIANTS, MatcherFactory
 
 from matching.explain.deletion import attention_agreement, delete_words, deletion_effects, spearman, without
 from matching.text.tokens import tokenize
-from tests.conftest import VARIANTS, MatcherFactory
 
 QUESTION = "who wrote the novel pride and prejudice"
 CANDIDATES = ["pride and prejudice is a novel by jane austen", "the novel is set in england", "emma"]

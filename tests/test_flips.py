@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import numpy as np
+from conftest import MatcherFactory
 
 from matching.explain.flips import flip_pair, smallest_flip
 from matching.explain.ranking import rank
-from tests.conftest import MatcherFactory
 
 QUESTION = "who wrote the novel pride and prejudice"
 CANDIDATES = ["pride and prejudice is a novel by jane austen", "the novel is set in england",

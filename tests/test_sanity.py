@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
+from conftest import VARIANTS, MatcherFactory, toy_lists
 
 from matching.evaluation.sanity import (
     ablated_attention,
@@ -17,7 +18,6 @@ from matching.evaluation.sanity import (
     randomised,
 )
 from matching.text.tokens import tokenize
-from tests.conftest import VARIANTS, MatcherFactory, toy_lists
 
 QUESTION = tokenize("who wrote the novel pride and prejudice")
 CANDIDATES = [tokenize(c) for c in ("pride and prejudice is a novel by jane austen", "the novel is set in england",

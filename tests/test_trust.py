@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from conftest import MatcherFactory
+
 from matching.evaluation.tables import shared_cells
 from matching.explain.ranking import rank, rank_column
 from matching.explain.trust import unknown_count, unknown_warning
 from matching.text.tokens import tokenize
-from tests.conftest import MatcherFactory
 
 
 def test_unknown_warning(make_matcher: MatcherFactory) -> None:

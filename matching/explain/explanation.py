@@ -9,7 +9,7 @@ every model family (`matching.models.base`).
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, NamedTuple, overload
 
@@ -52,6 +52,77 @@ class PooledCell(NamedTuple):
     """Gradient x value of this slot in the MLP (see `blocks.MLPHead.contributions`)."""
     window: tuple[int, int, int, int] | None = None
     """Dynamic pooling: the window [row0, row1) x [col0, col1) this value is the maximum of."""
+
+
+class PooledCellTable(Sequence[PooledCell]):
+    """One candidate's pooled cells, kept as the trace's arrays; each `PooledCell` is built when first read.
+
+    A MatchPyramid or ARC-II candidate has 480 pooled cells (filters x windows): building them all for
+    every candidate of every model took most of a ranking's time, while a page reads the cells of the
+    one candidate it shows. Reads as the tuple of cells it stands for (equal to it, too).
+    """
+
+    EMPTY: PooledCellTable
+
+    def __init__(self, groups: Sequence[str], group_matrix: Sequence[str], values: np.ndarray, rows: np.ndarray,
+                 cols: np.ndarray, filler: np.ndarray, contributions: np.ndarray, windows: np.ndarray | None) -> None:
+        self._groups, self._group_matrix = tuple(groups), tuple(group_matrix)
+        self._values, self._rows, self._cols, self._filler = values, rows, cols, filler  # (groups, K) each
+        self.contributions = contributions
+        """(groups x K,) float: each slot's contribution, in slot order (the cells' `contribution`)."""
+        self._windows = windows  # (K, 4) or None
+        self._cells: tuple[PooledCell, ...] | None = None
+
+    @property
+    def values(self) -> np.ndarray:
+        """(groups x K,) float: each slot's value, in slot order, as the MLP received them."""
+        return self._values.reshape(-1)
+
+    def _built(self) -> tuple[PooledCell, ...]:
+        if self._cells is None:
+            # Python lists: per-cell reads below would be ~10x slower as numpy scalars.
+            values, rows, cols = self._values.tolist(), self._rows.tolist(), self._cols.tolist()
+            filler, contributions = self._filler.tolist(), self.contributions.tolist()
+            windows = None if self._windows is None else self._windows.tolist()
+            count = len(values[0]) if values else 0
+            self._cells = tuple(
+                PooledCell(slot=g * count + r, group=group, matrix=matrix, rank=r + 1, value=values[g][r],
+                           i=None if filler[g][r] else rows[g][r], j=None if filler[g][r] else cols[g][r],
+                           filler=filler[g][r], contribution=contributions[g * count + r],
+                           window=None if windows is None else tuple(windows[r]))
+                for g, (group, matrix) in enumerate(zip(self._groups, self._group_matrix, strict=True))
+                for r in range(count))
+        return self._cells
+
+    def __len__(self) -> int:
+        return int(self._values.size)
+
+    @overload
+    def __getitem__(self, index: int) -> PooledCell: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> tuple[PooledCell, ...]: ...
+
+    def __getitem__(self, index: int | slice) -> PooledCell | tuple[PooledCell, ...]:
+        return self._built()[index]
+
+    def __iter__(self) -> Iterator[PooledCell]:
+        return iter(self._built())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, PooledCellTable | tuple | list):
+            return tuple(self) == tuple(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"PooledCellTable({len(self)} cells)"
+
+
+_NONE = np.zeros((0, 0), np.int64)
+PooledCellTable.EMPTY = PooledCellTable((), (), np.zeros((0, 0)), _NONE, _NONE, np.zeros((0, 0), bool), np.zeros(0),
+                                        None)
 
 
 @dataclass(frozen=True)
@@ -106,8 +177,8 @@ class Explanation:
     """The matrices the network read, each (seen question tokens, seen answer tokens); empty without."""
     display_matrices: dict[str, np.ndarray]
     """Matrices computed in the same pass for display only (never read by the network)."""
-    pooled_cells: tuple[PooledCell, ...]
-    """Empty for a family without pooled cells."""
+    pooled_cells: Sequence[PooledCell]
+    """Empty for a family without pooled cells (a `PooledCellTable`, read as a tuple of cells)."""
     bias_contribution: float | None
     """score = sum of pooled-cell contributions + bias_contribution (+ the keyword term, `keyword_score`, where the
     model has one), exactly (None without pooled cells)."""
@@ -171,12 +242,15 @@ class Explanation:
     @property
     def mlp_input(self) -> np.ndarray:
         """The pooled vector q exactly as the MLP received it."""
-        return np.array([c.value for c in sorted(self.pooled_cells, key=lambda c: c.slot)],
-                        dtype=np.float32)
+        if isinstance(self.pooled_cells, PooledCellTable):
+            return self.pooled_cells.values.astype(np.float32)
+        return np.array([c.value for c in sorted(self.pooled_cells, key=lambda c: c.slot)], dtype=np.float32)
 
     def shares(self) -> np.ndarray:
         """Each cell's contribution as a signed share of all |contributions| (sums of |.| to 1)."""
-        contributions = np.array([c.contribution for c in self.pooled_cells], dtype=np.float64)
+        contributions = (self.pooled_cells.contributions.astype(np.float64)
+                         if isinstance(self.pooled_cells, PooledCellTable)
+                         else np.array([c.contribution for c in self.pooled_cells], dtype=np.float64))
         total = np.abs(contributions).sum()
         return contributions / total if total > 0 else np.zeros_like(contributions)
 
@@ -395,24 +469,11 @@ class TracedExplanations(Sequence[Explanation]):
             matrix_products={name: (q[b, :m].copy(), a[b, :n].copy(), cosine)  # type: ignore[index]
                              for name, (q, a, cosine) in self._products.items()})
 
-    def _pooled_cells(self, b: int) -> tuple[PooledCell, ...]:
+    def _pooled_cells(self, b: int) -> PooledCellTable:
         if self._values is None:
-            return ()
+            return PooledCellTable.EMPTY
         assert self._rows is not None and self._cols is not None and self._filler is not None
         assert self._contributions is not None
-        # Python lists: per-cell reads below would be ~10x slower as numpy scalars.
-        values, rows, cols = self._values[b].tolist(), self._rows[b].tolist(), self._cols[b].tolist()
-        filler, contributions = self._filler[b].tolist(), self._contributions[b].tolist()
-        windows = None if self._windows is None else self._windows[b].tolist()
-        count = len(values[0]) if values else 0
-        cells = []
-        for g, (group, matrix) in enumerate(zip(self._groups, self._group_matrix, strict=True)):
-            for r in range(count):
-                is_filler = filler[g][r]
-                slot = g * count + r
-                cells.append(PooledCell(
-                    slot=slot, group=group, matrix=matrix, rank=r + 1, value=values[g][r],
-                    i=None if is_filler else rows[g][r], j=None if is_filler else cols[g][r],
-                    filler=is_filler, contribution=contributions[slot],
-                    window=None if windows is None else tuple(windows[r])))
-        return tuple(cells)
+        return PooledCellTable(self._groups, self._group_matrix, self._values[b].copy(), self._rows[b].copy(),
+                               self._cols[b].copy(), self._filler[b].copy(), self._contributions[b].copy(),
+                               None if self._windows is None else self._windows[b].copy())
