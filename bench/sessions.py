@@ -113,6 +113,8 @@ def started_app(port: int, log: Path | None = None, root: Path = ROOT) -> Iterat
     its output goes to `log` when given. `root` is the checkout served (another one, to compare)."""
     command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
                "--server.address", "127.0.0.1", "--server.headless", "true"]
+    if log:
+        log.parent.mkdir(parents=True, exist_ok=True)
     with open(log, "w") if log else contextlib.nullcontext() as output:
         process = subprocess.Popen(command, cwd=root, stdout=output or subprocess.DEVNULL,
                                    stderr=subprocess.STDOUT if output else subprocess.DEVNULL)

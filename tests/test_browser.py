@@ -271,6 +271,35 @@ def test_evaluate_sample_then_open_a_question(server: str, page: Page) -> None:
     shot(page, "21-rank-from-evaluate")
 
 
+def test_evaluate_a_built_in_data_set(browser: Browser, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A server whose $MATCHLENS_DATA holds WikiQA and TrecQA (small ones written here) offers them on
+    Evaluate; picking TrecQA test scores it with the default models and the baselines."""
+    from matching.text.data import RankingList, write_toks_folder
+
+    for folder, topic in (("wikiqa", "river"), ("trecqa", "mountain")):
+        for split in ("train", "dev", "test"):
+            write_toks_folder(tmp_path / "data" / folder / split, [
+                RankingList(f"{folder}-{split}-{n}", f"how long is the {topic} number {n}",
+                            (f"the {topic} number {n} is {n + 2} miles long", "a cat sat on the mat"), (1, 0))
+                for n in range(4)])
+    monkeypatch.setenv("MATCHLENS_DATA", str(tmp_path / "data"))
+    context = browser.new_context(viewport={"width": 1440, "height": 1600})
+    page = context.new_page()
+    try:
+        with started_app(free_port(), log=ROOT / "artifacts" / "streamlit-server-data.log") as app:
+            open_app(page, app.url, "evaluate")
+            page.get_by_role("combobox", name=re.compile("Built-in data set")).click()
+            page.get_by_role("option", name="TrecQA test", exact=True).click()
+            page.get_by_text("TrecQA test: 4 questions, 8 candidates.").wait_for(timeout=WAIT_MS)
+            settle(page)
+            page.locator(".st-key-evaluate_questions [data-testid=glide-cell-1-1]").wait_for(state="attached",
+                                                                                             timeout=WAIT_MS)
+            assert page.locator("[data-testid=stException]").count() == 0
+            shot(page, "22-evaluate-built-in")
+    finally:
+        context.close()
+
+
 def test_matchpyramid_beside_mvlstm_on_every_page(server: str, page: Page) -> None:
     """Both families through the same pages in a real browser: MatchPyramid, MatchPyramid.omega and MV-LSTM."""
     example = BY_KEY["paraphrase"]
