@@ -67,6 +67,16 @@ def test_train_logs_every_epoch_and_selects_one(vectors: WordVectors) -> None:
     assert dev_map(matcher, tokenize_lists(DEV)[0]) == pytest.approx(selected[0]["dev_MAP"])
 
 
+def test_progress_in_a_log_is_one_plain_line_an_epoch(vectors: WordVectors,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """Written to a file or a pipe (not a terminal), training says one line an epoch, no bars."""
+    _, log = train(tiny_config(), TRAIN, DEV, vectors, show_progress=True)
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == len(log)
+    assert all(line.startswith(f"{tiny_config().name} (seed ") and "dev MAP" in line for line in lines)
+    assert not any(control in line for line in lines for control in ("\r", "\x1b"))
+
+
 def test_same_seed_same_model(vectors: WordVectors) -> None:
     first, log_1 = train(tiny_config(seed=4), TRAIN, DEV, vectors, show_progress=False)
     second, log_2 = train(tiny_config(seed=4), TRAIN, DEV, vectors, show_progress=False)

@@ -12,6 +12,7 @@ import json
 import random
 import shutil
 import subprocess
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
@@ -301,13 +302,17 @@ def train(config: TrainingConfig, train_lists: list[RankingList], dev_lists: lis
     recent: list[dict[str, torch.Tensor]] = []
     penalty = settings.entropy_penalty if params.attended_sides else 0.0
     started = time.perf_counter()
-    epochs = tqdm(range(1, settings.max_epochs + 1), desc=config.name, unit="epoch", disable=not show_progress)
+    # A terminal gets tqdm's bars updating in place; a log or a pipe one plain line an epoch, as
+    # bars written there come out as hundreds of lines of carriage returns.
+    plain = show_progress and not sys.stderr.isatty()
+    bars = show_progress and not plain
+    epochs = tqdm(range(1, settings.max_epochs + 1), desc=config.name, unit="epoch", disable=not bars)
     for epoch in epochs:
         model.train()
         generator.shuffle(batches.units)
         losses = []
         steps = tqdm(range(0, len(batches), settings.batch_size), leave=False, unit="batch",
-                     desc=f"epoch {epoch}", disable=not show_progress)
+                     desc=f"epoch {epoch}", disable=not bars)
         for start in steps:
             batch, loss_of = batches.batch(batches.units[start: start + settings.batch_size])
             if settings.word_dropout:
@@ -329,6 +334,10 @@ def train(config: TrainingConfig, train_lists: list[RankingList], dev_lists: lis
         log.append(entry)
         epochs.set_postfix(loss=f"{entry['train_loss']:.4f}", dev_MAP=f"{current:.4f}",
                            best=f"{max(best_map, current):.4f}")
+        if plain:
+            print(f"{config.name} (seed {settings.seed}): epoch {epoch}/{settings.max_epochs}, train loss "
+                  f"{entry['train_loss']:.4f}, dev MAP {current:.4f} ({entry['seconds']:.0f} s)", file=sys.stderr,
+                  flush=True)
         if on_epoch:
             on_epoch(entry)
         if settings.average_epochs:
