@@ -202,7 +202,10 @@ def cmd_runs(args: argparse.Namespace) -> None:
     """Every configuration trained under --work: test MAP per seed, mean ± std (the README's study)."""
     from matching.training.reporting import runs_table
 
-    print(runs_table(Path(args.work)))
+    try:
+        print(runs_table([Path(work) for work in args.work], args.against))
+    except ValueError as error:
+        sys.exit(f"error: {error}")
 
 
 def app_command(streamlit_args: list[str]) -> tuple[list[str], Path]:
@@ -294,8 +297,10 @@ def build_parser(prog: str = "python -m matching") -> argparse.ArgumentParser:
     report.add_argument("--pretrained", type=Path, default=DEFAULT_MODELS)
     report.set_defaults(func=cmd_report)
 
-    runs = sub.add_parser("runs", help="summarise every seed run under --work (mean ± std test MAP)")
-    runs.add_argument("--work", default="runs")
+    runs = sub.add_parser("runs", help="summarise every seed run under --work (dev and test MAP per seed, mean ± std)")
+    runs.add_argument("--work", nargs="+", default=["runs"], help="one or more sweeps' --work folders")
+    runs.add_argument("--against", help="a configuration under --work: Welch's t-test of every other one's dev "
+                                         "MAP over seeds against it")
     runs.set_defaults(func=cmd_runs)
     return parser
 

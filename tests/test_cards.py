@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from scipy.stats import ttest_ind
 
 from matching.evaluation.studies import AttentionStudy
 from matching.explain.matcher import Matcher
@@ -20,6 +24,7 @@ from matching.training.cards import (
     metrics_rows,
     render_card,
 )
+from matching.training.reporting import runs_table
 
 
 def test_metrics_rows(trained: tuple[Matcher, ModelCard]) -> None:
@@ -73,6 +78,9 @@ def test_groups_and_deviations() -> None:
     assert group_of(paper, training) == PAPER_GROUP
     assert group_of({**paper, "attention_gate": "sparsemax"}, training) == VARIANT_GROUP
     assert group_of({**paper, "exact_match": "idf"}, training) == VARIANT_GROUP
+    assert group_of({**paper, "keywords": True}, training) == VARIANT_GROUP
+    assert any("keyword term" in line for line in deviations({**paper, "keywords": True}, training))
+    assert not any("keyword term" in line for line in deviations(paper, training))
     listed = deviations({**paper, "exact_match": "idf"}, {**training, "loss": "listwise", "average_epochs": 3})
     assert "words weighted by alpha_t x sentence length, mean weight 1 (paper: alpha_t)" in listed
     assert "listwise loss (paper: pairwise hinge)" in listed
@@ -91,3 +99,23 @@ def test_a_card_fitted_on_dev_never_shows_dev_as_a_held_out_figure(trained: tupl
     text = render_card(fitted)
     assert "### Dev (part of the training data: not a held-out figure)" in text
     assert "used for selection" not in text
+
+
+def test_runs_table_tests_each_configuration_dev_against_one(tmp_path: Path) -> None:
+    """`python -m matching runs --against NAME`: each configuration's dev MAP over its seeds against
+    NAME's, by Welch's t-test, over several sweeps' folders."""
+    devs = {"base": [0.70, 0.71, 0.72], "better": [0.74, 0.75, 0.73], "same": [0.70, 0.72, 0.71]}
+    for work, (name, dev) in zip(("a", "b", "b"), devs.items(), strict=True):
+        for seed, value in enumerate(dev, start=1):
+            folder = tmp_path / work / name / f"seed-{seed}"
+            folder.mkdir(parents=True)
+            card = ModelCard(name=name, seed=seed, metrics={"dev": {"MAP": value}, "test": {"MAP": value - 0.01}})
+            (folder / "card.json").write_text(json.dumps(card.to_dict()), encoding="utf-8")
+    table = runs_table([tmp_path / "a", tmp_path / "b"], against="base")
+    rows = {line.split("|")[1].strip(): line for line in table.splitlines()[2:]}
+    assert set(rows) == {"base", "better", "same"}
+    p = ttest_ind(devs["better"], devs["base"], equal_var=False).pvalue
+    assert f"| +0.0300 ({p:.3f}) |" in rows["better"] and p < 0.05
+    assert "0.7400 0.7500 0.7300" in rows["better"] and "(1.000)" in rows["same"]
+    with pytest.raises(ValueError, match="no configuration of that name"):
+        runs_table([tmp_path / "a"], against="better")

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from scipy.stats import ttest_ind
 
 from matching.evaluation.dataset import Evaluation
 from matching.evaluation.studies import paired_tests
@@ -59,24 +60,45 @@ def models_table(raw_cards: Iterable[Mapping[str, Any]]) -> str:
     return "\n\n".join(sections)
 
 
-def runs_table(work: Path) -> str:
-    """Every configuration trained under `work`: test MAP per seed, mean ± std, dev MAP mean."""
-    rows = []
-    for folder in sorted(p for p in work.iterdir() if p.is_dir()):
+def runs_table(works: Path | Sequence[Path], against: str | None = None) -> str:
+    """Every configuration trained under the `works` folders: dev and test MAP per seed, their means
+    (± std), and with `against` (a configuration's name) Welch's t-test of each configuration's dev
+    MAP over its seeds against that one's: whether a training choice changed the dev figure by more
+    than the seeds do. Dev, not test, as choices are made on dev."""
+    folders = sorted((p for work in ([works] if isinstance(works, Path) else works) for p in work.iterdir()
+                      if p.is_dir()), key=lambda p: p.name)
+    studies = {}
+    for folder in folders:
         cards = [ModelCard.from_dict(json.loads(c.read_text(encoding="utf-8")))
                  for c in sorted(folder.glob("seed-*/card.json"))]
-        if not cards:
-            continue
-        test = [c.metrics["test"]["MAP"] for c in cards]
-        dev = [c.metrics["dev"]["MAP"] for c in cards]
+        if cards:
+            studies[folder.name] = cards
+    if against is not None and against not in studies:
+        raise ValueError(f"--against {against}: no configuration of that name under {', '.join(map(str, folders))}")
+
+    def dev_of(cards: list[ModelCard]) -> list[float] | None:
+        return None if any(trained_on_dev(c) for c in cards) else [c.metrics["dev"]["MAP"] for c in cards]
+
+    reference = dev_of(studies[against]) if against else None
+    rows = []
+    for name, cards in studies.items():
+        test, dev = [c.metrics["test"]["MAP"] for c in cards], dev_of(cards)
         attention = [c.attention for c in cards if c.attention]
-        rows.append({"configuration": folder.name, "seeds": " ".join(str(c.seed) for c in cards),
-                     "test MAP per seed": " ".join(f"{x:.4f}" for x in test),
-                     "test MAP mean ± std": f"{np.mean(test):.4f} ± {np.std(test, ddof=1):.4f}" if len(test) > 1
-                     else f"{test[0]:.4f}",
-                     "dev MAP mean": None if any(trained_on_dev(c) for c in cards) else float(np.mean(dev)),
-                     "entropy mean": float(np.mean([a.entropy for a in attention])) if attention else None,
-                     "uniform-α MAP mean": float(np.mean([a.uniform_MAP for a in attention])) if attention else None})
+        row: dict[str, Any] = {
+            "configuration": name, "seeds": " ".join(str(c.seed) for c in cards),
+            "dev MAP per seed": " ".join(f"{x:.4f}" for x in dev) if dev else None,
+            "dev MAP mean": float(np.mean(dev)) if dev else None,
+            "test MAP per seed": " ".join(f"{x:.4f}" for x in test),
+            "test MAP mean ± std": f"{np.mean(test):.4f} ± {np.std(test, ddof=1):.4f}" if len(test) > 1
+            else f"{test[0]:.4f}",
+            "entropy mean": float(np.mean([a.entropy for a in attention])) if attention else None,
+            "uniform-α MAP mean": float(np.mean([a.uniform_MAP for a in attention])) if attention else None}
+        if against:
+            comparable = name != against and dev and reference and len(dev) > 1 and len(reference) > 1
+            row[f"dev vs {against}: Δ mean (Welch p)"] = (
+                f"{np.mean(dev) - np.mean(reference):+.4f} ({ttest_ind(dev, reference, equal_var=False).pvalue:.3f})"
+                if comparable else None)
+        rows.append(row)
     return markdown_table(rows)
 
 
@@ -89,7 +111,8 @@ def seed_spread_label(card: ModelCard) -> str | None:
     if card.seed_study is None:
         return None
     source = str(card.data.get("source") or "its training data")
-    return f"{len(card.seed_study.seeds)}-seed spread, {DATASET_NAMES.get(source.lower(), source)} test (card)"
+    named = "+".join(DATASET_NAMES.get(part.lower(), part) for part in source.split("+"))
+    return f"{len(card.seed_study.seeds)}-seed spread, {named} test (card)"
 
 
 def evaluation_notes(result: Evaluation, cards: Mapping[str, Mapping[str, Any]]) -> str:

@@ -48,7 +48,9 @@ errors = state.load_errors()
 GROUP_TEXT = {PAPER_GROUP: "Configurations of the papers' models (each card names its paper and lists where the "
                            "training here differs).",
               "MatchLens variant": "Models with a MatchLens addition (sparse attention gates, an exact-match "
-                                   "channel); each card lists every deviation from its paper."}
+                                   "channel, a keyword term); each card lists every deviation from its paper. "
+                                   "The keyword models were trained on WikiQA + TrecQA train: their dev MAP is "
+                                   "over both dev sets."}
 
 
 def typed_cards() -> dict[str, ModelCard | None]:

@@ -268,7 +268,7 @@ if ranking.models:
                    + ("Models with an empty keywords cell have no keyword term: their whole score is learned match."
                       if keyword_models < len(split) else ""),
                    help=glossary.help_for("keyword term", "learned match"))
-        st.dataframe(split, hide_index=True, width="stretch", key="rank_split",
+        st.dataframe(split, hide_index=True, width="stretch", key="rank_split", placeholder="",
                      column_config={c: st.column_config.NumberColumn(c, format="%+.3f")
                                     for c in split.columns if c != "model"})
 

@@ -19,8 +19,8 @@ GLOSSARY_TERMS = ["word vector", "unknown word", "truncated", "attention gate", 
                      "Bi-LSTM", "LSTM state", "positional vector", "cosine", "interaction matrix", "k-max pooling",
                      "filler", "MLP", "hidden unit", "contribution", "gradient x value", "bias", "waterfall",
                      "score", "rank", *glossary.FAMILY_TERM_NAMES, "convolution", "dynamic pooling", "keyword term",
-                     "learned match", "co-attention", "affinity matrix", "alignment", "intra-attention", "cast",
-                     "compression", "highway layer", "MeanMax"]
+                     "baseline", "learned match", "co-attention", "affinity matrix", "alignment", "intra-attention",
+                     "cast", "compression", "highway layer", "MeanMax"]
 
 
 def _go(step: int) -> None:

@@ -254,7 +254,7 @@ def terms(explanation: Explanation, key: str) -> None:
                     f"{explanation.keyword_score:+.4f} = the score **{explanation.score:+.4f}**.")
     else:
         st.markdown(f"The terms add up to the score **{explanation.score:+.4f}**.")
-    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", key=f"{key}_table",
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", key=f"{key}_table", placeholder="",
                  column_config={c: st.column_config.NumberColumn(c, format="%.4f")
                                 for c in ("value", "feature x", "weight w")})
     components.altair(charts.waterfall_chart(walk.terms_waterfall(explanation), explanation.score,
