@@ -1,4 +1,5 @@
-"""The example gallery: well-formed, and the 'disagreement' example really splits the shipped models."""
+"""The example gallery: well-formed, the 'disagreement' example really splits the shipped models, and the
+'echo' example shows what it says."""
 
 from __future__ import annotations
 
@@ -37,3 +38,15 @@ def test_disagreement_example_splits_the_shipped_models() -> None:
     ranking = rank(example.question, list(example.candidates), models)
     tops = {name: int(np.argmin(result.ranks)) for name, result in ranking.models.items()}
     assert len(set(tops.values())) > 1, f"all models agree on the top answer: {tops}"
+
+
+def test_echo_example_shows_what_training_with_echoes_changes() -> None:
+    """The 'echo' example's point holds for the shipped checkpoints: a model trained without echoes puts the
+    candidate that repeats the question first; the one trained with them puts the answer first."""
+    models, _ = load_all(MODELS)
+    example = BY_KEY["echo"]
+    chosen = {name: models[name] for name in ("mvlstm-em-kw", "amvlstm-q-kw-echo")}
+    ranking = rank(example.question, list(example.candidates), chosen)
+    tops = {name: int(np.argmin(result.ranks)) for name, result in ranking.models.items()}
+    echo, answer = 0, example.gold[0]
+    assert tops == {"mvlstm-em-kw": echo, "amvlstm-q-kw-echo": answer}, tops

@@ -17,7 +17,7 @@ class Example:
     key: str
     title: str
     kind: str
-    """factoid, paraphrase, disagreement, robustness."""
+    """factoid, paraphrase, disagreement, echo, robustness."""
     note: str
     """One sentence on what to look at."""
     question: str
@@ -61,6 +61,18 @@ EXAMPLES: tuple[Example, ...] = (
             "Penicillin was discovered by accident in a London laboratory.",
             "Antibiotics are used to treat bacterial infections.",
             "Who discovered it first is sometimes disputed by historians.",
+        ),
+        gold=(1,)),
+    Example(
+        key="echo", title="Echo", kind="echo", icon=":material/repeat:",
+        note="A candidate repeats the question without answering it: models that reward repeated words put it "
+             "first. Open the keyword split and compare amvlstm-q-kw-echo, trained with such echoes as wrong "
+             "answers.",
+        question="Who wrote the novel Frankenstein?",
+        candidates=(
+            "Who wrote the novel Frankenstein is a common quiz question.",
+            "Frankenstein was written by Mary Shelley and published in 1818.",
+            "The novel has been adapted into many films about the monster.",
         ),
         gold=(1,)),
     Example(
