@@ -30,7 +30,7 @@ Rounds alternate (each system once per round, the order reversed every other rou
 warm-up round, so a slow moment of this shared machine hits every system; medians are printed,
 and the ratios are of the medians.
 
-Run: python bench/matchzoo.py [--data DIR] [--threads 2] [--rounds 15]
+Run: python bench/matchzoo.py [--data DIR] [--threads 2] [--rounds 15] [--only SYSTEM ...]
 """
 
 from __future__ import annotations
@@ -161,6 +161,9 @@ def main() -> None:
                              "(10 40); 40 60 reads the words MatchLens reads")
     parser.add_argument("--checkpoint", type=Path, default=ROOT / "pretrained" / "mvlstm",
                         help="a shipped MV-LSTM with cosine matching, no gate, no extra matrices")
+    parser.add_argument("--only", nargs="+", metavar="SYSTEM", default=None,
+                        help="time only these systems (e.g. 'MatchZoo-py forward'), no ratios: to see one side "
+                             "alone in its own process")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     matcher = load_checkpoint(args.checkpoint)
@@ -211,10 +214,17 @@ def main() -> None:
           f"'{padding._pad_word_mode}' fixed {padding._fixed_length_left}/{padding._fixed_length_right}; "
           f"MatchLens {args.checkpoint.name}: reads at most {params.max_question_len}/{params.max_answer_len} "
           "words, unpadded per text")
+    if args.only:
+        unknown = set(args.only) - set(work)
+        if unknown:
+            sys.exit(f"--only: unknown system(s) {sorted(unknown)}; the systems: {', '.join(work)}")
+        work = {name: run for name, run in work.items() if name in args.only}
     rates = alternating_rates(work, pairs, args.rounds)
     medians = {name: statistics.median(values) for name, values in rates.items()}
     for name, values in rates.items():
         print(f"  {name:24s} median {medians[name]:8,.0f} pairs/s  (min {min(values):,.0f}, max {max(values):,.0f})")
+    if args.only:
+        return
     print(f"ratio, MatchLens full path / MatchZoo-py forward: "
           f"{medians['MatchLens full path'] / medians['MatchZoo-py forward']:.2f}x")
     print(f"ratio, MatchLens ids known / MatchZoo-py from ids: "
