@@ -119,3 +119,8 @@ def test_runs_table_tests_each_configuration_dev_against_one(tmp_path: Path) -> 
     assert "0.7400 0.7500 0.7300" in rows["better"] and "(1.000)" in rows["same"]
     with pytest.raises(ValueError, match="no configuration of that name"):
         runs_table([tmp_path / "a"], against="better")
+    with pytest.raises(ValueError, match="no such folder"):
+        runs_table([tmp_path / "nope"])
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(ValueError, match="no seed runs"):
+        runs_table([tmp_path / "empty"])

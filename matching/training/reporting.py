@@ -65,16 +65,21 @@ def runs_table(works: Path | Sequence[Path], against: str | None = None) -> str:
     (± std), and with `against` (a configuration's name) Welch's t-test of each configuration's dev
     MAP over its seeds against that one's: whether a training choice changed the dev figure by more
     than the seeds do. Dev, not test, as choices are made on dev."""
-    folders = sorted((p for work in ([works] if isinstance(works, Path) else works) for p in work.iterdir()
-                      if p.is_dir()), key=lambda p: p.name)
+    works = [works] if isinstance(works, Path) else list(works)
+    missing = [str(work) for work in works if not work.is_dir()]
+    if missing:
+        raise ValueError(f"no such folder: {', '.join(missing)} (a sweep's --work folder)")
+    folders = sorted((p for work in works for p in work.iterdir() if p.is_dir()), key=lambda p: p.name)
     studies = {}
     for folder in folders:
         cards = [ModelCard.from_dict(json.loads(c.read_text(encoding="utf-8")))
                  for c in sorted(folder.glob("seed-*/card.json"))]
         if cards:
             studies[folder.name] = cards
+    if not studies:
+        raise ValueError(f"no seed runs (seed-*/card.json) under {', '.join(map(str, works))}")
     if against is not None and against not in studies:
-        raise ValueError(f"--against {against}: no configuration of that name under {', '.join(map(str, folders))}")
+        raise ValueError(f"--against {against}: no configuration of that name; there are {', '.join(studies)}")
 
     def dev_of(cards: list[ModelCard]) -> list[float] | None:
         return None if any(trained_on_dev(c) for c in cards) else [c.metrics["dev"]["MAP"] for c in cards]
