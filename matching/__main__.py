@@ -148,7 +148,13 @@ def cmd_combine(args: argparse.Namespace) -> None:
     from matching.text.data import DataError, combine_data
 
     try:
-        counts = combine_data(args.data, args.test, args.out)
+        copies = {}
+        for item in args.train_copies or []:
+            name, _, count = item.partition("=")
+            if not count.isdigit():
+                sys.exit(f"error: --train-copies {item}: write NAME=N, e.g. trecqa=3")
+            copies[name] = int(count)
+        counts = combine_data(args.data, args.test, args.out, copies)
     except DataError as error:
         sys.exit(f"error: {error}")
     print(f"{args.out}: " + ", ".join(f"{split} {count} questions" for split, count in counts.items())
@@ -276,6 +282,8 @@ def build_parser(prog: str = "python -m matching") -> argparse.ArgumentParser:
     combine.add_argument("--data", required=True, nargs="+", help="data folders with train/ and dev/")
     combine.add_argument("--test", required=True, help="the data folder whose test/ the combined folder keeps")
     combine.add_argument("--out", required=True)
+    combine.add_argument("--train-copies", nargs="+", metavar="NAME=N",
+                         help="put a source's training questions in N times (e.g. trecqa=3); dev is not copied")
     combine.set_defaults(func=cmd_combine)
 
     tables = sub.add_parser("paper-tables", help="a paper's table beside the checkpoints that stand for its rows")

@@ -229,6 +229,13 @@ def test_combine_keeps_every_train_and_dev_and_one_test(tmp_path: Path) -> None:
     assert [(i.question, i.candidates, i.labels) for i in train[6:]] == [
         (i.question, i.candidates, i.labels) for i in toy_lists(6, 12)]
     assert read_toks_folder(tmp_path / "both" / "test") == read_toks_folder(tmp_path / "one" / "test")
+    counts = combine_data([tmp_path / "one", tmp_path / "two"], tmp_path / "one", tmp_path / "weighted",
+                          {"two": 3})
+    assert counts == {"train": 6 + 3 * 6, "dev": 12, "test": 6}
+    weighted = read_toks_folder(tmp_path / "weighted" / "train")
+    assert [i.qid for i in weighted if i.qid.startswith("two:Q6")] == ["two:Q6", "two:Q6#2", "two:Q6#3"]
+    with pytest.raises(DataError, match="each must name a source folder"):
+        combine_data([tmp_path / "one"], tmp_path / "one", tmp_path / "bad", {"three": 2})
 
 
 def test_built_in_splits_are_the_complete_folders_under_the_data_root(tmp_path: Path,

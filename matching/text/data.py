@@ -12,7 +12,7 @@ import csv
 import hashlib
 import io
 import itertools
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -98,15 +98,27 @@ def write_toks_folder(folder: str | Path, lists: Sequence[RankingList]) -> Path:
     return folder
 
 
-def combine_data(sources: Sequence[str | Path], test: str | Path, out: str | Path) -> dict[str, int]:
+def combine_data(sources: Sequence[str | Path], test: str | Path, out: str | Path,
+                 train_copies: Mapping[str, int] | None = None) -> dict[str, int]:
     """One data folder from several: out/train and out/dev hold every source's train and dev (question ids
     prefixed with the source folder's name, so none collide), out/test is `test`'s test split alone, so the
-    figures stay comparable with models trained on that data set. Returns the questions per split."""
+    figures stay comparable with models trained on that data set. Returns the questions per split.
+
+    `train_copies` (source folder name -> n) puts a small source's training questions in n times
+    (ids suffixed #2, #3, ...), so that it weighs more in each epoch; dev is never copied, so
+    selection still weighs each dev question once."""
     out = Path(out)
+    copies = dict(train_copies or {})
+    unknown = set(copies) - {Path(source).name for source in sources}
+    if unknown or any(n < 1 for n in copies.values()):
+        raise DataError(f"train copies {copies}: each must name a source folder ({', '.join(map(str, sources))}) "
+                        "and be at least 1")
     counts = {}
     for split in ("train", "dev"):
-        lists = [replace(item, qid=f"{Path(source).name}:{item.qid}")
-                 for source in sources for item in read_toks_folder(Path(source) / split)]
+        lists = [replace(item, qid=f"{Path(source).name}:{item.qid}" + (f"#{copy}" if copy > 1 else ""))
+                 for source in sources for copy in range(1, (copies.get(Path(source).name, 1) if split == "train"
+                                                             else 1) + 1)
+                 for item in read_toks_folder(Path(source) / split)]
         write_toks_folder(out / split, lists)
         counts[split] = len(lists)
     tests = read_toks_folder(Path(test) / "test")
