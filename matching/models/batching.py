@@ -95,26 +95,31 @@ def lookup_texts(vectors: WordVectors, texts: Sequence[Sequence[Token]], max_len
         slot_of = {key: slot for slot, key in enumerate(first)}
         inverse = np.fromiter(map(slot_of.__getitem__, objects), np.int64, len(objects))
         distinct = [texts[n] for n in np.unique(inverse, return_index=True)[1]]
-    ids: list[np.ndarray | None] = ([None] * len(distinct) if known is None
-                                    else [known.get((id(text), max_len)) for text in distinct])
-    missing = [n for n, found in enumerate(ids) if found is None]
-    if missing:
-        cut = [text if len(text) <= max_len else text[:max_len] for text in map(distinct.__getitem__, missing)]
+    if known is None:  # every text new: its ids stay one flat array, in the order of the texts
+        cut = [text if len(text) <= max_len else text[:max_len] for text in distinct]
         flat = vectors.key_ids(list(map(KEY, itertools.chain.from_iterable(cut))))
-        ends = list(itertools.accumulate(map(len, cut)))
-        for n, start, end in zip(missing, [0, *ends], ends, strict=False):
-            ids[n] = text_ids = flat[start:end]
-            if known is not None:
-                known[(id(distinct[n]), max_len)] = text_ids
-    lengths = np.fromiter(map(len, ids), dtype=np.int64, count=len(ids))  # type: ignore[arg-type]
+        lengths = np.fromiter(map(len, cut), dtype=np.int64, count=len(cut))
+    else:
+        ids: list[np.ndarray | None] = [known.get((id(text), max_len)) for text in distinct]
+        missing = [n for n, found in enumerate(ids) if found is None]
+        if missing:
+            cut = [text if len(text) <= max_len else text[:max_len] for text in map(distinct.__getitem__, missing)]
+            new_ids = vectors.key_ids(list(map(KEY, itertools.chain.from_iterable(cut))))
+            ends = list(itertools.accumulate(map(len, cut)))
+            for n, start, end in zip(missing, [0, *ends], ends, strict=False):
+                ids[n] = known[(id(distinct[n]), max_len)] = new_ids[start:end]
+        lengths = np.fromiter(map(len, ids), dtype=np.int64, count=len(ids))  # type: ignore[arg-type]
+        flat = np.concatenate(ids) if ids else np.zeros(0, dtype=np.int64)  # type: ignore[arg-type]
     if len(lengths) and lengths.min() < 1:
         raise ValueError("every text in a batch needs at least one word")
     table = np.full((len(distinct), int(lengths.max(initial=1))), PAD_ID[side], dtype=np.int64)
     # Row-major order of the real positions is the order of the texts, concatenated.
-    table[np.arange(table.shape[1])[None, :] < lengths[:, None]] = np.concatenate(ids) if ids else []  # type: ignore[arg-type]
+    table[np.arange(table.shape[1])[None, :] < lengths[:, None]] = flat
     found = table >= 0
-    words_read = vectors.matrix[np.where(found, table, 0)]
-    words_read[~found] = 0.0
+    # Only the known words are gathered (zeros elsewhere): about 40 % of a padded table's cells on
+    # WikiQA's answers, so half the memory traffic of gathering every cell and zeroing after.
+    words_read = np.zeros((*table.shape, vectors.matrix.shape[1]), dtype=vectors.matrix.dtype)
+    words_read[found] = vectors.matrix[table[found]]
     unknown = ~found & (table != PAD_ID[side])
     return (TextTable(torch.from_numpy(words_read), torch.from_numpy(unknown), torch.from_numpy(lengths),
                       torch.from_numpy(table)), torch.from_numpy(inverse))
