@@ -164,6 +164,16 @@ def trained_on_dev(card: ModelCard) -> bool:
     return bool(card.training.get("fit_on_dev"))
 
 
+DATASET_NAMES = {"wikiqa": "WikiQA", "trecqa": "TrecQA"}
+"""How a card's data source (the name of the folder it was trained from) is written."""
+
+
+def data_name(card: ModelCard) -> str:
+    """The data a card's figures come from, e.g. 'WikiQA' or 'WikiQA+TrecQA' (a combined folder)."""
+    source = str(card.data.get("source") or "its training data")
+    return "+".join(DATASET_NAMES.get(part.lower(), part) for part in source.split("+"))
+
+
 def dev_role(card: ModelCard) -> str:
     """What the dev figures of a card are, in a few words (the card, the Models page)."""
     return "part of the training data: not a held-out figure" if trained_on_dev(card) else "used for selection"
@@ -276,7 +286,7 @@ def render_card(card: ModelCard) -> str:
 
 **Group.** {card.group}. **Architecture.** {card.architecture}
 
-## Metrics (WikiQA; ties scored as the mean over tie orders)
+## Metrics ({data_name(card)}; ties scored as the mean over tie orders)
 ### Test (read once, after selection)
 {_table(metrics_rows(card, 'test'))}
 

@@ -12,7 +12,7 @@ from scipy.stats import ttest_ind
 
 from matching.evaluation.dataset import Evaluation
 from matching.evaluation.studies import paired_tests
-from matching.training.cards import PAPER_GROUP, ModelCard, markdown_table, seed_line, trained_on_dev
+from matching.training.cards import PAPER_GROUP, ModelCard, data_name, markdown_table, seed_line, trained_on_dev
 
 TESTED_AGAINST = ("original order", "word overlap")
 """The baselines every model's paired test is reported against in the tables."""
@@ -107,17 +107,13 @@ def runs_table(works: Path | Sequence[Path], against: str | None = None) -> str:
     return markdown_table(rows)
 
 
-DATASET_NAMES = {"wikiqa": "WikiQA", "trecqa": "TrecQA"}
-"""How a card's data source (the name of the folder it was trained from) is written."""
 
 
 def seed_spread_label(card: ModelCard) -> str | None:
     """What a card's seed spread is, e.g. '5-seed spread, WikiQA test (card)'; None without a seed study."""
     if card.seed_study is None:
         return None
-    source = str(card.data.get("source") or "its training data")
-    named = "+".join(DATASET_NAMES.get(part.lower(), part) for part in source.split("+"))
-    return f"{len(card.seed_study.seeds)}-seed spread, {named} test (card)"
+    return f"{len(card.seed_study.seeds)}-seed spread, {data_name(card)} test (card)"
 
 
 def evaluation_notes(result: Evaluation, cards: Mapping[str, Mapping[str, Any]]) -> str:
