@@ -96,7 +96,7 @@ def cmd_refresh(args: argparse.Namespace) -> None:
     """Recompute the test figures (metrics, paired tests, attention study) of shipped cards."""
     from dataclasses import replace as replace_card
 
-    from matching.text.data import read_toks_folder
+    from matching.text.data import fingerprint, read_toks_folder
     from matching.training.cards import ModelCard, deviations, group_of, render_card
     from matching.training.checkpoint import save_checkpoint
     from matching.training.trainer import architecture_text, test_figures
@@ -105,7 +105,12 @@ def cmd_refresh(args: argparse.Namespace) -> None:
     for name, matcher in _load_models(args.pretrained, args.models).items():
         card = ModelCard.from_dict(matcher.card)
         metrics, baselines, significance, attention = test_figures(matcher, test)
-        card = replace_card(card, metrics={**card.metrics, "test": metrics},
+        data = card.data
+        # A combined training folder keeps one data set's test split: where the test data given here
+        # is that split (same fingerprint), the card records which data set it is.
+        if isinstance(data.get("test"), dict) and data["test"].get("fingerprint") == fingerprint(test):
+            data = {**data, "test": {**data["test"], "source": Path(args.data).resolve().name}}
+        card = replace_card(card, data=data, metrics={**card.metrics, "test": metrics},
                             baselines={**card.baselines, "test": baselines}, significance=significance,
                             attention=attention, architecture=architecture_text(matcher.params),
                             group=group_of(card.params, card.training),

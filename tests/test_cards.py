@@ -49,6 +49,22 @@ def test_render_card(trained: tuple[Matcher, ModelCard]) -> None:
     assert "Seed study" not in text and "Does the attention matter" not in text
 
 
+def test_a_combined_folders_card_names_its_test_and_dev_data(trained: tuple[Matcher, ModelCard]) -> None:
+    """Trained on WikiQA + TrecQA, tested on WikiQA's test split (as `refresh` records it): the card's
+    heading and the seed-spread label say which data each figure is on."""
+    from matching.training.reporting import seed_spread_label
+
+    _, card = trained
+    combined = replace(card, data={**card.data, "source": "wikiqa+trecqa",
+                                   "test": {**card.data["test"], "source": "wikiqa"}},
+                       seed_study=SeedStudy([1, 2], [0.6, 0.4], [0.5, 0.7], 0.6, 0.1414))
+    assert "## Metrics (test: WikiQA, dev: WikiQA+TrecQA; ties" in render_card(combined)
+    assert seed_spread_label(combined) == "2-seed spread, WikiQA test (card)"
+    unrecorded = replace(combined, data={**combined.data, "test": card.data["test"]})
+    assert "## Metrics (WikiQA+TrecQA; ties" in render_card(unrecorded)
+    assert seed_spread_label(unrecorded) == "2-seed spread, WikiQA+TrecQA test (card)"
+
+
 def test_card_round_trips_through_json(trained: tuple[Matcher, ModelCard]) -> None:
     _, card = trained
     card = replace(card, seed_study=SeedStudy([1, 2], [0.6, 0.4], [0.5, 0.7], 0.6, 0.1414),

@@ -129,6 +129,7 @@ def test_sweep_and_report(config_file: Path, toy_data: Path, tmp_path: Path,
     assert "cli-tiny: test MAP" in capsys.readouterr().out
     refreshed = json.loads((out / "card.json").read_text(encoding="utf-8"))
     assert refreshed["seed_study"] == card["seed_study"]
+    assert refreshed["data"]["test"]["source"] == toy_data.resolve().name  # the test split found to be toy_data's
     assert [t["baseline"] for t in refreshed["significance"]] == list(BASELINES)
     main(["runs", "--work", str(tmp_path / "runs")])
     runs = capsys.readouterr().out

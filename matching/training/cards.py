@@ -168,9 +168,13 @@ DATASET_NAMES = {"wikiqa": "WikiQA", "trecqa": "TrecQA"}
 """How a card's data source (the name of the folder it was trained from) is written."""
 
 
-def data_name(card: ModelCard) -> str:
-    """The data a card's figures come from, e.g. 'WikiQA' or 'WikiQA+TrecQA' (a combined folder)."""
-    source = str(card.data.get("source") or "its training data")
+def data_name(card: ModelCard, split: str | None = None) -> str:
+    """The data a card's figures come from, e.g. 'WikiQA' or 'WikiQA+TrecQA' (a combined folder).
+    For `split`, the data set that split was found to be, where `refresh` recorded it (a combined
+    folder keeps one data set's test split)."""
+    recorded = card.data.get(split, {}) if split else {}
+    source = str((recorded.get("source") if isinstance(recorded, dict) else None)
+                 or card.data.get("source") or "its training data")
     return "+".join(DATASET_NAMES.get(part.lower(), part) for part in source.split("+"))
 
 
@@ -278,6 +282,8 @@ def render_card(card: ModelCard) -> str:
     kept = (f"epochs {epochs} averaged ({average_on} {averaged:.4f})" if averaged is not None
             else f"epoch {epochs} kept (best dev MAP)")
     dev_heading = f"Dev ({dev_role(card)})"
+    metrics_data = (data_name(card) if data_name(card, "test") == data_name(card)
+                    else f"test: {data_name(card, 'test')}, dev: {data_name(card)}")
     deviations = "\n".join(f"- {line}" for line in card.deviations) or "- none recorded"
     limits = "\n".join(f"- {line}" for line in KNOWN_LIMITS)
     return f"""# Model card: {card.name}
@@ -286,7 +292,7 @@ def render_card(card: ModelCard) -> str:
 
 **Group.** {card.group}. **Architecture.** {card.architecture}
 
-## Metrics ({data_name(card)}; ties scored as the mean over tie orders)
+## Metrics ({metrics_data}; ties scored as the mean over tie orders)
 ### Test (read once, after selection)
 {_table(metrics_rows(card, 'test'))}
 

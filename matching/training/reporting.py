@@ -113,7 +113,7 @@ def seed_spread_label(card: ModelCard) -> str | None:
     """What a card's seed spread is, e.g. '5-seed spread, WikiQA test (card)'; None without a seed study."""
     if card.seed_study is None:
         return None
-    return f"{len(card.seed_study.seeds)}-seed spread, {data_name(card)} test (card)"
+    return f"{len(card.seed_study.seeds)}-seed spread, {data_name(card, 'test')} test (card)"
 
 
 def evaluation_notes(result: Evaluation, cards: Mapping[str, Mapping[str, Any]]) -> str:
