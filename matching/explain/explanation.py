@@ -177,8 +177,8 @@ class Explanation:
     """The matrices the network read, each (seen question tokens, seen answer tokens); empty without."""
     display_matrices: dict[str, np.ndarray]
     """Matrices computed in the same pass for display only (never read by the network)."""
-    pooled_cells: Sequence[PooledCell]
-    """Empty for a family without pooled cells (a `PooledCellTable`, read as a tuple of cells)."""
+    pooled_cells: PooledCellTable
+    """Empty for a family without pooled cells (read as a tuple of cells)."""
     bias_contribution: float | None
     """score = sum of pooled-cell contributions + bias_contribution (+ the keyword term, `keyword_score`, where the
     model has one), exactly (None without pooled cells)."""
@@ -242,15 +242,11 @@ class Explanation:
     @property
     def mlp_input(self) -> np.ndarray:
         """The pooled vector q exactly as the MLP received it."""
-        if isinstance(self.pooled_cells, PooledCellTable):
-            return self.pooled_cells.values.astype(np.float32)
-        return np.array([c.value for c in sorted(self.pooled_cells, key=lambda c: c.slot)], dtype=np.float32)
+        return self.pooled_cells.values.astype(np.float32)
 
     def shares(self) -> np.ndarray:
         """Each cell's contribution as a signed share of all |contributions| (sums of |.| to 1)."""
-        contributions = (self.pooled_cells.contributions.astype(np.float64)
-                         if isinstance(self.pooled_cells, PooledCellTable)
-                         else np.array([c.contribution for c in self.pooled_cells], dtype=np.float64))
+        contributions = self.pooled_cells.contributions.astype(np.float64)
         total = np.abs(contributions).sum()
         return contributions / total if total > 0 else np.zeros_like(contributions)
 

@@ -95,17 +95,21 @@ def lookup_texts(vectors: WordVectors, texts: Sequence[Sequence[Token]], max_len
         slot_of = {key: slot for slot, key in enumerate(first)}
         inverse = np.fromiter(map(slot_of.__getitem__, objects), np.int64, len(objects))
         distinct = [texts[n] for n in np.unique(inverse, return_index=True)[1]]
+
+    def looked_up(new: Sequence[Sequence[Token]]) -> tuple[np.ndarray, np.ndarray]:
+        """The ids of `new`'s words, cut to max_len, as one flat array in text order; each text's length."""
+        cut = [text if len(text) <= max_len else text[:max_len] for text in new]
+        return (vectors.key_ids(list(map(KEY, itertools.chain.from_iterable(cut)))),
+                np.fromiter(map(len, cut), dtype=np.int64, count=len(cut)))
+
     if known is None:  # every text new: its ids stay one flat array, in the order of the texts
-        cut = [text if len(text) <= max_len else text[:max_len] for text in distinct]
-        flat = vectors.key_ids(list(map(KEY, itertools.chain.from_iterable(cut))))
-        lengths = np.fromiter(map(len, cut), dtype=np.int64, count=len(cut))
+        flat, lengths = looked_up(distinct)
     else:
         ids: list[np.ndarray | None] = [known.get((id(text), max_len)) for text in distinct]
         missing = [n for n, found in enumerate(ids) if found is None]
         if missing:
-            cut = [text if len(text) <= max_len else text[:max_len] for text in map(distinct.__getitem__, missing)]
-            new_ids = vectors.key_ids(list(map(KEY, itertools.chain.from_iterable(cut))))
-            ends = list(itertools.accumulate(map(len, cut)))
+            new_ids, new_lengths = looked_up([distinct[n] for n in missing])
+            ends = np.cumsum(new_lengths).tolist()
             for n, start, end in zip(missing, [0, *ends], ends, strict=False):
                 ids[n] = known[(id(distinct[n]), max_len)] = new_ids[start:end]
         lengths = np.fromiter(map(len, ids), dtype=np.int64, count=len(ids))  # type: ignore[arg-type]

@@ -12,6 +12,7 @@ from matching.evaluation.metrics import METRICS
 from matching.evaluation.studies import AttentionStudy, PairedTest
 from matching.models import family_of
 from matching.paths import pretrained_dir
+from matching.text.datasets import BUILT_IN
 
 KNOWN_LIMITS = [
     "Trained on WikiQA only (873 questions): Wikipedia-style factoid questions in English.",
@@ -126,6 +127,10 @@ def deviations(params: dict[str, Any], training: dict[str, Any]) -> list[str]:
     return family_of(str(params.get("family"))).deviations(params, training) + keywords + training_additions(training)
 
 
+HARD_NEGATIVES = 2
+"""Wrong candidates per question counted as hard (`TrainingSettings.hard_negative_copies`)."""
+
+
 def training_additions(training: dict[str, Any]) -> list[str]:
     """The MatchLens training options any family can use (`TrainingSettings`), in plain lines."""
     out = []
@@ -134,7 +139,8 @@ def training_additions(training: dict[str, Any]) -> list[str]:
     if training.get("echo_negatives"):
         out.append("MatchLens addition: each training question also a wrong candidate of its own")
     if training.get("hard_negative_copies"):
-        out.append(f"MatchLens addition: the pairs of each question's 2 wrong candidates of most word overlap "
+        out.append(f"MatchLens addition: the pairs of each question's {HARD_NEGATIVES} wrong candidates of most "
+                   "word overlap "
                    f"{training['hard_negative_copies']} extra times an epoch")
     return out
 
@@ -164,10 +170,6 @@ def trained_on_dev(card: ModelCard) -> bool:
     return bool(card.training.get("fit_on_dev"))
 
 
-DATASET_NAMES = {"wikiqa": "WikiQA", "trecqa": "TrecQA"}
-"""How a card's data source (the name of the folder it was trained from) is written."""
-
-
 def data_name(card: ModelCard, split: str | None = None) -> str:
     """The data a card's figures come from, e.g. 'WikiQA' or 'WikiQA+TrecQA' (a combined folder).
     For `split`, the data set that split was found to be, where `refresh` recorded it (a combined
@@ -175,7 +177,7 @@ def data_name(card: ModelCard, split: str | None = None) -> str:
     recorded = card.data.get(split, {}) if split else {}
     source = str((recorded.get("source") if isinstance(recorded, dict) else None)
                  or card.data.get("source") or "its training data")
-    return "+".join(DATASET_NAMES.get(part.lower(), part) for part in source.split("+"))
+    return "+".join(BUILT_IN.get(part.lower(), part) for part in source.split("+"))
 
 
 def dev_role(card: ModelCard) -> str:

@@ -60,12 +60,11 @@ def models_table(raw_cards: Iterable[Mapping[str, Any]]) -> str:
     return "\n\n".join(sections)
 
 
-def runs_table(works: Path | Sequence[Path], against: str | None = None) -> str:
+def runs_table(works: Sequence[Path], against: str | None = None) -> str:
     """Every configuration trained under the `works` folders: dev and test MAP per seed, their means
     (± std), and with `against` (a configuration's name) Welch's t-test of each configuration's dev
     MAP over its seeds against that one's: whether a training choice changed the dev figure by more
     than the seeds do. Dev, not test, as choices are made on dev."""
-    works = [works] if isinstance(works, Path) else list(works)
     missing = [str(work) for work in works if not work.is_dir()]
     if missing:
         raise ValueError(f"no such folder: {', '.join(missing)} (a sweep's --work folder)")
@@ -105,8 +104,6 @@ def runs_table(works: Path | Sequence[Path], against: str | None = None) -> str:
                 if comparable else None)
         rows.append(row)
     return markdown_table(rows)
-
-
 
 
 def seed_spread_label(card: ModelCard) -> str | None:

@@ -38,7 +38,7 @@ from matching.text.corpus import Corpus
 from matching.text.data import RankingList, fingerprint, read_toks_folder
 from matching.text.embeddings import EncodedText, WordVectors, load_glove
 from matching.text.tokenized import TokenizedList, tokenize_lists
-from matching.training.cards import ModelCard, SeedStudy, deviations, group_of, render_card
+from matching.training.cards import HARD_NEGATIVES, ModelCard, SeedStudy, deviations, group_of, render_card
 from matching.training.checkpoint import load_checkpoint, save_checkpoint
 
 LOSSES = ("hinge", "listwise")
@@ -132,10 +132,6 @@ def code_version() -> str:
     except (OSError, subprocess.SubprocessError):
         commit = ""
     return f"{__version__}+{commit}" if commit else __version__
-
-
-HARD_NEGATIVES = 2
-"""Wrong candidates per question counted as hard (`TrainingSettings.hard_negative_copies`)."""
 
 
 def training_pairs(lists: list[TokenizedList], hard_negative_copies: int = 0) -> list[tuple[int, int, int]]:
