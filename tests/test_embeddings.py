@@ -50,3 +50,36 @@ def test_key_ids_from_the_table_of_seen_words_equal_a_fresh_lookup(vectors: Word
     monkeypatch.setattr(embeddings, "SEEN_WORDS", 1)  # over the bound: the table starts afresh
     assert vectors.key_ids(keys).tolist() == expected
     assert len(vectors._seen) <= len(set(keys))
+
+
+def test_vectors_at_gathers_rows_and_zeros_from_the_table_of_rows_read(vectors: WordVectors,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    from matching.text import embeddings
+
+    monkeypatch.setattr(embeddings, "ROWS_READ_AT_FIRST", 2)  # a fresh table that has to grow twice
+    fresh = WordVectors(vectors.matrix, list(vectors.row_of), "test", "fp")
+    rows = [fresh.row_of[w] for w in ("the", "tower", "paris", "river", "of")]
+    ids = np.array([[rows[0], rows[1], -5, -(2**40)], [rows[2], rows[3], rows[4], rows[0]]], dtype=np.int64)
+    expected = np.zeros((2, 4, 50), dtype=np.float32)
+    for (r, c), value in np.ndenumerate(ids):
+        if value >= 0:
+            expected[r, c] = vectors.matrix[value]
+    for _ in range(2):  # the second time every row is read from the table alone
+        got = fresh.vectors_at(ids)
+        assert got.shape == (2, 4, 50)
+        np.testing.assert_array_equal(got.numpy(), expected)
+    assert fresh._rows_filled == 1 + len(set(rows))  # each row copied once, slot 0 the zeros
+    assert fresh.vectors_at(np.zeros((0, 3), dtype=np.int64)).shape == (0, 3, 50)
+
+
+def test_vectors_at_from_several_threads_equals_one_thread(vectors: WordVectors) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    fresh = WordVectors(vectors.matrix, list(vectors.row_of), "test", "fp")
+    generator = np.random.default_rng(0)
+    tables = [generator.integers(-3, vectors.matrix.shape[0], size=(64, 20)) for _ in range(16)]
+    with ThreadPoolExecutor(4) as pool:
+        gathered = list(pool.map(fresh.vectors_at, tables))
+    for table, got in zip(tables, gathered, strict=True):
+        expected = np.where((table >= 0)[..., None], vectors.matrix[np.maximum(table, 0)], 0.0)
+        np.testing.assert_array_equal(got.numpy(), expected)

@@ -6,7 +6,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from matching.text.tokens import MAX_TEXT_CHARS, TextError, Token, lookup_key, mark_truncated, tokenize
+from matching.text.tokens import (
+    MAX_TEXT_CHARS,
+    TextError,
+    Token,
+    Tokens,
+    lookup_key,
+    mark_truncated,
+    token_keys,
+    tokenize,
+)
 
 
 def assert_offsets(text: str, tokens: list[Token]) -> None:
@@ -124,3 +133,18 @@ def test_collector_paused_nests_and_restores() -> None:
         assert not gc.isenabled()  # left as it was found
     finally:
         gc.enable()
+
+
+def test_tokens_keep_their_keys_side_by_side_and_survive_a_pickle() -> None:
+    import pickle
+
+    tokens = tokenize("Who wrote FRANKENSTEIN? Mary\u200bShelley")
+    assert isinstance(tokens, Tokens)
+    assert list(tokens.keys) == [t.key for t in tokens] == list(token_keys(tokens))
+    assert token_keys(list(tokens)) == [t.key for t in tokens]  # a plain list: read from each token
+    copy = pickle.loads(pickle.dumps(tokens))
+    assert isinstance(copy, Tokens) and copy == tokens and copy.keys == tokens.keys
+    assert tokens[1:] == list(tokens)[1:]  # slices are plain lists of the same tokens
+    assert Tokens(tokens[:2]).keys == tokens.keys[:2]
+    with pytest.raises(ValueError, match="2 keys for 1 tokens"):
+        Tokens(tokens[:1], ("a", "b"))

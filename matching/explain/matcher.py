@@ -134,17 +134,26 @@ class Matcher:
                 values.append(result.numpy())
             return np.concatenate(values)
 
-        firsts = range(0, len(answers), block)
+        firsts = list(range(0, len(answers), block))
         with single_threaded_workers(min(threads, len(firsts))) as pool:
+            if pool:
+                # The blocks with the most words first: the Bi-LSTM's time goes with the words, and
+                # answers given by length make the last blocks the longest; run last, one of them
+                # would keep a worker busy while the others have nothing left (longest job first).
+                max_len = self.params.max_answer_len
+                read = np.fromiter((min(len(a), max_len) for a in answers), np.int64, len(answers))
+                firsts.sort(key=lambda first: -int(read[first: first + block].sum()))
             # The questions are read by the first free worker while the others read answers: it is
             # queued first, so no block waits for it without a worker on it.
             questions_read: Future[SideTexts] = (pool or _InPlace()).submit(self._texts, "question", questions,
                                                                              trace=False, known=known)
+            done = 0
             for first, values in zip(firsts, pool.map(score_block, firsts) if pool else map(score_block, firsts),
                                      strict=True):
                 scores[first: first + len(values)] = values
+                done += len(values)
                 if progress:
-                    progress(first + len(values))
+                    progress(done)
         return scores
 
 

@@ -9,7 +9,6 @@ once, one gather for the whole batch); `make_batch` pads texts already looked up
 from __future__ import annotations
 
 import itertools
-import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -19,7 +18,7 @@ import torch
 from matching.models import PairBatch, TextEncoding
 from matching.models.blocks import consecutive, take_rows
 from matching.text.embeddings import EncodedText, WordVectors
-from matching.text.tokens import Token
+from matching.text.tokens import Token, token_keys
 
 PAD_ID = {"question": -(2**40), "answer": -(2**41)}
 """Lookup-key ids on padding: below every real id (>= -2**32), and different per side, so
@@ -55,8 +54,6 @@ RowCache = dict[tuple[int, int], np.ndarray]
 """(id(text), max_len) -> the text's lookup-key ids (`embeddings.key_id`: its rows in the vector
 table where known): kept by a caller that scores the same text objects several times
 (evaluation, one model after another), for as long as those objects live."""
-
-KEY = operator.attrgetter("key")
 
 
 @dataclass(frozen=True)
@@ -98,8 +95,8 @@ def lookup_texts(vectors: WordVectors, texts: Sequence[Sequence[Token]], max_len
 
     def looked_up(new: Sequence[Sequence[Token]]) -> tuple[np.ndarray, np.ndarray]:
         """The ids of `new`'s words, cut to max_len, as one flat array in text order; each text's length."""
-        cut = [text if len(text) <= max_len else text[:max_len] for text in new]
-        return (vectors.key_ids(list(map(KEY, itertools.chain.from_iterable(cut)))),
+        cut = [keys if len(keys) <= max_len else keys[:max_len] for keys in map(token_keys, new)]
+        return (vectors.key_ids(list(itertools.chain.from_iterable(cut))),
                 np.fromiter(map(len, cut), dtype=np.int64, count=len(cut)))
 
     if known is None:  # every text new: its ids stay one flat array, in the order of the texts
@@ -119,13 +116,8 @@ def lookup_texts(vectors: WordVectors, texts: Sequence[Sequence[Token]], max_len
     table = np.full((len(distinct), int(lengths.max(initial=1))), PAD_ID[side], dtype=np.int64)
     # Row-major order of the real positions is the order of the texts, concatenated.
     table[np.arange(table.shape[1])[None, :] < lengths[:, None]] = flat
-    found = table >= 0
-    # Only the known words are gathered (zeros elsewhere): about 40 % of a padded table's cells on
-    # WikiQA's answers, so half the memory traffic of gathering every cell and zeroing after.
-    words_read = np.zeros((*table.shape, vectors.matrix.shape[1]), dtype=vectors.matrix.dtype)
-    words_read[found] = vectors.matrix[table[found]]
-    unknown = ~found & (table != PAD_ID[side])
-    return (TextTable(torch.from_numpy(words_read), torch.from_numpy(unknown), torch.from_numpy(lengths),
+    unknown = (table < 0) & (table != PAD_ID[side])
+    return (TextTable(vectors.vectors_at(table), torch.from_numpy(unknown), torch.from_numpy(lengths),
                       torch.from_numpy(table)), torch.from_numpy(inverse))
 
 
