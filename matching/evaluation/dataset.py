@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 from collections import deque
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -149,11 +150,12 @@ class Evaluation:
         return slicing.empty_filter_reason(self.per_question, self.models, disagree, low, threshold)
 
 
-def bucketed_pairs(lists: Sequence[TokenizedList], max_answer_len: int) -> list[tuple[int, int]]:
-    """(list, candidate) of every candidate with words, by answer words read, then by question."""
-    pairs = [(n, j) for n, lst in enumerate(lists) for j, c in enumerate(lst.candidates) if c]
-    read = np.fromiter((min(len(lists[n].candidates[j]), max_answer_len) for n, j in pairs), np.int64, len(pairs))
-    return [pairs[i] for i in np.argsort(read, kind="stable").tolist()]  # stable: by question within a length
+def bucketed_pairs(lists: Sequence[TokenizedList], max_answer_len: int) -> np.ndarray:
+    """(P,) the place of every candidate with words among all candidates (list after list), by answer
+    words read, then by place (so by question within a length)."""
+    words = np.fromiter(map(len, itertools.chain.from_iterable(lst.candidates for lst in lists)), np.int64)
+    has_words = np.flatnonzero(words)
+    return has_words[np.argsort(np.minimum(words[has_words], max_answer_len), kind="stable")]
 
 
 def model_scores(matcher: Matcher, lists: Sequence[TokenizedList], batch_size: int = 256,
@@ -169,15 +171,18 @@ def model_scores(matcher: Matcher, lists: Sequence[TokenizedList], batch_size: i
     ranked last (and tied with any other such candidate). `known` keeps each text's word rows
     for the next model with the same vectors (see `batching.RowCache`).
     """
-    pairs = bucketed_pairs(lists, matcher.params.max_answer_len)
+    places = bucketed_pairs(lists, matcher.params.max_answer_len)
+    sizes = [len(lst.candidates) for lst in lists]
+    list_of = np.repeat(np.arange(len(lists)), sizes)
+    candidates = list(itertools.chain.from_iterable(lst.candidates for lst in lists))
+    order = places.tolist()
     flat = matcher.score_tokens(
-        [lists[n].question for n, _ in pairs], [lists[n].candidates[j] for n, j in pairs], batch_size,
+        [lists[n].question for n in list_of[places].tolist()], [candidates[p] for p in order], batch_size,
         known, workers,
-        None if progress is None else lambda done: progress(done, len(pairs), matcher.name))
-    scores = [np.full(len(lst.candidates), -np.inf) for lst in lists]
-    for (n, j), value in zip(pairs, flat, strict=True):
-        scores[n][j] = value
-    return scores
+        None if progress is None else lambda done: progress(done, len(order), matcher.name))
+    scores = np.full(len(candidates), -np.inf)
+    scores[places] = flat
+    return np.split(scores, np.cumsum(sizes)[:-1]) if lists else []
 
 
 def default_workers() -> int:
