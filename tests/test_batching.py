@@ -49,6 +49,21 @@ def test_token_batch_equals_padding_the_looked_up_texts(vectors: WordVectors) ->
     assert fast.answer_unknown[0].tolist()[-2:] == [True, False] and fast.answer_lengths.tolist() == [9, 1, 9, 5]
 
 
+@pytest.mark.parametrize("known", [None, {}], ids=["new texts", "with a row cache"])
+def test_token_batch_from_key_codes_equals_from_keys(vectors: WordVectors, known: dict | None) -> None:
+    """Texts with codes (`Tokens`), plain token lists (no codes) and a mix give the same batch."""
+    questions = [tokenize("who wrote zzqxjvtk hamlet ?"), tokenize("who wrote hamlet ?")] * 2
+    answers = [tokenize("Hamlet is a tragedy by Shakespeare, blorptastic."), tokenize("Paris"),
+               tokenize("word " * 12), tokenize("zzqxjvtk")]
+    with_codes = make_token_batch(vectors, questions, answers, 4, 9, known)
+    plain = make_token_batch(vectors, [list(q) for q in questions], [list(a) for a in answers], 4, 9)
+    mixed = make_token_batch(vectors, questions, [list(answers[0]), *answers[1:]], 4, 9)
+    for name in ("question_vectors", "question_unknown", "question_lengths", "question_ids",
+                 "answer_vectors", "answer_unknown", "answer_lengths", "answer_ids"):
+        assert torch.equal(getattr(with_codes, name), getattr(plain, name)), name
+        assert torch.equal(getattr(mixed, name), getattr(plain, name)), name
+
+
 def test_token_batch_refuses_a_text_without_words(vectors: WordVectors) -> None:
     with pytest.raises(ValueError, match="at least one word"):
         make_token_batch(vectors, [tokenize("who")] * 2, [tokenize("a"), []], 5, 5)

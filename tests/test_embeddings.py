@@ -83,3 +83,19 @@ def test_vectors_at_from_several_threads_equals_one_thread(vectors: WordVectors)
     for table, got in zip(tables, gathered, strict=True):
         expected = np.where((table >= 0)[..., None], vectors.matrix[np.maximum(table, 0)], 0.0)
         np.testing.assert_array_equal(got.numpy(), expected)
+
+
+def test_ids_of_codes_equal_key_ids_and_grow_with_new_keys(vectors: WordVectors) -> None:
+    import numpy as np
+
+    from matching.text.tokens import KEY_CODES
+
+    fresh = WordVectors(vectors.matrix, list(vectors.row_of), "test", "fp")
+    keys = ["the", "zzqxjvtk-codes", "tower", "the"]
+    codes = np.array([KEY_CODES.code(k) for k in keys])
+    assert fresh.ids_of_codes(codes).tolist() == vectors.key_ids(keys).tolist()
+    later = ["blorptastic-codes", "paris"]  # keys given codes after the table was made
+    later_codes = np.array([KEY_CODES.code(k) for k in later])
+    assert fresh.ids_of_codes(later_codes).tolist() == vectors.key_ids(later).tolist()
+    assert len(fresh._id_of_code) == len(KEY_CODES)
+    assert fresh.ids_of_codes(np.zeros(0, dtype=np.int64)).shape == (0,)

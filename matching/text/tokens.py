@@ -67,9 +67,48 @@ def _word_key(word: str) -> str:
 NON_SPACE = re.compile(r"\S+")  # \S is "not str.isspace()", the test spaCy splits on
 
 
+class KeyCodes:
+    """A small whole number for each lookup key, the same for the life of the process.
+
+    A text keeps its words' codes as one array (`Tokens.codes`), so a vocabulary maps a whole
+    block of texts to its ids with one array lookup (`WordVectors.ids_of_codes`) instead of one
+    dictionary lookup per word. At most `capacity` keys get a code (a bound on memory for a
+    long-running app): a key past it gets none, and its text is looked up key by key.
+    """
+
+    def __init__(self, capacity: int) -> None:
+        self.capacity = capacity
+        self.code_of: dict[str, int] = {}
+        self.keys: list[str] = []  # by code
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    def code(self, key: str) -> int:
+        """The key's code; NO_CODE once `capacity` keys have one."""
+        code = self.code_of.get(key)
+        if code is not None:
+            return code
+        with self._lock:  # a key is given one code, whichever thread asks first
+            code = self.code_of.get(key)
+            if code is None:
+                if len(self.keys) >= self.capacity:
+                    return NO_CODE
+                code = len(self.keys)
+                self.keys.append(key)  # before it is published in code_of: a code always has its key
+                self.code_of[key] = code
+            return code
+
+
+NO_CODE = -1
+KEY_CODES = KeyCodes(capacity=1_000_000)
+
+
 @functools.lru_cache(maxsize=200_000)
-def _words_of_chunk(chunk: str) -> tuple[tuple[int, str, str], ...]:
-    """(offset in the chunk, word, lookup key) of each word spaCy finds in one whitespace-free chunk.
+def _words_of_chunk(chunk: str) -> tuple[tuple[int, str, str, int], ...]:
+    """(offset in the chunk, word, lookup key, its code) of each word spaCy finds in one
+    whitespace-free chunk.
 
     spaCy's tokenizer splits the text at whitespace first and then reads each chunk on its own
     (its own cache is keyed by the chunk), so a chunk's words do not depend on the text around it.
@@ -78,32 +117,37 @@ def _words_of_chunk(chunk: str) -> tuple[tuple[int, str, str], ...]:
     for spacy_token in _tokenizer()(chunk):
         key = _word_key(spacy_token.text)
         if key and not spacy_token.is_space:
-            words.append((spacy_token.idx, spacy_token.text, key))
+            words.append((spacy_token.idx, spacy_token.text, key, KEY_CODES.code(key)))
     return tuple(words)  # shared by every text the chunk occurs in: immutable
 
 
 class Tokens(list[Token]):
-    """A text's tokens, and their lookup keys side by side (`keys`, made as the tokens are).
+    """A text's tokens, with the codes of their lookup keys side by side (`codes`, see `KeyCodes`,
+    made as the tokens are; None when a key has none).
 
-    Scoring a large file looks up every word's key: read from one tuple per text, the keys cost a
-    sixth of reading an attribute of each of a million token objects scattered in memory.
+    Scoring a large file looks up every word's key: from the codes, a whole block of texts is one
+    array lookup, instead of an attribute of each of a million token objects scattered in memory,
+    then a dictionary lookup of each key.
     """
 
-    __slots__ = ("keys",)
+    __slots__ = ("codes",)
 
-    def __init__(self, tokens: Iterable[Token] = (), keys: tuple[str, ...] | None = None) -> None:
+    def __init__(self, tokens: Iterable[Token] = (), codes: Sequence[int] | None = None) -> None:
         super().__init__(tokens)
-        self.keys = tuple(t.key for t in self) if keys is None else keys
-        if len(self.keys) != len(self):
-            raise ValueError(f"{len(self.keys)} keys for {len(self)} tokens")
+        if codes is None:
+            codes = [KEY_CODES.code(t.key) for t in self]
+        elif len(codes) != len(self):
+            raise ValueError(f"{len(codes)} codes for {len(self)} tokens")
+        self.codes: tuple[int, ...] | None = None if NO_CODE in codes else tuple(codes)
 
-    def __reduce__(self) -> tuple[type[Tokens], tuple[list[Token], tuple[str, ...]]]:
-        return Tokens, (list(self), self.keys)
+    def __reduce__(self) -> tuple[type[Tokens], tuple[list[Token]]]:
+        # Without the codes: they belong to this process, and are given afresh where it is loaded.
+        return Tokens, (list(self),)
 
 
-def token_keys(tokens: Sequence[Token]) -> Sequence[str]:
-    """The lookup key of each token (kept with the tokens when they are `Tokens`)."""
-    return tokens.keys if isinstance(tokens, Tokens) else [t.key for t in tokens]
+def token_codes(tokens: Sequence[Token]) -> tuple[int, ...] | None:
+    """The code of each token's key (`KeyCodes`), when the tokens are `Tokens` that have them."""
+    return tokens.codes if isinstance(tokens, Tokens) else None
 
 
 def tokenize(text: str) -> Tokens:
@@ -117,13 +161,13 @@ def tokenize(text: str) -> Tokens:
         raise TextError(f"expected text, got {type(text).__name__}")
     if len(text) > MAX_TEXT_CHARS:
         raise TextError(f"text has {len(text):,} characters; the limit is {MAX_TEXT_CHARS:,}")
-    tokens, keys = [], []
+    tokens, codes = [], []
     for match in NON_SPACE.finditer(text):
         base = match.start()
-        for offset, word, key in _words_of_chunk(match.group()):  # a plain loop: most chunks hold one word
+        for offset, word, key, code in _words_of_chunk(match.group()):  # a plain loop: most chunks hold one word
             tokens.append(Token(word, base + offset, base + offset + len(word), key))
-            keys.append(key)
-    return Tokens(tokens, tuple(keys))
+            codes.append(code)
+    return Tokens(tokens, codes)
 
 
 class _CollectorPause:
