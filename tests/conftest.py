@@ -90,7 +90,13 @@ VARIANTS: dict[str, dict[str, object]] = {
     "duet-answer": {"family": "duet", "attention": "answer"},
     "arcii": {"family": "arcii"},
     "arcii-question-keywords": {"family": "arcii", "attention": "question", "keywords": True, "keyword_words": 3},
+    "amv-question-tuned": {"family": "amvlstm", "attention": "question", "tune_vectors": True, "tuned_words": 4},
+    "pyramid-tuned-keywords": {"family": "matchpyramid", "tune_vectors": True, "tuned_words": 4, "keywords": True,
+                               "keyword_words": 3},
 }
+
+TUNED_WORDS = ["the", "tower", "paris", "zzqxjvtk"]
+"""The words the tiny tuned variants fine-tune (one of them unknown to GloVe)."""
 
 
 def tiny_params(family: str = "mvlstm", **overrides: object) -> ModelParams:
@@ -117,6 +123,10 @@ def build_matcher(vectors: WordVectors, seed: int = 0, name: str = "tiny", **ove
         model.keywords.fill(torch.from_numpy(vectors.key_ids(words)), torch.linspace(0.1, 0.3, len(words)), 9.0)
         with torch.no_grad():
             model.keywords.weights.copy_(torch.tensor([0.5, -0.25, 0.75]))
+    if model.tuned_words is not None:  # offsets on a few words, one of them unknown
+        model.tuned_words.fill(torch.from_numpy(vectors.key_ids(TUNED_WORDS[: model.params.tuned_words])))
+        with torch.no_grad():
+            model.tuned_words.offsets.normal_(0.0, 0.5)
     return Matcher(name, model, vectors)
 
 

@@ -15,6 +15,7 @@ from matching.models.blocks import (
     IdfTable,
     MLPHead,
     TensorInteraction,
+    TunedWords,
     UnknownWordVector,
     cosine_matrix,
     entmax15,
@@ -53,6 +54,21 @@ def test_unknown_word_vector_replaces_only_unknown_rows() -> None:
     out = block(vectors, unknown)
     assert out[0, 1].tolist() == out[0, 3].tolist() == [7.0, 8.0, 9.0]
     assert torch.equal(out[0, 0], vectors[0, 0]) and torch.equal(out[0, 2], vectors[0, 2])
+
+
+def test_tuned_words_add_their_offset_to_their_words_only_and_learn_it() -> None:
+    block = TunedWords(3, 2)
+    block.fill(torch.tensor([40, -7, 5]))  # stored sorted, an unknown word's negative id among them
+    assert block.ids.tolist() == [-7, 5, 40]
+    with torch.no_grad():
+        block.offsets.copy_(torch.tensor([[1.0, 1.0], [2.0, 2.0], [3.0, 3.0]]))
+    vectors = torch.zeros(1, 5, 2)
+    ids = torch.tensor([[5, 6, -7, 40, -(2**40)]])  # 6 not tuned; the last is padding
+    out = block(vectors, ids)
+    assert out[0].tolist() == [[2.0, 2.0], [0.0, 0.0], [1.0, 1.0], [3.0, 3.0], [0.0, 0.0]]
+    out.sum().backward()
+    assert block.offsets.grad.tolist() == [[1.0, 1.0], [1.0, 1.0], [1.0, 1.0]]
+    assert torch.equal(TunedWords(0, 2)(vectors, ids), vectors)  # nothing tuned: the vectors as they are
 
 
 @pytest.mark.parametrize("gate_kind", list(GATES))

@@ -52,8 +52,9 @@ class WordKMax(MatchingModel):
         self.head = MLPHead(params.k, params.mlp_hidden)
 
     def match(self, batch: PairBatch, trace: bool = False) -> torch.Tensor | ForwardTrace:
-        question = self.read("question", batch.question_vectors, batch.question_unknown, batch.question_lengths)
-        answer = self.read("answer", batch.answer_vectors, batch.answer_unknown, batch.answer_lengths)
+        question = self.read("question", batch.question_vectors, batch.question_unknown, batch.question_lengths,
+                             batch.question_ids)
+        answer = self.read("answer", batch.answer_vectors, batch.answer_unknown, batch.answer_lengths, batch.answer_ids)
         matrices = cosine_matrix(question.words, answer.words)[:, None]
         pooled: Pooled = kmax_pool(matrices, batch.cell_mask(), self.params.k, self.params.filler_value)
         score = self.head(pooled.flat())

@@ -34,7 +34,8 @@ def test_layers_are_found_top_down(make_matcher: MatcherFactory, variant: str) -
     stages = layer_stages(matcher)
     # nearest the score first (the keyword term reads the ids straight into the score), the input last
     top = "keywords" if matcher.params.keywords else "head" if "head" in stages else None
-    assert (top is None or stages[0] == top) and stages[-1] == "unknown_word"
+    inputs = {"unknown_word", "tuned_words"} if matcher.params.tune_vectors else {"unknown_word"}
+    assert (top is None or stages[0] == top) and set(stages[-len(inputs):]) == inputs  # the word vectors last
     # MV-LSTM reads with an LSTM, MatchPyramid convolves the matrix, C-DSSM and DUET convolve each text
     reader = next(name for name in ("encoder", "conv", "sides", "question_conv") if name in stages)
     if has_attention(matcher):

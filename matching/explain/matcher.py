@@ -65,7 +65,7 @@ class Matcher:
         table, rows = lookup_texts(self.vectors, texts, max_len, side, known)
         with _grad_mode(trace):
             return SideTexts(table, rows, self.model.encode_texts(side, table.vectors, table.unknown, table.lengths,
-                                                                  trace=trace))
+                                                                  table.ids, trace=trace))
 
     def _pass(self, questions: SideTexts, answers: SideTexts, pairs: torch.Tensor | None, trace: bool
               ) -> torch.Tensor | ForwardTrace:

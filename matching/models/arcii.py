@@ -73,8 +73,9 @@ class ARCII(MatchingModel):
         return (conv(padded) * length_mask(lengths, words.shape[1])[:, None, :]).transpose(1, 2)
 
     def match(self, batch: PairBatch, trace: bool = False) -> torch.Tensor | ForwardTrace:
-        question = self.read("question", batch.question_vectors, batch.question_unknown, batch.question_lengths)
-        answer = self.read("answer", batch.answer_vectors, batch.answer_unknown, batch.answer_lengths)
+        question = self.read("question", batch.question_vectors, batch.question_unknown, batch.question_lengths,
+                             batch.question_ids)
+        answer = self.read("answer", batch.answer_vectors, batch.answer_unknown, batch.answer_lengths, batch.answer_ids)
         q = self.ngrams(self.question_ngrams, question.gated_words, batch.question_lengths)
         a = self.ngrams(self.answer_ngrams, answer.gated_words, batch.answer_lengths)
         # "plus" matching: (B, C, m, n), zero wherever either position is padding.

@@ -18,6 +18,7 @@ from torch import nn
 from matching.models.blocks import (
     COSINE_EPS,
     AttentionGate,
+    TunedWords,
     UnknownWordVector,
     consecutive,
     length_mask,
@@ -157,13 +158,19 @@ class MatchingModel(nn.Module):
             getattr(params, "attention_init", "default")) for side in params.attended_sides})
         self.dropout = nn.Dropout(params.dropout)
         self.keywords = KeywordTerm(params.keyword_words) if params.keywords else None
+        self.tuned_words = TunedWords(params.tuned_words, params.embedding_dim) if params.tune_vectors else None
 
     def read(self, side: str, vectors: torch.Tensor, unknown: torch.Tensor, lengths: torch.Tensor,
-             unit: bool = False) -> SideSteps:
-        """The word vectors of one side as the network reads them: unknown words replaced, made unit
-        length if `unit`, then reweighted by the side's attention gate when it has one (omega in the
-        ECIR paper; its logits V^T w_t always read the words as they are)."""
+             ids: torch.Tensor | None, unit: bool = False) -> SideSteps:
+        """The word vectors of one side as the network reads them: unknown words replaced, fine-tuned
+        where the model tunes them (`ids`: the words' lookup-key ids), made unit length if `unit`, then
+        reweighted by the side's attention gate when it has one (omega in the ECIR paper; its logits
+        V^T w_t always read the words as they are)."""
         words = self.unknown_word(vectors, unknown)
+        if self.tuned_words is not None:
+            if ids is None:
+                raise ValueError("fine-tuned word vectors need the lookup-key ids of the words")
+            words = self.tuned_words(words, ids)
         read = words / words.norm(dim=-1, keepdim=True).clamp_min(COSINE_EPS) if unit else words
         if side not in self.gates:
             return SideSteps(words, None, None, read, None)
@@ -196,7 +203,7 @@ class MatchingModel(nn.Module):
                                 KEYWORD_WEIGHTS: self.keywords.weights.detach().expand_as(features)})
 
     def encode_texts(self, side: str, vectors: torch.Tensor, unknown: torch.Tensor, lengths: torch.Tensor,
-                     trace: bool = True) -> TextEncoding | None:
+                     ids: torch.Tensor | None, trace: bool = True) -> TextEncoding | None:
         """What the network makes of the texts of one side (N, L, d) before the two sides meet,
         computed once for every pair that reads one of them (`PairBatch.question_encoding`,
         `answer_encoding`); None where a family has no such stage (its forward pass then reads
@@ -276,7 +283,8 @@ def sized_for_corpus(params: ModelParams, corpus: Corpus) -> ModelParams:
     """The parameters a configuration takes from its training texts: the family's own, and the size
     of the keyword term's IDF table."""
     params = family_of(params).with_corpus(params, corpus)
-    return replace(params, keyword_words=len(corpus.idf[0])) if params.keywords else params
+    params = replace(params, keyword_words=len(corpus.idf[0])) if params.keywords else params
+    return replace(params, tuned_words=len(corpus.idf[0])) if params.tune_vectors else params
 
 
 def fit_to_corpus(model: MatchingModel, corpus: Corpus) -> None:
@@ -285,6 +293,8 @@ def fit_to_corpus(model: MatchingModel, corpus: Corpus) -> None:
     if model.keywords is not None:
         ids, idf = corpus.idf
         model.keywords.fill(ids, idf, corpus.mean_length)
+    if model.tuned_words is not None:
+        model.tuned_words.fill(corpus.idf[0])
 
 
 def gate_text(params: ModelParams) -> str:

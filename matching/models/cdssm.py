@@ -87,8 +87,9 @@ class CDSSM(MatchingModel):
         self.head = nn.Linear(1, 1)
 
     def match(self, batch: PairBatch, trace: bool = False) -> torch.Tensor | ForwardTrace:
-        question = self.read("question", batch.question_vectors, batch.question_unknown, batch.question_lengths)
-        answer = self.read("answer", batch.answer_vectors, batch.answer_unknown, batch.answer_lengths)
+        question = self.read("question", batch.question_vectors, batch.question_unknown, batch.question_lengths,
+                             batch.question_ids)
+        answer = self.read("answer", batch.answer_vectors, batch.answer_unknown, batch.answer_lengths, batch.answer_ids)
         q_vector, q_kept = self.sides["question"](question.gated_words, batch.question_lengths, self.dropout)
         a_vector, a_kept = self.sides["answer"](answer.gated_words, batch.answer_lengths, self.dropout)
         cosine = nn.functional.cosine_similarity(q_vector, a_vector, dim=-1, eps=1e-8)

@@ -113,8 +113,9 @@ class DUET(MatchingModel):
         return self.distributed_mlp(self.dropout(product.flatten(1))).squeeze(-1), q_vector
 
     def match(self, batch: PairBatch, trace: bool = False) -> torch.Tensor | ForwardTrace:
-        question = self.read("question", batch.question_vectors, batch.question_unknown, batch.question_lengths)
-        answer = self.read("answer", batch.answer_vectors, batch.answer_unknown, batch.answer_lengths)
+        question = self.read("question", batch.question_vectors, batch.question_unknown, batch.question_lengths,
+                             batch.question_ids)
+        answer = self.read("answer", batch.answer_vectors, batch.answer_unknown, batch.answer_lengths, batch.answer_ids)
         local, matches = self.local(batch)
         distributed, q_vector = self.distributed(batch, question.gated_words, answer.gated_words)
         score = local + distributed

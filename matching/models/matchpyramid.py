@@ -70,8 +70,10 @@ class MatchPyramid(MatchingModel):
     def match(self, batch: PairBatch, trace: bool = False) -> torch.Tensor | ForwardTrace:
         # Cosine matching = the dot product of unit word vectors; a gate then reweights the unit vectors.
         unit = self.params.matching == "cosine"
-        question = self.read("question", batch.question_vectors, batch.question_unknown, batch.question_lengths, unit)
-        answer = self.read("answer", batch.answer_vectors, batch.answer_unknown, batch.answer_lengths, unit)
+        question = self.read("question", batch.question_vectors, batch.question_unknown, batch.question_lengths,
+                             batch.question_ids, unit)
+        answer = self.read("answer", batch.answer_vectors, batch.answer_unknown, batch.answer_lengths,
+                           batch.answer_ids, unit)
         matrix = (question.gated_words @ answer.gated_words.transpose(1, 2)) * batch.cell_mask()
         if not trace:
             return read_map(self, matrix[:, None], batch)[0]

@@ -143,8 +143,9 @@ class MCAN(MatchingModel):
         return states, meanmax(states, mask)
 
     def match(self, batch: PairBatch, trace: bool = False) -> torch.Tensor | ForwardTrace:
-        question = self.read("question", batch.question_vectors, batch.question_unknown, batch.question_lengths)
-        answer = self.read("answer", batch.answer_vectors, batch.answer_unknown, batch.answer_lengths)
+        question = self.read("question", batch.question_vectors, batch.question_unknown, batch.question_lengths,
+                             batch.question_ids)
+        answer = self.read("answer", batch.answer_vectors, batch.answer_unknown, batch.answer_lengths, batch.answer_ids)
         q_mask = length_mask(batch.question_lengths, batch.question_vectors.shape[1])
         a_mask = length_mask(batch.answer_lengths, batch.answer_vectors.shape[1])
         cells = q_mask[:, :, None] & a_mask[:, None, :]

@@ -117,11 +117,11 @@ class MVLSTM(MatchingModel):
         self.idf = IdfTable(params.idf_words) if params.exact_match == "idf" else None
 
     def encode_texts(self, side: str, vectors: torch.Tensor, unknown: torch.Tensor, lengths: torch.Tensor,
-                     trace: bool = True) -> EncodedTexts:
+                     ids: torch.Tensor | None, trace: bool = True) -> EncodedTexts:
         """The side's steps (gate included), its forward and backward states (zero on padding), and
         what the side brings to the interaction. To score, where the states are read by nothing
         else, they go into the interaction's side run by run and are not kept."""
-        read = self.read(side, vectors, unknown, lengths)
+        read = self.read(side, vectors, unknown, lengths, ids)
 
         def meeting(states: torch.Tensor) -> torch.Tensor:
             return self.interaction.side(self.dropout(states), side)
@@ -133,9 +133,10 @@ class MVLSTM(MatchingModel):
 
     def match(self, batch: PairBatch, trace: bool = False) -> torch.Tensor | ForwardTrace:
         questions = batch.question_encoding or self.encode_texts(  # encoded here unless done once for many
-            "question", batch.question_vectors, batch.question_unknown, batch.question_lengths)
+            "question", batch.question_vectors, batch.question_unknown, batch.question_lengths,
+            batch.question_ids)
         answers = batch.answer_encoding or self.encode_texts(
-            "answer", batch.answer_vectors, batch.answer_unknown, batch.answer_lengths)
+            "answer", batch.answer_vectors, batch.answer_unknown, batch.answer_lengths, batch.answer_ids)
         assert isinstance(questions, EncodedTexts) and isinstance(answers, EncodedTexts)
         matrices = self.interaction.meet(questions.meeting, answers.meeting)
         # The direction matrices are only read when pooled; otherwise they are drawn, so only traced.

@@ -67,6 +67,11 @@ class ModelParams:
     keyword features of the pair (word overlap, IDF-weighted overlap, BM25; `blocks.keywords`)."""
     keyword_words: int = 0
     """How many words the keyword term's IDF table holds (the training answers'; sized from them)."""
+    tune_vectors: bool = False
+    """A MatchLens ablation any family can have: the word vectors of the training answers' words are
+    fine-tuned, as a learned offset added to GloVe's (`blocks.TunedWords`); every other word stays GloVe's."""
+    tuned_words: int = 0
+    """How many words have a fine-tuned offset (the training answers'; sized from them)."""
 
     @property
     def attended_sides(self) -> tuple[str, ...]:
@@ -78,10 +83,13 @@ class ModelParams:
         _require_finite(self, "dropout")
         if not 0.0 <= self.dropout < 1.0:
             raise ParamsError(f"dropout must be in [0, 1), not {self.dropout!r}")
-        if not isinstance(self.keywords, bool):
-            raise ParamsError(f"keywords must be true or false, not {self.keywords!r}")
-        if not isinstance(self.keyword_words, int) or isinstance(self.keyword_words, bool) or self.keyword_words < 0:
-            raise ParamsError(f"keyword_words must be a non-negative integer, not {self.keyword_words!r}")
+        for name in ("keywords", "tune_vectors"):
+            if not isinstance(getattr(self, name), bool):
+                raise ParamsError(f"{name} must be true or false, not {getattr(self, name)!r}")
+        for name in ("keyword_words", "tuned_words"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise ParamsError(f"{name} must be a non-negative integer, not {value!r}")
 
 
 @dataclass(frozen=True)

@@ -124,7 +124,10 @@ def deviations(params: dict[str, Any], training: dict[str, Any]) -> list[str]:
     """How a configuration differs from its paper, in its family's words (`MatchingModel.deviations`)."""
     keywords = (["MatchLens addition: a learned keyword term (word overlap, IDF-weighted overlap, BM25) added to "
                  "the score"] if params.get("keywords") else [])
-    return family_of(str(params.get("family"))).deviations(params, training) + keywords + training_additions(training)
+    tuned = ([f"MatchLens addition: the word vectors of the {params.get('tuned_words', 0):,} training answer words "
+              "fine-tuned (a learned offset to GloVe's)"] if params.get("tune_vectors") else [])
+    return (family_of(str(params.get("family"))).deviations(params, training) + keywords + tuned
+            + training_additions(training))
 
 
 HARD_NEGATIVES = 2
@@ -145,14 +148,15 @@ def training_additions(training: dict[str, Any]) -> list[str]:
     return out
 
 
-MATCHLENS_ADDITIONS = ("attention_gate", "attention_temperature", "attention_init", "exact_match", "keywords")
+MATCHLENS_ADDITIONS = ("attention_gate", "attention_temperature", "attention_init", "exact_match", "keywords",
+                       "tune_vectors")
 
 
 def group_of(params: dict[str, Any], training: dict[str, Any]) -> str:
     """`as in the paper` unless the architecture has a MatchLens addition (training choices
     such as the loss are listed as deviations but keep the paper's model)."""
     defaults = {"attention_gate": "softmax", "attention_temperature": 1.0, "attention_init": "default",
-                "exact_match": "none", "keywords": False}
+                "exact_match": "none", "keywords": False, "tune_vectors": False}
     added = any(params.get(k, defaults[k]) != defaults[k] for k in MATCHLENS_ADDITIONS)
     return VARIANT_GROUP if added or training.get("entropy_penalty") else PAPER_GROUP
 

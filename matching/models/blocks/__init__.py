@@ -39,12 +39,13 @@ from matching.models.blocks.interactions import (
     exact_match_matrix,
     make_interaction,
 )
-from matching.models.blocks.masks import COSINE_EPS, UnknownWordVector, consecutive, length_mask, take_rows
+from matching.models.blocks.masks import COSINE_EPS, TunedWords, UnknownWordVector, consecutive, length_mask, take_rows
 from matching.models.blocks.pooling import DynamicPooled, Pooled, dynamic_max_pool, kmax_pool, kmax_values
 
 __all__ = ["AttentionGate", "BiLSTMEncoder", "BilinearInteraction", "COMPRESSIONS", "COSINE_EPS", "CastCompressions",
            "CompressionKind", "CosineInteraction", "DynamicPooled", "GATES", "Highway", "IdfTable", "Interaction",
-           "MASKED_LOGIT", "MLPHead", "Pooled", "TensorInteraction", "UnknownWordVector", "alignment", "consecutive",
+           "MASKED_LOGIT", "MLPHead", "Pooled", "TensorInteraction", "TunedWords", "UnknownWordVector", "alignment",
+           "consecutive",
            "cosine_matrix", "dynamic_max_pool", "entmax15", "exact_match_matrix", "kmax_pool", "kmax_values",
            "length_mask", "make_compression", "make_interaction", "masked_softmax", "normalised_entropy",
            "pooled_coattention", "self_alignment", "softmax_over", "sparsemax", "take_rows"]

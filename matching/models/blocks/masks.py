@@ -37,3 +37,28 @@ class UnknownWordVector(nn.Module):
 
     def forward(self, vectors: torch.Tensor, unknown: torch.Tensor) -> torch.Tensor:
         return torch.where(unknown[..., None], self.vector.expand_as(vectors), vectors)
+
+
+class TunedWords(nn.Module):
+    """Fine-tuned word vectors, kept apart from GloVe: w' = w + offset[word] for the words of the
+    training answers (their lookup-key ids a sorted buffer), w itself for every other word.
+
+    The offsets start at zero, so training starts from GloVe; the 400,000-row matrix is never
+    copied into a checkpoint, only the offsets of the words training saw.
+    """
+
+    def __init__(self, size: int, dim: int) -> None:
+        super().__init__()
+        self.register_buffer("ids", torch.zeros(size, dtype=torch.int64))
+        self.offsets = nn.Parameter(torch.zeros(size, dim))
+
+    @torch.no_grad()
+    def fill(self, ids: torch.Tensor) -> None:
+        self.ids.copy_(torch.sort(ids).values)
+
+    def forward(self, vectors: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
+        if self.ids.numel() == 0:
+            return vectors
+        place = torch.searchsorted(self.ids, ids.contiguous()).clamp_max(self.ids.numel() - 1)
+        tuned = self.ids[place] == ids  # padding ids are below every real id: never tuned
+        return vectors + torch.where(tuned[..., None], self.offsets[place], 0.0)
