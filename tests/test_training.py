@@ -315,3 +315,14 @@ def test_the_keyword_weights_can_have_their_own_learning_rate(make_matcher) -> N
     groups = make_optimizer(model, TrainingSettings(learning_rate=1e-3, keyword_learning_rate=0.05)).param_groups
     assert [g["lr"] for g in groups] == [1e-3, 0.05] and groups[1]["params"] == [model.keywords.weights]
     assert len(make_optimizer(model, TrainingSettings(learning_rate=1e-3)).param_groups) == 1
+
+
+def test_the_tuned_word_offsets_can_have_their_own_learning_rate(make_matcher) -> None:  # type: ignore[no-untyped-def]
+    from matching.training.trainer import TrainingSettings, make_optimizer
+
+    model = make_matcher(family="mvlstm", keywords=True, keyword_words=3, tune_vectors=True, tuned_words=4).model
+    settings = TrainingSettings(learning_rate=1e-3, keyword_learning_rate=0.05, tuned_vectors_learning_rate=1e-4)
+    groups = make_optimizer(model, settings).param_groups
+    assert [g["lr"] for g in groups] == [1e-3, 0.05, 1e-4]
+    assert groups[1]["params"] == [model.keywords.weights] and groups[2]["params"] == [model.tuned_words.offsets]
+    assert sum(len(g["params"]) for g in groups) == len(list(model.parameters()))  # each parameter once

@@ -75,6 +75,9 @@ class TrainingSettings:
     """The keyword term's weights' own learning rate (None: `learning_rate`). Adam moves a weight by about
     the learning rate per step whatever its gradient, so a few hundred steps at 1e-3 leave the three keyword
     weights near their start; a larger rate lets them reach the size the learned match's scores have."""
+    tuned_vectors_learning_rate: float | None = None
+    """The fine-tuned word vectors' offsets' own learning rate (None: `learning_rate`): Adam moves each
+    offset by about the learning rate per step, so a smaller one keeps the words nearer GloVe's."""
     word_dropout: float = 0.0
     """Each real word of a training text is read as an unknown word (the learned unknown-word vector)
     with this probability, drawn afresh for every batch: the model cannot lean on one word's vector.
@@ -176,12 +179,15 @@ def dev_map(matcher: Matcher, lists: list[TokenizedList]) -> float:
 def make_optimizer(model: torch.nn.Module, settings: TrainingSettings) -> torch.optim.Optimizer:
     named = [(name, p) for name, p in model.named_parameters() if p.requires_grad]
     no_decay = [p for name, p in named if not settings.attention_weight_decay and name.startswith("gates.")]
-    keywords = [p for name, p in named if settings.keyword_learning_rate is not None and name.startswith("keywords.")]
-    groups = [{"params": [p for name, p in named if all(p is not q for q in [*no_decay, *keywords])]}]
+    own_rates = [(prefix, rate) for prefix, rate in (("keywords.", settings.keyword_learning_rate),
+                                                     ("tuned_words.", settings.tuned_vectors_learning_rate))
+                 if rate is not None]
+    own = [[p for name, p in named if name.startswith(prefix)] for prefix, _ in own_rates]
+    apart = [*no_decay, *(p for params in own for p in params)]
+    groups = [{"params": [p for _, p in named if all(p is not q for q in apart)]}]
     if no_decay:
         groups.append({"params": no_decay, "weight_decay": 0.0})
-    if keywords:
-        groups.append({"params": keywords, "lr": settings.keyword_learning_rate})
+    groups += [{"params": params, "lr": rate} for params, (_, rate) in zip(own, own_rates, strict=True) if params]
     if settings.optimizer == "adagrad":
         return torch.optim.Adagrad(groups, lr=settings.learning_rate, weight_decay=settings.weight_decay)
     if settings.optimizer == "adam":
