@@ -115,10 +115,13 @@ def combine_data(sources: Sequence[str | Path], test: str | Path, out: str | Pat
                         "and be at least 1")
     counts = {}
     for split in ("train", "dev"):
-        lists = [replace(item, qid=f"{Path(source).name}:{item.qid}" + (f"#{copy}" if copy > 1 else ""))
-                 for source in sources for copy in range(1, (copies.get(Path(source).name, 1) if split == "train"
-                                                             else 1) + 1)
-                 for item in read_toks_folder(Path(source) / split)]
+        lists = []
+        for source in sources:
+            name = Path(source).name
+            items = read_toks_folder(Path(source) / split)
+            for copy in range(1, (copies.get(name, 1) if split == "train" else 1) + 1):
+                suffix = f"#{copy}" if copy > 1 else ""
+                lists += [replace(item, qid=f"{name}:{item.qid}{suffix}") for item in items]
         write_toks_folder(out / split, lists)
         counts[split] = len(lists)
     tests = read_toks_folder(Path(test) / "test")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from matching.models.blocks.masks import COSINE_EPS
+from matching.models.blocks.masks import COSINE_EPS, find_sorted
 
 
 def cosine_matrix(q: torch.Tensor, a: torch.Tensor) -> torch.Tensor:
@@ -109,8 +109,8 @@ class IdfTable(nn.Module):
     def forward(self, ids: torch.Tensor) -> torch.Tensor:
         if self.ids.numel() == 0:
             return self.unseen.expand(ids.shape).clone()
-        place = torch.searchsorted(self.ids, ids.contiguous()).clamp_max(self.ids.numel() - 1)
-        return torch.where(self.ids[place] == ids, self.values[place], self.unseen)
+        place, found = find_sorted(self.ids, ids)
+        return torch.where(found, self.values[place], self.unseen)
 
 
 def make_interaction(kind: str, size: int, slices: int) -> Interaction:

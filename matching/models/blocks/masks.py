@@ -39,6 +39,13 @@ class UnknownWordVector(nn.Module):
         return torch.where(unknown[..., None], self.vector.expand_as(vectors), vectors)
 
 
+def find_sorted(table: torch.Tensor, ids: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """Where each of `ids` sits in the sorted 1-D `table` (clamped to its last place), and whether it is
+    there: the lookup of the per-word tables a checkpoint keeps by lookup-key id (IDF, tuned offsets)."""
+    place = torch.searchsorted(table, ids.contiguous()).clamp_max(table.numel() - 1)
+    return place, table[place] == ids
+
+
 class TunedWords(nn.Module):
     """Fine-tuned word vectors, kept apart from GloVe: w' = w + offset[word] for the words of the
     training answers (their lookup-key ids a sorted buffer), w itself for every other word.
@@ -59,6 +66,5 @@ class TunedWords(nn.Module):
     def forward(self, vectors: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
         if self.ids.numel() == 0:
             return vectors
-        place = torch.searchsorted(self.ids, ids.contiguous()).clamp_max(self.ids.numel() - 1)
-        tuned = self.ids[place] == ids  # padding ids are below every real id: never tuned
+        place, tuned = find_sorted(self.ids, ids)  # padding ids are below every real id: never tuned
         return vectors + torch.where(tuned[..., None], self.offsets[place], 0.0)
