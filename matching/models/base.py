@@ -10,6 +10,7 @@ trace, the matrix names and the architecture text, never from the family's inter
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields, replace
+from functools import cached_property
 from typing import Any, ClassVar, Protocol
 
 import torch
@@ -84,6 +85,42 @@ class SideSteps:
             return None if tensor is None else take_rows(tensor, index, span, width)
         return SideSteps(pick(self.words), pick(self.gate_logits), pick(self.attention),  # type: ignore[arg-type]
                          pick(self.gated_words), pick(self.states))  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class EncodedTexts:
+    """Texts of one side as a family encoded them before the two sides meet (`MatchingModel.encode_texts`):
+    the steps read, and the family's named per-text tensors (N, L, ...), made once for every pair that
+    reads one of the texts. `rows` of them are cut from the whole when first read (a view when the rows
+    are consecutive): scoring reads only what meets the other side, and each distinct text once."""
+
+    whole_read: SideSteps
+    whole: dict[str, torch.Tensor | None]
+    """The family's tensors by name; None for one not kept (e.g. states only kept to trace)."""
+    index: torch.Tensor | None = None  # the rows these are, when not all
+    width: int | None = None
+
+    def rows(self, index: torch.Tensor, width: int) -> EncodedTexts:
+        return EncodedTexts(self.whole_read, self.whole,
+                            index if self.index is None else self.index.index_select(0, index), width)
+
+    @cached_property
+    def _span(self) -> tuple[int, int] | None:
+        return None if self.index is None else consecutive(self.index)
+
+    @cached_property
+    def read(self) -> SideSteps:
+        return self.whole_read if self.index is None else self.whole_read.rows(self.index, self.width)
+
+    def __getitem__(self, name: str) -> torch.Tensor:
+        """The rows of the tensor `name` (cut once, then kept)."""
+        cut: dict[str, torch.Tensor] = self.__dict__.setdefault("_cut", {})
+        if name not in cut:
+            whole = self.whole[name]
+            if whole is None:
+                raise ValueError(f"the {name} were not kept: encode with trace=True to read them")
+            cut[name] = whole if self.index is None else take_rows(whole, self.index, self._span, self.width)
+        return cut[name]
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from matching.models.base import ForwardTrace, MatchingModel, PairBatch, SideSteps, register
+from matching.models.base import EncodedTexts, ForwardTrace, MatchingModel, PairBatch, SideSteps, register
 from matching.models.blocks import (
     CastCompressions,
     Highway,
@@ -142,33 +142,43 @@ class MCAN(MatchingModel):
         states = states * mask[..., None].to(states.dtype)
         return states, meanmax(states, mask)
 
+    def encode_texts(self, side: str, vectors: torch.Tensor, unknown: torch.Tensor, lengths: torch.Tensor,
+                     ids: torch.Tensor | None, trace: bool = True) -> EncodedTexts:
+        """What each text brings on its own, before it meets the other: its projected words, their
+        affinity features F(x), and its intra-attention cast (its own words aligned to each word).
+        The co-attention casts and the LSTM read both texts, so they are computed per pair."""
+        read = self.read(side, vectors, unknown, lengths, ids)
+        words = self.dropout(self.projection(read.words))
+        mask = length_mask(lengths, vectors.shape[1])
+        projected = torch.relu(self.intra_affinity(words))
+        intra = self_alignment(projected @ projected.transpose(1, 2), mask) @ words
+        return EncodedTexts(read, {"words": words, "affinity": torch.relu(self.affinity(words)), "intra": intra})
+
     def match(self, batch: PairBatch, trace: bool = False) -> torch.Tensor | ForwardTrace:
-        question = self.read("question", batch.question_vectors, batch.question_unknown, batch.question_lengths,
-                             batch.question_ids)
-        answer = self.read("answer", batch.answer_vectors, batch.answer_unknown, batch.answer_lengths, batch.answer_ids)
+        questions = batch.question_encoding or self.encode_texts(  # encoded here unless done once for many
+            "question", batch.question_vectors, batch.question_unknown, batch.question_lengths, batch.question_ids)
+        answers = batch.answer_encoding or self.encode_texts(
+            "answer", batch.answer_vectors, batch.answer_unknown, batch.answer_lengths, batch.answer_ids)
+        assert isinstance(questions, EncodedTexts) and isinstance(answers, EncodedTexts)
+        question, answer = questions.read, answers.read
         q_mask = length_mask(batch.question_lengths, batch.question_vectors.shape[1])
         a_mask = length_mask(batch.answer_lengths, batch.answer_vectors.shape[1])
         cells = q_mask[:, :, None] & a_mask[:, None, :]
-        q_words = self.dropout(self.projection(question.words))
-        a_words = self.dropout(self.projection(answer.words))
-        q_f, a_f = torch.relu(self.affinity(q_words)), torch.relu(self.affinity(a_words))
+        q_words, a_words = questions["words"], answers["words"]
+        q_f, a_f = questions["affinity"], answers["affinity"]
         affinity = (q_f @ a_f.transpose(1, 2)) * cells
         q_align, a_align = alignment(affinity, cells)
         q_max, a_max = pooled_coattention(affinity, cells, q_mask, a_mask, "max")
         q_mean, a_mean = pooled_coattention(affinity, cells, q_mask, a_mask, "mean")
-
-        def intra(words: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-            projected = torch.relu(self.intra_affinity(words))
-            return self_alignment(projected @ projected.transpose(1, 2), mask) @ words
 
         def summary(weights: torch.Tensor, words: torch.Tensor) -> torch.Tensor:
             """The weighted sum of a text's words, the same vector x_bar for every word of it."""
             return (weights[:, None, :] @ words).expand_as(words)
 
         q_features = self.casts(q_words, [q_align @ a_words, summary(q_max, q_words), summary(q_mean, q_words),
-                                          intra(q_words, q_mask)])
+                                          questions["intra"]])
         a_features = self.casts(a_words, [a_align.transpose(1, 2) @ q_words, summary(a_max, a_words),
-                                          summary(a_mean, a_words), intra(a_words, a_mask)])
+                                          summary(a_mean, a_words), answers["intra"]])
         q_states, q_vector = self.encode(q_words, q_features, q_mask)
         a_states, a_vector = self.encode(a_words, a_features, a_mask)
         pair = self.dropout(torch.cat([q_vector, a_vector, q_vector * a_vector, q_vector - a_vector], dim=-1))

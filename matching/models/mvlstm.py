@@ -8,25 +8,30 @@ Bi-LSTM on the question (Q), the answer (A) or both; the rest is MV-LSTM.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from functools import cached_property
+from dataclasses import replace
 from typing import Any
 
 import torch
 
-from matching.models.base import ForwardTrace, MatchingModel, PairBatch, SideSteps, gate_text, register
+from matching.models.base import (
+    EncodedTexts,
+    ForwardTrace,
+    MatchingModel,
+    PairBatch,
+    SideSteps,
+    gate_text,
+    register,
+)
 from matching.models.blocks import (
     BiLSTMEncoder,
     IdfTable,
     MLPHead,
-    consecutive,
     cosine_matrix,
     exact_match_matrix,
     kmax_pool,
     kmax_values,
     length_mask,
     make_interaction,
-    take_rows,
 )
 from matching.models.params import AMVLSTMParams, ModelParams, MVLSTMParams
 from matching.models.parts import (
@@ -60,44 +65,6 @@ MVLSTM_TERM = ("MV-LSTM", "Wan et al. 2016: Bi-LSTM positions, their interaction
                "give the score.", "MVLSTM")
 
 
-@dataclass(frozen=True)
-class EncodedTexts:
-    """Texts of one side through the gate and the Bi-LSTM: the steps read, the positional states, and
-    what the side brings to the interaction. `rows` of them are cut from the whole when first read:
-    scoring reads only what meets the other side."""
-
-    whole_read: SideSteps
-    whole_states: torch.Tensor | None  # (N, L, 2h) [forward ; backward], zero on padding; None when not kept
-    whole_meeting: torch.Tensor  # (N, L, e) `Interaction.side` of the (dropped-out) states
-    index: torch.Tensor | None = None  # the rows these are, when not all
-    width: int | None = None
-
-    def rows(self, index: torch.Tensor, width: int) -> EncodedTexts:
-        return EncodedTexts(self.whole_read, self.whole_states, self.whole_meeting,
-                            index if self.index is None else self.index.index_select(0, index), width)
-
-    @cached_property
-    def _span(self) -> tuple[int, int] | None:
-        return None if self.index is None else consecutive(self.index)
-
-    def _rows(self, whole: torch.Tensor) -> torch.Tensor:
-        return whole if self.index is None else take_rows(whole, self.index, self._span, self.width)
-
-    @cached_property
-    def read(self) -> SideSteps:
-        return self.whole_read if self.index is None else self.whole_read.rows(self.index, self.width)
-
-    @cached_property
-    def states(self) -> torch.Tensor:
-        if self.whole_states is None:
-            raise ValueError("the states were not kept: encode with trace=True to read them")
-        return self._rows(self.whole_states)
-
-    @cached_property
-    def meeting(self) -> torch.Tensor:
-        return self._rows(self.whole_meeting)
-
-
 @register
 class MVLSTM(MatchingModel):
     family = "mvlstm"
@@ -128,8 +95,8 @@ class MVLSTM(MatchingModel):
 
         if trace or self.params.pool_directions:
             states = self.encoder(read.gated_words, lengths)
-            return EncodedTexts(read, states, meeting(states))
-        return EncodedTexts(read, None, self.encoder(read.gated_words, lengths, then=meeting))
+            return EncodedTexts(read, {"states": states, "meeting": meeting(states)})
+        return EncodedTexts(read, {"states": None, "meeting": self.encoder(read.gated_words, lengths, then=meeting)})
 
     def match(self, batch: PairBatch, trace: bool = False) -> torch.Tensor | ForwardTrace:
         questions = batch.question_encoding or self.encode_texts(  # encoded here unless done once for many
@@ -138,9 +105,9 @@ class MVLSTM(MatchingModel):
         answers = batch.answer_encoding or self.encode_texts(
             "answer", batch.answer_vectors, batch.answer_unknown, batch.answer_lengths, batch.answer_ids)
         assert isinstance(questions, EncodedTexts) and isinstance(answers, EncodedTexts)
-        matrices = self.interaction.meet(questions.meeting, answers.meeting)
+        matrices = self.interaction.meet(questions["meeting"], answers["meeting"])
         # The direction matrices are only read when pooled; otherwise they are drawn, so only traced.
-        directions = (self.direction_matrices(questions.states, answers.states)
+        directions = (self.direction_matrices(questions["states"], answers["states"])
                       if trace or self.params.pool_directions else {})
         if self.params.pool_directions:
             matrices = torch.cat([matrices, *(directions[d][:, None] for d in DIRECTIONS)], dim=1)
@@ -166,12 +133,12 @@ class MVLSTM(MatchingModel):
         names = tuple(self.matrix_names(self.params))
         return ForwardTrace(
             score=score,
-            question=replace(questions.read, states=questions.states),
-            answer=replace(answers.read, states=answers.states),
+            question=replace(questions.read, states=questions["states"]),
+            answer=replace(answers.read, states=answers["states"]),
             matrices=Matrices(names, matrices, shown={} if self.params.pool_directions else directions,
                               cell_contributions=cells.view_as(matrices),
                               cell_bias=bias + torch.where(real, 0.0, contributions).sum(-1),
-                              products=self.products(questions.states, answers.states)),
+                              products=self.products(questions["states"], answers["states"])),
             pooled=PooledCells(pooled, groups=names, group_matrix=tuple(range(count)), windows=None,
                                contributions=contributions, bias=bias, hidden=self.head.hidden(pooled.flat())))
 

@@ -66,6 +66,12 @@ class CastCompressions(nn.ModuleList):
     through each comparison's function together (one batched product over the casts), and the
     concatenation's function reads x_bar and x apart (its weights split in two), so [x_bar; x] is never
     built. Exactly each module's own function (tested against it), up to float rounding.
+
+    The products are taken with the weights on the left, W^T z^T: (C, 1 + K, D) @ (C, D, N), one row
+    per output, where z W is (C, N, D) @ (C, D, 1 + K). The two are the same numbers, but a product
+    with a handful of output columns runs 4-6x slower on CPU than one with as many output rows
+    (measured with MKL, one thread: 640 against 148 microseconds for 4 casts of 2,000 words).
+    The linear weight rides along as row 0 of the FM's factors, so each comparison is one product.
     """
 
     def __init__(self, kind: CompressionKind, size: int, casts: int, factors: int = 10) -> None:
@@ -76,6 +82,16 @@ class CastCompressions(nn.ModuleList):
     def _stacked(self, comparison: int) -> list[nn.Module]:
         return [self[c * 3 + comparison] for c in range(self.casts)]
 
+    def _rows(self, comparison: int) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """(C, 1 + K, D') the linear weight then the factors, one row per output, and (C, K, D') the
+        squared factors (None for NN); D' is 2D for the concatenation."""
+        modules = self._stacked(comparison)
+        linear = torch.stack([m.linear.weight for m in modules])  # (C, 1, D')
+        if self.kind != "fm":
+            return linear, None
+        factors = torch.stack([m.factors for m in modules]).transpose(1, 2)  # (C, K, D')
+        return torch.cat([linear, factors], dim=1), factors * factors
+
     def forward(self, product: torch.Tensor, difference: torch.Tensor, bars: torch.Tensor, words: torch.Tensor
                 ) -> torch.Tensor:
         """product, difference, bars: (C, B, L, D), cast-major; words: (B, L, D) -> (B, L, C * 3), cast by cast."""
@@ -85,32 +101,27 @@ class CastCompressions(nn.ModuleList):
             found = torch.stack([product.sum(-1), difference.sum(-1), concatenation], dim=-1)
             return found.permute(1, 2, 0, 3).reshape(batch, length, casts * 3)
 
-        def rows(z: torch.Tensor) -> torch.Tensor:  # (C, B, L, D) -> (C, B * L, D), a view
-            return z.reshape(casts, batch * length, z.shape[-1])
+        def columns(z: torch.Tensor) -> torch.Tensor:  # (..., B, L, D) -> (..., D, B * L), a view
+            return z.reshape(*z.shape[:-3], batch * length, z.shape[-1]).transpose(-1, -2)
 
-        def through(z: torch.Tensor, weights: torch.Tensor) -> torch.Tensor:  # (C, N, D) @ (C, D, K) -> (C, N, K)
-            return torch.bmm(z, weights)
+        def compressed(outputs: torch.Tensor, squares: torch.Tensor | None) -> torch.Tensor:
+            """(C, N), less the bias, from the rows [linear; summed factors] and the squares' rows."""
+            if squares is None:
+                return outputs[:, 0]
+            summed = outputs[:, 1:]
+            return outputs[:, 0] + 0.5 * (summed * summed - squares).sum(1)
 
-        linear_weights = [torch.stack([m.linear.weight[0] for m in self._stacked(k)])[..., None] for k in range(3)]
-        biases = torch.stack([torch.cat([m.linear.bias for m in self._stacked(k)]) for k in range(3)], dim=-1)
-        flat_words = words.reshape(1, batch * length, size)
-        p, d, b = rows(product), rows(difference), rows(bars)
-        concatenation = through(b, linear_weights[2][:, :size]) + flat_words @ linear_weights[2][:, size:]
-        linear = torch.cat([through(p, linear_weights[0]), through(d, linear_weights[1]), concatenation],
-                           dim=-1) + biases[:, None, :]  # (C, N, 3)
-        if self.kind == "fm":
-            factors = [torch.stack([m.factors for m in self._stacked(k)]) for k in range(3)]  # (C, D or 2D, K)
-
-            def pairwise(summed: torch.Tensor, squares: torch.Tensor) -> torch.Tensor:
-                return 0.5 * (summed * summed - squares).sum(-1, keepdim=True)
-
-            bar_part, word_part = factors[2][:, :size], factors[2][:, size:]
-            linear = linear + torch.cat([
-                pairwise(through(p, factors[0]), through(p * p, factors[0] * factors[0])),
-                pairwise(through(d, factors[1]), through(d * d, factors[1] * factors[1])),
-                pairwise(through(b, bar_part) + flat_words @ word_part,
-                         through(b * b, bar_part * bar_part) + (flat_words * flat_words) @ (word_part * word_part))],
-                dim=-1)
-        else:
+        biases = torch.stack([torch.cat([m.linear.bias for m in self._stacked(k)]) for k in range(3)], dim=1)
+        found = []
+        for comparison, z in enumerate((product, difference)):
+            rows, square_rows = self._rows(comparison)
+            found.append(compressed(rows @ columns(z), None if square_rows is None else square_rows @ columns(z * z)))
+        rows, square_rows = self._rows(2)
+        outputs = rows[..., :size] @ columns(bars) + rows[..., size:] @ columns(words)
+        squares = (None if square_rows is None else
+                   square_rows[..., :size] @ columns(bars * bars) + square_rows[..., size:] @ columns(words * words))
+        found.append(compressed(outputs, squares))
+        linear = torch.stack(found, dim=1) + biases[..., None]  # (C, 3, N)
+        if self.kind == "nn":
             linear = torch.relu(linear)
-        return linear.view(casts, batch, length, 3).permute(1, 2, 0, 3).reshape(batch, length, casts * 3)
+        return linear.view(casts, 3, batch, length).permute(2, 3, 0, 1).reshape(batch, length, casts * 3)
