@@ -256,7 +256,7 @@ def test_matchpyramid_side_by_side_with_mvlstm_on_every_page(name: str) -> None:
         for side in (0, 1):
             at.selectbox(key=f"interactions_model_{side}").select("matchpyramid-q").run()
         radio = at.radio(key="interactions_view_0_matchpyramid-q")
-        assert radio.options == ["word cosine", "windows", "contributions"]
+        assert radio.options == ["word cosine x word weights", "windows", "contributions"]
         for view in radio.options:
             at.radio(key="interactions_view_0_matchpyramid-q").set_value(view).run()
             assert_clean(at)
@@ -483,6 +483,18 @@ def test_link_with_unknown_model_names() -> None:
     assert not at.exception
     assert any("not available" in w for w in texts(at, "warning"))
     assert len(table(at)) == 2
+
+
+def test_a_link_that_names_models_alone_opens_the_default_example_with_them() -> None:
+    at = new_app(models="mcan,arcii-q")
+    assert_clean(at)
+    assert at.multiselect(key="rank_models").value == ["mcan", "arcii-q"]
+    assert len(table(at)) == len(EXAMPLES[0].candidates)
+    assert any("mcan" in str(column) for column in table(at).columns), list(table(at).columns)
+    unknown_only = new_app(models="nosuchmodel")
+    assert any("not available here: nosuchmodel. The default models are shown instead." in w
+               for w in texts(unknown_only, "warning"))
+    assert not unknown_only.exception and len(table(unknown_only)) == len(EXAMPLES[0].candidates)
 
 
 # ---------------------------------------------------------------- broken checkpoints

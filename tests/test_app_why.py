@@ -65,6 +65,17 @@ def test_compare_default_pair_and_exact_split() -> None:
     assert "pair" not in at.query_params  # the default pair is not written into the link
 
 
+def test_compare_tiles_add_up_as_shown_with_the_keyword_term() -> None:
+    """The detail's tiles name every part of the gap, the keyword term included where the model has one,
+    and the parts shown add up to the figure shown (to the rounding of 4 decimals)."""
+    at = compare_app()
+    assert_clean(at)
+    tiles = {m.label: float(m.value) for m in at.metric}
+    assert shown()[0].endswith("-kw") and "keywords A - keywords B" in tiles, tiles
+    parts = tiles["cells A - cells B"] + tiles["keywords A - keywords B"] + tiles["bias difference"]
+    assert abs(parts - tiles["adds up to"]) <= 2e-4 and abs(tiles["adds up to"] - tiles["gap A - B"]) <= 1e-4
+
+
 def test_compare_pair_in_the_link_and_pickers() -> None:
     at = compare_app(q=DISAGREE.question, c=json.dumps(list(DISAGREE.candidates)), pair="2,3")
     assert_clean(at)

@@ -172,7 +172,7 @@ def test_gate_override_keeps_a_distribution_over_real_tokens(override: str) -> N
     mask = length_mask(lengths, vectors.shape[1])
     with torch.no_grad():
         _, own, _ = gate(vectors, mask)
-        gate.override, gate.override_generator = override, torch.Generator().manual_seed(5)
+        gate.override, gate.override_seed = override, 5
         weighted, alpha, _ = gate(vectors, mask)
     assert (alpha[~mask] == 0).all() and (weighted[~mask] == 0).all()
     torch.testing.assert_close(alpha.sum(-1), torch.ones(3))

@@ -86,6 +86,10 @@ def test_older_cards_still_read() -> None:
 def test_flat_attention_is_called_untrustworthy() -> None:
     flat = ModelCard(name="x", attention=AttentionStudy(0.98, 1.4, 0.644, 0.653, 0.649))
     assert "deserve little trust" in attention_verdict(flat)
+    assert "uniform weights raises MAP by 0.0090" in attention_verdict(flat)  # a gain is not called a cost
+    sharp = ModelCard(name="y", attention=AttentionStudy(0.5, 1.4, 0.644, 0.653, 0.649))
+    assert attention_verdict(sharp) == ("Replacing alpha by uniform weights raises MAP by 0.0090: the bars do not "
+                                        "help the score.")
 
 
 def test_groups_and_deviations() -> None:

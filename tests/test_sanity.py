@@ -101,6 +101,13 @@ def test_attention_ablation(make_matcher: MatcherFactory) -> None:
     original = [e.answer_attention for e in matcher.explain_tokens(QUESTION, CANDIDATES)]
     for p, o in zip(permuted, original, strict=True):
         assert p is not None and o is not None and np.allclose(sorted(p), sorted(o))
+    # The shuffle of a text depends on the seed and the text, not on the order texts are scored in.
+    with ablated_attention(matcher, "permuted", seed=3):
+        forward = matcher.score_tokens(question, answers)
+        backward = matcher.score_tokens(question[::-1], answers[::-1])[::-1]
+        again = matcher.score_tokens(question, answers)
+    np.testing.assert_allclose(forward, backward, atol=1e-6)  # batches padded differently: float rounding
+    np.testing.assert_array_equal(forward, again)
     assert np.allclose(matcher.score_tokens(question, answers), trained)  # hooks removed afterwards
     assert not np.allclose(uniform, trained)
     rows = attention_ablation(matcher, QUESTION, CANDIDATES)
@@ -148,3 +155,23 @@ def test_randomisation_on_a_data_set(make_matcher: MatcherFactory, variant: str)
     last = rows[-1]
     assert any(last[label] is not None and last[label] < 0.999 for label in MEASURES.values())
     assert rows == randomisation_on_data(lists, {"m": matcher}, seed=3)  # the same seed, the same check
+
+
+def test_the_verdict_speaks_of_the_scores_apart_from_the_explanation() -> None:
+    """A random network may still order the candidates as the trained one does: the verdict on the
+    explanation then says so, with the figure the chart shows, instead of seeming to contradict it."""
+    from matching.evaluation.sanity.randomisation import RandomisationCheck, RandomisationStage
+
+    def stage(n: int, scores: float, attention: float) -> RandomisationStage:
+        return RandomisationStage(n, "trained" if n == 0 else f"layer {n}", 1.0, scores, attention, attention,
+                                  None, None, None)
+
+    trained = stage(0, 1.0, 1.0)
+    scores_kept = RandomisationCheck("m", 0, 0, (trained, stage(1, 0.8, 0.1)))
+    assert "no part of the explanation correlates above 0.5" in scores_kept.verdict()
+    assert "candidate scores themselves (not a part of the explanation) still correlate at +0.80" in \
+        scores_kept.verdict()
+    scores_gone = RandomisationCheck("m", 0, 0, (trained, stage(1, 0.2, 0.1)))
+    assert "candidate scores" not in scores_gone.verdict()
+    attention_kept = RandomisationCheck("m", 0, 0, (trained, stage(1, 0.2, 0.7)))
+    assert "question attention still have a rank correlation of +0.70" in attention_kept.verdict()

@@ -15,7 +15,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
-import torch
 
 from matching.evaluation.dataset import model_scores
 from matching.evaluation.metrics import mean_metrics, question_metrics
@@ -61,12 +60,12 @@ def gate_override(matcher: Matcher, override: str, seed: int = PERMUTATION_SEED)
     """Within the block, every attention gate of the model uses `override` (see AttentionGate)."""
     found = gates(matcher)
     for gate in found:
-        gate.override, gate.override_generator = override, torch.Generator().manual_seed(seed)
+        gate.override, gate.override_seed = override, seed
     try:
         yield
     finally:
         for gate in found:
-            gate.override, gate.override_generator = None, None
+            gate.override, gate.override_seed = None, 0
 
 
 def mean_ap(scores: Sequence[np.ndarray], lists: Sequence[TokenizedList]) -> float:

@@ -52,7 +52,8 @@ def pooling_text(explanation: Explanation) -> str:
                 f"{len(cells) // max(groups, 1)} windows ({len(cells)} values).")
     matrices = list(dict.fromkeys(cell.matrix for cell in cells))
     k = len(cells) // max(len(matrices), 1)
-    return f"k-max pooling: the {k} largest cells of each of {len(matrices)} matrix(es) ({', '.join(matrices)})."
+    each = "the matrix" if len(matrices) == 1 else f"each of {len(matrices)} matrices"
+    return f"k-max pooling: the {k} largest cells of {each} ({', '.join(matrices)})."
 
 
 def strongest(rows: list[dict[str, Any]], limit: int = MAX_CELL_ROWS) -> list[dict[str, Any]]:

@@ -369,7 +369,8 @@ def vector_strips(values: np.ndarray, labels: Sequence[str], heading: str, subti
     x_axis = (alt.X("index:N", sort=names, title=None,
                     axis=alt.Axis(labelAngle=-90, labelLimit=200, labelOverlap=False, labelFontSize=11))
               if columns is not None else
-              alt.X("index:O", sort=names, title=f"the {size} values", axis=alt.Axis(labels=size <= 20, ticks=False)))
+              alt.X("index:O", sort=names, title="the value" if size == 1 else f"the {size} values",
+                    axis=alt.Axis(labels=size <= 20, ticks=False)))
     strips = alt.Chart(data).mark_rect().encode(
         x=x_axis,
         y=alt.Y("row:N", sort=list(labels), title=None,

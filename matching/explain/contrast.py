@@ -311,9 +311,9 @@ def describe(c: ModelContrast, label_a: str = "A", label_b: str = "B") -> str:
         sentence += (f" The bias terms differ by {c.bias_difference:+.3f} ({bias_share:.0%} of the gap): part of "
                      "the gap comes from which MLP units are active, not from any one cell.")
     if not c.exact:
-        sentence += (f" This split is approximate (integrated gradients): the baselines differ by "
-                     f"{c.bias_difference:+.3f} and {c.residual_difference:+.4f} of the gap is the completeness "
-                     "residual, what the approximation leaves unexplained.")
+        sentence += (f" This split is approximate (integrated gradients): the two baseline scores differ by "
+                     f"{c.bias_difference:+.3f}, and the completeness residual, what the approximation leaves "
+                     f"unexplained, is {c.residual_difference:+.4f} of the gap.")
     return sentence
 
 

@@ -134,14 +134,20 @@ def decode(params: Mapping[str, str | Sequence[str]]) -> SharedState | None:
         if len(numbers) != 2 or numbers[0] == numbers[1]:
             raise UrlStateError("the link's 'pair' should be two different candidate numbers such as 1,3")
         pair = (numbers[0], numbers[1])
-    models: tuple[str, ...] | None = None
-    if values["models"] is not None:
-        names = [n for n in values["models"].split(",") if n]
-        if len(names) > MAX_MODELS or not all(_MODEL_NAME.match(n) for n in names):
-            raise UrlStateError("the link's 'models' should be model names separated by commas")
-        models = tuple(dict.fromkeys(names))
     return SharedState(question=question, candidates=tuple(candidates), gold=tuple(sorted(set(gold))),
-                       pick=pick, models=models, pair=pair)
+                       pick=pick, models=decode_models(params), pair=pair)
+
+
+def decode_models(params: Mapping[str, str | Sequence[str]]) -> tuple[str, ...] | None:
+    """The model names a link carries (None when it names none); UrlStateError when they are not names.
+    Read on their own too: a link may choose the models and leave the input to the default example."""
+    value = _single(params, "models")
+    if value is None:
+        return None
+    names = [n for n in value.split(",") if n]
+    if len(names) > MAX_MODELS or not all(_MODEL_NAME.match(n) for n in names):
+        raise UrlStateError("the link's 'models' should be model names separated by commas")
+    return tuple(dict.fromkeys(names))
 
 
 @dataclass(frozen=True)

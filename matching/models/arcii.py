@@ -34,7 +34,7 @@ from matching.models.parts import (
     View,
 )
 
-MEAN_MAP = "n-gram match (mean of the channels)"
+MEAN_MAP = "n-gram match, mean of the channels"
 
 MAP_STEP = Step("map", View.MATRIX, "N-gram features meet: the matching map", "A convolution gives every window of "
                 "words a vector of n-gram features; each question window meets each answer window by adding the two "

@@ -121,7 +121,9 @@ class MatchPyramid(MatchingModel):
     @classmethod
     def matrix_names(cls, params: ModelParams) -> list[str]:
         assert isinstance(params, MatchPyramidParams)
-        return [f"word {params.matching}"]
+        # With the gate, each cell is the two words' match times both their weights: no longer within
+        # a cosine's [-1, 1], so the name says so.
+        return [f"word {params.matching}" + (" x word weights" if params.attention != "none" else "")]
 
     @classmethod
     def architecture_text(cls, params: ModelParams) -> str:

@@ -239,9 +239,12 @@ def attention_verdict(card: ModelCard) -> str:
     if study is None:
         return ""
     drop = study.MAP - study.uniform_MAP
+    effect = f"costs {drop:.4f} MAP" if drop >= 0 else f"raises MAP by {-drop:.4f}"
     if study.entropy > 0.9 and drop < 0.02:
-        return ("The attention is nearly flat and replacing it by uniform weights costs "
-                f"{drop:+.4f} MAP: its bars deserve little trust.")
+        return (f"The attention is nearly flat and replacing it by uniform weights {effect}: its bars deserve "
+                "little trust.")
+    if drop < 0:
+        return f"Replacing alpha by uniform weights {effect}: the bars do not help the score."
     if drop < 0.02:
         return f"Replacing alpha by uniform weights costs only {drop:.4f} MAP: the bars matter little to the score."
     return f"Replacing alpha by uniform weights costs {drop:.4f} MAP: the bars carry part of the score."

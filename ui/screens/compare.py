@@ -137,29 +137,28 @@ def _details(name: str, c: ModelContrast, view: CompareView, ranking: Ranking, l
     a, b = view.a, view.b
     ea, eb = ranking.models[name].explanations[a], ranking.models[name].explanations[b]
     st.markdown(components.md(describe(c, label_a, label_b)))
+    # The keyword term gets its own tile where the model has one, so the tiles add up as shown.
+    has_keywords = bool(ea.keyword_terms or eb.keyword_terms)
+    keywords = [("keywords A - keywords B", f"{c.keyword_difference:+.4f}",
+                 "The keyword term (word overlap, IDF-weighted overlap, BM25) of A minus B's, exact; the rest "
+                 "of the gap is the learned match.")] if has_keywords else []
     if c.exact:
-        metrics = st.columns(4)
-        metrics[0].metric("gap A - B", f"{c.gap:+.4f}")
-        metrics[1].metric("cells A - cells B", f"{c.cells_a - c.cells_b:+.4f}")
-        metrics[2].metric("bias difference", f"{c.bias_difference:+.4f}")
-        metrics[3].metric("adds up to", f"{c.decomposed_gap:+.4f}", help="cells A - cells B + keywords A - "
-                          "keywords B + bias difference; differs from the gap by "
-                          f"{abs(c.decomposed_gap - c.gap):.1e} (float rounding)")
-        if c.keyword_difference:
-            st.caption(f"Of the gap, {c.keyword_difference:+.4f} is the keyword term (word overlap, IDF-weighted "
-                       "overlap, BM25) and the rest the learned match; its features are among the terms below.")
+        tiles = [("gap A - B", f"{c.gap:+.4f}", None), ("cells A - cells B", f"{c.cells_a - c.cells_b:+.4f}", None),
+                 *keywords, ("bias difference", f"{c.bias_difference:+.4f}", None),
+                 ("adds up to", f"{c.decomposed_gap:+.4f}", "cells A - cells B + keywords A - keywords B + bias "
+                  f"difference; differs from the gap by {abs(c.decomposed_gap - c.gap):.1e} (float rounding)")]
     else:
-        st.caption(":material/approximation: Approximate split: this model's score does not split exactly over "
+        st.caption(":material/info: Approximate split: this model's score does not split exactly over "
                    "anything it computes, so its words share the gap by integrated gradients; the completeness "
                    "residual is what that approximation leaves unexplained.")
-        metrics = st.columns(4)
-        metrics[0].metric("gap A - B", f"{c.gap:+.4f}")
-        metrics[1].metric("words A - words B", f"{c.cells_a - c.cells_b:+.4f}")
-        metrics[2].metric("baseline difference", f"{c.bias_difference:+.4f}",
-                          help="The two scores with every word vector 0, A minus B.")
-        metrics[3].metric("completeness residual", f"{c.residual_difference:+.4f}",
-                          help="gap - (words A - words B) - keywords - baseline difference: what integrated "
-                               f"gradients ({c.method}, {STEPS} steps) leave unexplained.")
+        tiles = [("gap A - B", f"{c.gap:+.4f}", None), ("words A - words B", f"{c.cells_a - c.cells_b:+.4f}", None),
+                 *keywords, ("baseline difference", f"{c.bias_difference:+.4f}",
+                             "The two scores with every word vector 0, A minus B."),
+                 ("completeness residual", f"{c.residual_difference:+.4f}",
+                  "gap - (words A - words B) - keywords - baseline difference: what integrated "
+                  f"gradients ({c.method}, {STEPS} steps) leave unexplained.")]
+    for column, (label, value, help_text) in zip(st.columns(len(tiles)), tiles, strict=True):
+        column.metric(label, value, help=help_text)
     views = shared_view_names(ea, eb) if ea.interaction_matrices else []
     if views:
         _matrices(name, views, ea, eb, label_a, label_b, (a, b))

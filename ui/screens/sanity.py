@@ -166,7 +166,7 @@ def _dataset() -> None:
         st.caption("None of the chosen models has attention.")
     st.markdown("**Model randomisation on the file** (each step re-initialises one more layer, from the top; "
                 "each measure is the mean over the questions of the rank correlation with the trained model's "
-                "explanation of the question's first candidate; blank: not defined for this model)")
+                "explanation of the question's first candidate; None: not defined for this model)")
     st.dataframe(pd.DataFrame(result["randomisation"]), hide_index=True, width="stretch",
                  key="sanity_randomisation_data",
                  column_config={c: st.column_config.NumberColumn(format="%.3f")

@@ -41,23 +41,25 @@ def read_link_once() -> None:
     except urlstate.UrlStateError as error:
         ss[URL_NOTE] = f"Part of this link was ignored: {error}."
     try:
-        shared = urlstate.decode(params)
+        # A link may name models alone: the default example with those models.
+        shared = None if set(params) & set(urlstate.KEYS) <= {"models"} else urlstate.decode(params)
+        chosen = shared.models if shared else urlstate.decode_models(params)
     except urlstate.UrlStateError as error:
         ss[URL_ERROR] = f"This link could not be opened: {error}. The default example is shown instead."
         return
-    if shared is None:
-        return
-    ss[QUESTION] = shared.question
-    ss[CANDIDATES] = join_candidates(shared.candidates)
-    ss[GOLD] = list(shared.gold)
-    ss[PICK] = shared.pick
-    ss[PAIR] = None if shared.pair is None else list(shared.pair)
-    if shared.models is not None:
-        known = [n for n in shared.models if n in models()]
-        unknown = [n for n in shared.models if n not in models()]
+    if shared is not None:
+        ss[QUESTION] = shared.question
+        ss[CANDIDATES] = join_candidates(shared.candidates)
+        ss[GOLD] = list(shared.gold)
+        ss[PICK] = shared.pick
+        ss[PAIR] = None if shared.pair is None else list(shared.pair)
+    if chosen is not None:
+        known = [n for n in chosen if n in models()]
+        unknown = [n for n in chosen if n not in models()]
         ss[MODELS] = known or None
         if unknown:
-            ss[URL_NOTE] = f"The link names model(s) that are not available here: {', '.join(unknown)}."
+            instead = "" if known else " The default models are shown instead."
+            ss[URL_NOTE] = f"The link names model(s) that are not available here: {', '.join(unknown)}.{instead}"
 
 
 def write_link() -> None:

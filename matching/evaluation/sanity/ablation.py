@@ -9,9 +9,9 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 
 import numpy as np
-import torch
 
 from matching.evaluation.sanity.common import Progress, map_of, scores_of, usable
+from matching.evaluation.studies import gate_override
 from matching.explain.matcher import Matcher
 from matching.models.blocks import AttentionGate
 from matching.text.data import RankingList
@@ -29,33 +29,13 @@ def ablated_attention(matcher: Matcher, mode: str, seed: int = 0) -> Iterator[No
     """Within the block, every attention gate of the model uses uniform or shuffled weights.
 
     'uniform': 1/n over the real words; 'permuted': the gate's own weights shuffled over
-    the real words of each text (seeded). Padding stays at zero either way.
+    the real words of each text (`blocks.attention.shuffled_positions`: the same shuffle for the
+    same text and seed). Padding stays at zero either way. The trace shows the weights used.
     """
     if mode not in ABLATIONS:
         raise ValueError(f"unknown attention ablation {mode!r}; choose one of {', '.join(ABLATIONS)}")
-    generator = torch.Generator().manual_seed(seed)
-
-    def hook(gate: AttentionGate, inputs: tuple[torch.Tensor, torch.Tensor],
-             output: tuple[torch.Tensor, ...]) -> tuple[torch.Tensor, ...]:
-        vectors, mask = inputs
-        alpha = output[1]
-        if mode == "uniform":
-            new = mask.to(alpha.dtype) / mask.sum(-1, keepdim=True).clamp_min(1)
-        else:
-            new = torch.zeros_like(alpha)
-            for row in range(alpha.shape[0]):
-                real = int(mask[row].sum())
-                order = torch.randperm(real, generator=generator)
-                new[row, :real] = alpha[row, :real][order]
-        return (vectors * gate.weights(new, mask)[..., None], new, *output[2:])
-
-    handles = [module.register_forward_hook(hook) for module in matcher.model.modules()
-               if isinstance(module, AttentionGate)]
-    try:
+    with gate_override(matcher, mode, seed):
         yield
-    finally:
-        for handle in handles:
-            handle.remove()
 
 
 def _ranks(scores: np.ndarray) -> np.ndarray:

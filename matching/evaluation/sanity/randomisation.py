@@ -183,15 +183,21 @@ class RandomisationCheck:
         last = self.stages[-1]
         kept = [(label, getattr(last, field)) for field, label in MEASURES.items()
                 if field != "scores_rho" and getattr(last, field) is not None]
+        # The scores are what is explained, not a part of the explanation: said apart, so that a
+        # high score correlation in the chart never reads as a contradiction of the verdict.
+        scores = last.scores_rho
+        aside = ("" if scores is None or abs(scores) < 0.5 else
+                 f" The candidate scores themselves (not a part of the explanation) still correlate at {scores:+.2f}: "
+                 "a random network of this shape orders these candidates much as the trained one does.")
         if not kept:
-            return "No measure is defined for this example."
+            return "No part of the explanation is defined for this example." + aside
         worst = max(kept, key=lambda kv: abs(kv[1]))
         if abs(worst[1]) >= 0.5:
             return (f"With every layer random, the {worst[0]} still have a rank correlation of {worst[1]:+.2f} "
                     "with the trained model's: that part of the explanation reflects the input (the word vectors, "
-                    "the positions) more than the learned weights.")
+                    "the positions) more than the learned weights." + aside)
         return ("With every layer random, no part of the explanation correlates above 0.5 with the trained "
-                "model's: the explanation depends on the learned weights.")
+                "model's: the explanation depends on the learned weights." + aside)
 
 
 def _attention_rho(trained: np.ndarray | None, other: np.ndarray | None) -> float | None:

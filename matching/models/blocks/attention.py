@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import zlib
+
 import torch
 from torch import nn
 
@@ -97,27 +99,38 @@ class AttentionGate(nn.Module):
         self.gate = GATES[gate]
         self.temperature = temperature
         self.override: str | None = None
-        self.override_generator: torch.Generator | None = None
+        self.override_seed = 0
+        """The seed of the 'permuted' override (see `shuffled_positions`)."""
 
     def forward(self, vectors: torch.Tensor, mask: torch.Tensor
                 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         logits = self.v(vectors).squeeze(-1) / self.temperature
         alpha = self.gate(logits, mask)
         if self.override is not None:
-            alpha = self.overridden(alpha, mask)
+            alpha = self.overridden(alpha, mask, vectors)
         return vectors * self.weights(alpha, mask)[..., None], alpha, logits.masked_fill(~mask, float("-inf"))
 
     def weights(self, alpha: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         """The factor each word vector is multiplied by: alpha, or alpha x length."""
         return alpha * mask.sum(-1, keepdim=True) if self.scaling == "length" else alpha
 
-    def overridden(self, alpha: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    def overridden(self, alpha: torch.Tensor, mask: torch.Tensor, vectors: torch.Tensor) -> torch.Tensor:
+        """Uniform weights over the real words, or each text's own weights shuffled over them."""
         if self.override == "uniform":
             return mask / mask.sum(-1, keepdim=True).clamp_min(1)
         if self.override == "permuted":
             shuffled = torch.zeros_like(alpha)
             for row, length in enumerate(mask.sum(-1).tolist()):
-                order = torch.randperm(length, generator=self.override_generator)
-                shuffled[row, :length] = alpha[row, :length][order]
+                shuffled[row, :length] = alpha[row, :length][shuffled_positions(vectors[row, :length],
+                                                                                self.override_seed)]
             return shuffled
         raise ValueError(f"unknown attention override {self.override!r}")
+
+
+def shuffled_positions(words: torch.Tensor, seed: int) -> torch.Tensor:
+    """A permutation of a text's positions (L,) drawn from `seed` and the text's own word vectors
+    (L, d): the same for the same text and seed, whatever else is scored and in whatever order.
+    (One random stream shared by the texts gave another shuffle on every run, since scoring runs
+    blocks of texts on several threads in no fixed order.)"""
+    digest = zlib.crc32(words.detach().contiguous().numpy().tobytes())
+    return torch.randperm(words.shape[0], generator=torch.Generator().manual_seed(seed * 2**32 + digest))
