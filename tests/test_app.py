@@ -366,6 +366,17 @@ def test_markup_is_shown_as_text_never_rendered() -> None:
             assert "<img" not in chart.proto.spec and "<script" not in chart.proto.spec
 
 
+def test_user_text_in_markdown_makes_no_link() -> None:
+    """Markdown turns a bare URL, 'www.' or an e-mail address into a link even with its punctuation
+    escaped; the text shown keeps its characters, with an invisible word joiner that breaks the link."""
+    from ui.views.components import md
+
+    shown = md("See https://example.com/x or WWW.foo.org, mail a.b@c.com")
+    assert "https\u2060\\:" in shown and "WWW\u2060\\." in shown and "\u2060\\@" in shown
+    assert shown.replace("\u2060", "").replace("\\", "") == "See https://example.com/x or WWW.foo.org, mail a.b@c.com"
+    assert md("a plain answer") == "a plain answer"
+
+
 def test_bad_uploads() -> None:
     at = page(new_app(), "evaluate")
     at.file_uploader(key="evaluate_upload").upload("bad.csv", b"text,answer\nq,a\n", "text/csv")

@@ -31,9 +31,15 @@ from ui.views.state import PRESENT
 _MD_SPECIAL = re.compile(r"([!-/:-@\[-`{-~])")
 
 
+_AUTOLINK = re.compile(r"(?i)(?<=[a-z])(?=://)|(?<=\bwww)(?=\.)|(?=@)")
+"""Where Markdown would turn bare text into a link (before '://', after 'www', before '@' of an
+e-mail address): a word joiner (U+2060, invisible) goes there, since escaping the punctuation does
+not stop it."""
+
+
 def md(text: str) -> str:
     """User text made inert for st.markdown/st.caption: no links, images, HTML, colours or maths."""
-    return _MD_SPECIAL.sub(r"\\\1", " ".join(text.split()))
+    return _MD_SPECIAL.sub(r"\\\1", _AUTOLINK.sub("\u2060", " ".join(text.split())))
 
 
 # ---------------------------------------------------------------- shaded text (the only HTML)
