@@ -134,6 +134,8 @@ def test_every_page_renders(at: AppTest, name: str) -> None:
         labels = [plain(tab.label) for tab in at.tabs]
         assert all(any(model in label for label in labels) for model in checkpoints())
         assert len(at.get("vega_lite_chart")) >= 2
+        # the shipped cards' test figures are all on WikiQA test (the combined folders keep WikiQA's)
+        assert any("is on the WikiQA test split" in c for c in texts(at, "caption"))
     # the input is kept in the link on every page
     assert "q" in at.query_params
 

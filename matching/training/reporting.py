@@ -113,6 +113,11 @@ def seed_spread_label(card: ModelCard) -> str | None:
     return f"{len(card.seed_study.seeds)}-seed spread, {data_name(card, 'test')} test (card)"
 
 
+def test_data_names(cards: Iterable[ModelCard]) -> str:
+    """The data sets the cards' test figures were measured on, e.g. 'WikiQA' or 'WikiQA, TrecQA'."""
+    return ", ".join(sorted({data_name(card, "test") for card in cards}))
+
+
 def evaluation_notes(result: Evaluation, cards: Mapping[str, Mapping[str, Any]]) -> str:
     """Beside `evaluate`'s metric table: paired randomisation tests on this data's per-question AP
     against the baselines, and each model's seed spread from its card, labelled with the data it

@@ -24,7 +24,7 @@ from matching.training.cards import (
     significance_rows,
     typed_card,
 )
-from matching.training.reporting import model_row
+from matching.training.reporting import model_row, test_data_names
 from ui.views import common, components, state
 
 st.title(":material/model_training: Models")
@@ -153,7 +153,9 @@ if loaded:
                          c: st.column_config.NumberColumn(c, format="%.4f")
                          for c in ("test MAP", "dev MAP", "test MRR", "test P@1", "entropy", "top-weight ratio",
                                    "uniform-α MAP", "permuted-α MAP", "paper MAP")})
-    st.caption("Seeds: test MAP over the configuration's 5 seeds. Dev MAP: - for a model fitted on train + dev "
+    st.caption(f"Every test figure here (test MAP, MRR, P@1, seeds, ΔMAP, entropy, uniform-α / permuted-α MAP) is "
+               f"on the {test_data_names(c for c in cards.values() if c)} test split. "
+               "Seeds: test MAP over the configuration's 5 seeds. Dev MAP: - for a model fitted on train + dev "
                "(its dev figure is a training figure). ΔMAP (p): paired randomisation test on "
                "per-question AP. Entropy: mean H(alpha)/log n on test (1 = flat). Uniform-α / permuted-α MAP: "
                "the same model with alpha replaced at inference; if they match its own MAP, the bars carry "
