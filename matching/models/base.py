@@ -112,15 +112,18 @@ class EncodedTexts:
     def read(self) -> SideSteps:
         return self.whole_read if self.index is None else self.whole_read.rows(self.index, self.width)
 
+    @cached_property
+    def _cut(self) -> dict[str, torch.Tensor]:
+        return {}
+
     def __getitem__(self, name: str) -> torch.Tensor:
         """The rows of the tensor `name` (cut once, then kept)."""
-        cut: dict[str, torch.Tensor] = self.__dict__.setdefault("_cut", {})
-        if name not in cut:
+        if name not in self._cut:
             whole = self.whole[name]
             if whole is None:
                 raise ValueError(f"the {name} were not kept: encode with trace=True to read them")
-            cut[name] = whole if self.index is None else take_rows(whole, self.index, self._span, self.width)
-        return cut[name]
+            self._cut[name] = whole if self.index is None else take_rows(whole, self.index, self._span, self.width)
+        return self._cut[name]
 
 
 @dataclass(frozen=True)

@@ -11,9 +11,8 @@ from contextlib import contextmanager
 import numpy as np
 
 from matching.evaluation.sanity.common import Progress, map_of, scores_of, usable
-from matching.evaluation.studies import gate_override
+from matching.evaluation.studies import gate_override, gates
 from matching.explain.matcher import Matcher
-from matching.models.blocks import AttentionGate
 from matching.text.data import RankingList
 from matching.text.tokens import Token
 
@@ -21,7 +20,7 @@ ABLATIONS = ("uniform", "permuted")
 
 
 def has_attention(matcher: Matcher) -> bool:
-    return any(isinstance(module, AttentionGate) for module in matcher.model.modules())
+    return bool(gates(matcher))
 
 
 @contextmanager

@@ -45,7 +45,6 @@ from matching.models.blocks.pooling import DynamicPooled, Pooled, dynamic_max_po
 __all__ = ["AttentionGate", "BiLSTMEncoder", "BilinearInteraction", "COMPRESSIONS", "COSINE_EPS", "CastCompressions",
            "CompressionKind", "CosineInteraction", "DynamicPooled", "GATES", "Highway", "IdfTable", "Interaction",
            "MASKED_LOGIT", "MLPHead", "Pooled", "TensorInteraction", "TunedWords", "UnknownWordVector", "alignment",
-           "consecutive",
-           "cosine_matrix", "dynamic_max_pool", "entmax15", "exact_match_matrix", "kmax_pool", "kmax_values",
-           "length_mask", "make_compression", "make_interaction", "masked_softmax", "normalised_entropy",
+           "consecutive", "cosine_matrix", "dynamic_max_pool", "entmax15", "exact_match_matrix", "kmax_pool",
+           "kmax_values", "length_mask", "make_compression", "make_interaction", "masked_softmax", "normalised_entropy",
            "pooled_coattention", "self_alignment", "softmax_over", "sparsemax", "take_rows"]
