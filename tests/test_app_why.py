@@ -258,6 +258,12 @@ def test_mostly_unknown_words_get_a_plain_warning() -> None:
     assert any("says little" in w for w in texts(at, "warning"))
 
 
+def test_a_question_of_punctuation_alone_gets_a_plain_warning() -> None:
+    at = set_input(new_app(), question="?! ...", candidates=["Jane Austen wrote it.", "Paris is in France."])
+    assert_clean(at)
+    assert any("only punctuation" in w for w in texts(at, "warning"))
+
+
 def test_counterfactual_table_shows_old_and_new_ranks_and_pins() -> None:
     at = new_app()
     set_input(at, question="Who wrote the famous book Pride and Prejudice?")

@@ -6,20 +6,28 @@ from conftest import MatcherFactory
 
 from matching.evaluation.tables import shared_cells
 from matching.explain.ranking import rank, rank_column
-from matching.explain.trust import unknown_count, unknown_warning
+from matching.explain.trust import trust_warning, unknown_count
 from matching.text.tokens import tokenize
 
 
-def test_unknown_warning(make_matcher: MatcherFactory) -> None:
+def test_trust_warning(make_matcher: MatcherFactory) -> None:
     models = {"tiny": make_matcher(seed=0)}
-    assert unknown_warning(rank("Who wrote Hamlet?", ["Shakespeare wrote it.", "qwxlyt vrrmpt"], models)) is None
+    assert trust_warning(rank("Who wrote Hamlet?", ["Shakespeare wrote it.", "qwxlyt vrrmpt"], models)) is None
     japanese = rank("東京はどこですか", ["東京 は 日本 の 首都 です", "🔒 🎉"], models)
-    note = unknown_warning(japanese)
+    note = trust_warning(japanese)
     assert note and "question" in note and "every candidate" in note and "says little" in note
     made_up = rank("Who wrote Hamlet?", ["Zorblax qwxlyt vrrmpt.", "Blorftqx zzkrvpw."], models)
-    assert "every candidate" in (unknown_warning(made_up) or "")
-    assert unknown_warning(rank("Who wrote Hamlet?", ["Zorblax qwxlyt vrrmpt."], {})) is None  # no model, no flags
+    assert "every candidate" in (trust_warning(made_up) or "")
+    assert trust_warning(rank("Who wrote Hamlet?", ["Zorblax qwxlyt vrrmpt."], {})) is None  # no model, no flags
     assert unknown_count([t for t in tokenize("?!")]) == (0, 0)  # punctuation is not a word
+
+
+def test_a_question_of_punctuation_alone_is_flagged(make_matcher: MatcherFactory) -> None:
+    models = {"tiny": make_matcher(seed=0)}
+    punctuation = rank("?! ... ?", ["Shakespeare wrote it.", "Paris is in France."], models)
+    assert punctuation.models  # it is ranked: GloVe has vectors for punctuation marks
+    assert "only punctuation" in (trust_warning(punctuation) or "")
+    assert trust_warning(rank("Who?", ["Shakespeare wrote it."], models)) is None
 
 
 def test_shared_cells_name_the_matrix_and_leave_blanks(make_matcher: MatcherFactory) -> None:

@@ -1,8 +1,10 @@
-"""When does a ranking deserve little trust? Mostly unknown words.
+"""When does a ranking deserve little trust? Mostly unknown words, or no words at all.
 
 Every word GloVe has no vector for reaches the models as one shared, learned
 'unknown' vector, so a text made mostly of such words (another script, emoji,
-invented names) is barely distinguishable from any other such text.
+invented names) is barely distinguishable from any other such text. A question of
+punctuation alone is read (GloVe has vectors for '?' and '!'), but its order says
+nothing about meaning.
 """
 
 from __future__ import annotations
@@ -28,16 +30,20 @@ def unknown_count(tokens: Sequence[Token]) -> tuple[int, int]:
     return sum(t.unknown for t in words), len(words)
 
 
-def unknown_warning(ranking: Ranking) -> str | None:
-    """A plain sentence when most words of the question, or of every candidate, are unknown; else None.
+def trust_warning(ranking: Ranking) -> str | None:
+    """A plain sentence when the question has no word (only punctuation), or when most words of the
+    question, or of every candidate, are unknown; else None.
 
-    The flags are set only when models ranked the input (they come from the models' vectors).
+    The unknown flags are set only when models ranked the input (they come from the models' vectors).
     """
     if not ranking.models:
         return None
-    parts = []
     unknown, words = unknown_count(ranking.question_tokens)
-    if words and unknown / words > MOSTLY:
+    if not words:
+        return ("The question has no word, only punctuation: the models compare punctuation marks with the "
+                "candidates, so this order says nothing about what the candidates mean. Type a question in words.")
+    parts = []
+    if unknown / words > MOSTLY:
         parts.append(f"{unknown} of the question's {words} words")
     shares = [unknown_count(c) for c in ranking.candidate_tokens]
     if shares and all(n and u / n > MOSTLY for u, n in shares):

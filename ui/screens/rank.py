@@ -11,7 +11,7 @@ import streamlit as st
 from matching.explain import charts, glossary
 from matching.explain.export import rows_to_csv
 from matching.explain.ranking import Ranking, compact_rows, rank_column, score_column, score_split_rows
-from matching.explain.trust import unknown_warning
+from matching.explain.trust import trust_warning
 from matching.text.examples import EXAMPLES, Example
 from matching.training.cards import default_models
 from ui.views import common, components, state
@@ -117,7 +117,7 @@ if not ranking.models:
     st.info("No model chosen: only the baselines are shown.", icon=":material/info:")
 
 
-trust_note = unknown_warning(ranking)
+trust_note = trust_warning(ranking)
 if trust_note:
     st.warning(trust_note, icon=":material/help:")
 for message in ranking.truncation_notes():

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from matching.explain.ranking import Ranking
-from matching.explain.trust import unknown_warning
+from matching.explain.trust import trust_warning
 from matching.models.parts import Part
 from matching.text.data import RankingList, content_key, parse_ranking_file, read_toks_folder
 from matching.text.datasets import DATA_VARIABLE, built_in_splits, data_root
@@ -34,7 +34,7 @@ def ranking_or_note() -> tuple[Ranking, int] | None:
                      icon=":material/format_list_numbered:")
         return None
     ranking = current.ranking
-    trust_note = unknown_warning(ranking)
+    trust_note = trust_warning(ranking)
     if trust_note:
         st.warning(trust_note, icon=":material/help:")
     return ranking, state.pick_index(len(ranking.candidates))
