@@ -480,8 +480,6 @@ def test_shared_link_reopens_the_view() -> None:
 @pytest.mark.parametrize("query", [
     {"q": "who?", "c": '["unterminated'},
     {"q": "who?", "c": '{"not": "a list"}'},
-    {"q": "who?", "c": '["a"]', "pick": "7"},
-    {"q": "who?", "c": '["a"]', "gold": "1);import os"},
     {"c": '["a"]'},
 ])
 def test_tampered_link_gives_a_message_and_the_app_works(query: dict[str, str]) -> None:
@@ -491,11 +489,32 @@ def test_tampered_link_gives_a_message_and_the_app_works(query: dict[str, str]) 
     assert len(table(at)) == len(EXAMPLES[0].candidates)  # the default example still ranks
 
 
+@pytest.mark.parametrize("query", [
+    {"q": "who?", "c": '["a"]', "pick": "7"},
+    {"q": "who?", "c": '["a"]', "gold": "1);import os"},
+])
+def test_a_tampered_secondary_part_is_ignored_with_a_note(query: dict[str, str]) -> None:
+    at = new_app(**query)
+    assert_clean(at)
+    assert not texts(at, "error")
+    assert any("Part of this link was ignored" in w for w in texts(at, "warning"))
+    assert len(table(at)) == 1 and at.text_input(key="rank_question").value == "who?"
+
+
 def test_link_with_unknown_model_names() -> None:
     at = new_app(q="who?", c='["Jane Austen.", "A dog."]', models="nosuchmodel")
     assert not at.exception
     assert any("not available" in w for w in texts(at, "warning"))
     assert len(table(at)) == 2
+
+
+def test_a_link_with_a_bad_pick_keeps_its_question_and_candidates() -> None:
+    at = new_app(q="Who wrote Hamlet?", c='["Shakespeare wrote it.", "A dog."]', pick="99", gold="1")
+    assert_clean(at)
+    assert not texts(at, "error")
+    assert any("Part of this link was ignored" in w and "99" in w for w in texts(at, "warning"))
+    assert at.text_input(key="rank_question").value == "Who wrote Hamlet?" and len(table(at)) == 2
+    assert at.multiselect(key="rank_gold").value == [0]  # the rest of the link still applies
 
 
 def test_a_link_that_names_models_alone_opens_the_default_example_with_them() -> None:

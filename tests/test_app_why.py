@@ -250,6 +250,17 @@ def test_sample_file_replaces_an_upload() -> None:
     assert any("set aside" in c for c in texts(at, "caption"))
 
 
+def test_a_file_without_a_correct_answer_says_there_is_nothing_to_measure() -> None:
+    at = page(new_app(), "evaluate")
+    at.file_uploader(key="evaluate_upload").upload(
+        "nogold.csv", b"question,candidate,label\nwho wrote hamlet?,Shakespeare wrote it.,0\nwho wrote hamlet?,"
+                      b"Paris is in France.,0\n", "text/csv")
+    at.run()
+    assert_clean(at)
+    assert any("no question has a correct candidate" in w for w in texts(at, "warning"))
+    assert not texts(at, "success") and not at.dataframe
+
+
 def test_mostly_unknown_words_get_a_plain_warning() -> None:
     at = set_input(new_app(), question="東京はどこですか", candidates=["東京 は 日本 の 首都 です", "🔒🔒 🎉"])
     assert_clean(at)

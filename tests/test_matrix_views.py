@@ -27,6 +27,8 @@ def test_every_view_shows_a_seen_matrix_with_cells_inside(variant_matcher: Match
         assert bool(view.outlines) == bool(explanation.pooled_cells or view.name == CONTRIBUTIONS)
         assert all(0 <= o.i < m and 0 <= o.j < n for o in view.outlines)
         assert len({(o.i, o.j) for o in view.outlines}) == len(view.outlines)
+        # A caption speaks of outlined cells only where cells are outlined (DUET pools no exact-match cell).
+        assert ("outlined:" in view.caption or "outlines" in view.caption) <= bool(view.outlines), view.caption
     with pytest.raises(KeyError):
         matrix_view(explanation, "no such view")
 
@@ -50,3 +52,15 @@ def test_pooling_is_named_for_the_family(variant_matcher: Matcher) -> None:
     text = pooling_text(variant_matcher.explain(QUESTION, [ANSWER])[0])
     windows = hasattr(variant_matcher.params, "pool_rows")  # dynamic pooling over a grid of windows
     assert text.startswith("Dynamic pooling" if windows else "k-max pooling")
+
+
+def test_a_matrix_without_negative_values_is_shaded_from_white() -> None:
+    from matching.explain.charts import interaction_heatmap
+    from matching.text.tokens import tokenize
+
+    question, answer = tokenize("who wrote hamlet"), tokenize("shakespeare wrote hamlet")
+    exact = np.array([[0.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
+    heat = interaction_heatmap(exact, question, answer, [], "exact match", zero_centered=False).data[0]
+    assert heat.zmin == 0 and heat.zmax == 1 and heat.colorscale[0][1] in ("rgb(255,245,240)", "#fff5f0")
+    signed = interaction_heatmap(exact - 0.5, question, answer, [], "cosine").data[0]
+    assert heat.colorscale != signed.colorscale and signed.zmid == 0

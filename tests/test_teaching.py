@@ -169,6 +169,20 @@ def test_a_link_to_a_missing_model_or_a_step_too_far_still_walks() -> None:
     assert any("not available" in c for c in texts(at, "caption"))
 
 
+def test_a_link_to_a_loaded_model_that_is_not_chosen_walks_that_model() -> None:
+    example = EXAMPLES[0]
+    assert "duet" not in default_models(checkpoints())
+    at = walk(new_app(q=example.question, c=json.dumps(list(example.candidates)), model="duet"))
+    assert_clean(at)
+    assert at.selectbox(key="walkthrough_model").value == "duet" and at.query_params["model"] == "duet"
+    assert "duet" in at.query_params["models"].split(",")  # added to the chosen models, so the link keeps it
+    assert not any("not available" in c for c in texts(at, "caption"))
+    at.session_state["ml_step"] = 3
+    at.run()
+    at.selectbox(key="walkthrough_model").select(default_models(checkpoints())[0]).run()
+    assert step_heading(at).startswith("1. ")  # another model starts at its first step
+
+
 @pytest.mark.parametrize(("question", "candidates", "step", "message"), [
     ("Austen", ["Jane Austen wrote it.", "It is a novel."], "gate", "one word"),
     ("Austen", ["Jane Austen wrote it.", "It is a novel."], "bilstm", "one word"),

@@ -26,8 +26,9 @@ def test_compare_pair_round_trip_and_refusals() -> None:
     assert params is not None and params["pair"] == "3,1"
     assert decode(params) == state
     for bad in ("1,1", "1", "1,2,3", "0,2", "1,9", "a,b"):
-        with pytest.raises(UrlStateError, match="pair"):
-            decode({"q": "q", "c": '["a", "b", "c"]', "pair": bad})
+        kept = decode({"q": "q", "c": '["a", "b", "c"]', "pair": bad})
+        assert kept is not None and kept.pair is None and kept.question == "q"
+        assert len(kept.ignored) == 1 and "pair" in kept.ignored[0]
 
 
 def test_defaults_are_left_out_of_the_link() -> None:
@@ -60,16 +61,32 @@ def test_list_values_of_length_one_are_read() -> None:
     ({"q": "q", "c": json.dumps(["a"] * 101)}, "limit is 100"),
     ({"q": "q", "c": json.dumps(["x" * 4001])}, "longer than"),
     ({"q": "x" * 2001, "c": '["a"]'}, "limit is 2,000"),
-    ({"q": "q", "c": '["a"]', "gold": "1;drop"}, "candidate numbers"),
-    ({"q": "q", "c": '["a"]', "gold": "2"}, "there are 1"),
-    ({"q": "q", "c": '["a"]', "pick": "0"}, "there are 1"),
-    ({"q": "q", "c": '["a"]', "pick": "__import__('os')"}, "candidate numbers"),
-    ({"q": "q", "c": '["a"]', "models": "mvlstm,<script>"}, "model names"),
     ({"q": "q" * 1000, "c": json.dumps(["y" * 3000, "z" * 3000, "w" * 3000])}, "characters of state"),
 ])
 def test_tampered_links_say_what_is_wrong(params: dict[str, str], message: str) -> None:
     with pytest.raises(UrlStateError, match=message):
         decode(params)
+
+
+@pytest.mark.parametrize(("params", "message"), [
+    ({"gold": "1;drop"}, "candidate numbers"),
+    ({"gold": "2"}, "there are 1"),
+    ({"pick": "0"}, "there are 1"),
+    ({"pick": "99"}, "names candidate 99, but there are 1"),
+    ({"pick": "__import__('os')"}, "candidate numbers"),
+    ({"models": "mvlstm,<script>"}, "model names"),
+])
+def test_a_broken_secondary_part_keeps_the_input_and_says_what_was_ignored(params: dict[str, str],
+                                                                         message: str) -> None:
+    state = decode({"q": "q", "c": '["a"]', "gold": "1", "pick": "1", "models": "mvlstm", **params})
+    assert state is not None and state.question == "q" and state.candidates == ("a",)
+    assert len(state.ignored) == 1 and message in state.ignored[0]
+    defaults = SharedState("q", ("a",))
+    broken = next(iter(params))
+    field = {"gold": "gold", "pick": "pick", "models": "models"}[broken]
+    assert getattr(state, field) == getattr(defaults, field)  # the broken part only is left at its default
+    kept = {"gold": (0,), "pick": 0, "models": ("mvlstm",)}
+    assert all(getattr(state, f) == v for f, v in kept.items() if f != field)
 
 
 def test_deeply_nested_json_is_refused_cleanly() -> None:

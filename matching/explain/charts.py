@@ -245,11 +245,16 @@ def interaction_heatmap(matrix: np.ndarray, question_tokens: Sequence[Token], an
     if limit is None:
         limit = float(np.nanmax(np.abs(matrix))) if matrix.size else 1.0
     limit = limit if limit > 0 else 1.0
+    # A matrix of no negative values (exact match, alignment weights) that is not put on a scale around 0
+    # gets a white-to-red scale from 0: on the diverging scale its zeros would be the darkest blue, and "no
+    # match" would look like a strong negative.
+    sequential = not zero_centered and (not matrix.size or float(np.nanmin(matrix)) >= 0)
+    scale = ({"colorscale": "RdBu", "reversescale": True, "zmid": 0, "zmin": -limit, "zmax": limit} if zero_centered
+             else {"colorscale": "Reds", "zmin": 0, "zmax": limit} if sequential
+             else {"colorscale": "RdBu", "reversescale": True})
     heat = go.Heatmap(z=z, x=list(range(cols)), y=list(range(rows)), text=hover, hoverinfo="text",
-                      hovertemplate="%{text}<extra></extra>", colorscale="RdBu", reversescale=True,
-                      zmid=0 if zero_centered else None, zmin=-limit if zero_centered else None,
-                      zmax=limit if zero_centered else None, colorbar={"title": {"text": "value"}, "thickness": 14},
-                      xgap=1, ygap=1)
+                      hovertemplate="%{text}<extra></extra>", **scale,
+                      colorbar={"title": {"text": "value"}, "thickness": 14}, xgap=1, ygap=1)
     # Shapes and labels go in as one list each: figure.add_shape per cell copies the layout's
     # list every time, and was most of a page run's CPU for a matrix with many pooled cells.
     shapes = [{"type": "rect", "x0": -0.5, "x1": cols - 0.5, "y0": i - 0.5, "y1": i + 0.5, "fillcolor": GREY,

@@ -146,8 +146,10 @@ def matrix_view(explanation: Explanation, view: str) -> MatrixView:
                           _pooled_outlines(explanation, [view], False),
                           f"The {view} matrix the network reads; outlined: the pooled cells (numbered by rank).")
     if view == EXACT_MATCH and view in explanation.interaction_matrices:
-        return MatrixView(view, explanation.interaction_matrices[view], _pooled_outlines(explanation, [view], False),
-                          VIEW_HELP[view] + " The network pools it like the others; outlined: its own k cells.",
+        outlines = _pooled_outlines(explanation, [view], False)
+        return MatrixView(view, explanation.interaction_matrices[view], outlines, VIEW_HELP[view] + (
+                          " The network pools it like the others; outlined: its own k cells." if outlines else
+                          " The network reads it whole (it pools no cells of it, so none is outlined)."),
                           zero_centered=False)
     if view in explanation.interaction_matrices:  # a direction matrix this model pools too
         return MatrixView(view, explanation.interaction_matrices[view],

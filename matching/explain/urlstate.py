@@ -9,15 +9,18 @@ the walkthrough's step (`step`, 1-based) and model (`model`); a link with only t
 carries no input.
 Decoding only parses strings and JSON (never evaluates anything), checks every
 field's type and size, and raises `UrlStateError` with a sentence a person can act
-on when a link was cut short or edited by hand.
+on when the input itself (question, candidates) was cut short or edited by hand. A broken
+secondary part (`gold`, `pick`, `pair`, `models`) does not cost the reader the input: it is
+left at its default and named in `SharedState.ignored`.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 MAX_LINK_CHARS = 8_000
 """Longest state put in a link (sum of the parameter values); browsers and servers cut longer URLs."""
@@ -30,6 +33,7 @@ VIEW_KEYS = ("present", "step", "model")
 MAX_STEP = 99
 _MODEL_NAME = re.compile(r"^[A-Za-z0-9_.+-]{1,64}$")
 _NUMBERS = re.compile(r"^\d{1,4}(,\d{1,4})*$")
+_T = TypeVar("_T")
 
 
 class UrlStateError(ValueError):
@@ -48,6 +52,8 @@ class SharedState:
     """Chosen model names, or None for the app's default."""
     pair: tuple[int, int] | None = None
     """0-based (A, B) compared on the Compare page, or None for its default."""
+    ignored: tuple[str, ...] = ()
+    """What was wrong with each secondary part of the link that was left at its default instead."""
 
 
 def _single(params: Mapping[str, str | Sequence[str]], key: str) -> str | None:
@@ -126,16 +132,33 @@ def decode(params: Mapping[str, str | Sequence[str]]) -> SharedState | None:
     long = [n for n, c in enumerate(candidates, start=1) if len(c) > MAX_CANDIDATE_CHARS]
     if long:
         raise UrlStateError(f"the link's candidate {long[0]} is longer than {MAX_CANDIDATE_CHARS:,} characters")
-    gold = _numbers(values["gold"], "gold", len(candidates)) if values["gold"] else []
-    pick = _numbers(values["pick"], "pick", len(candidates))[0] if values["pick"] else 0
-    pair: tuple[int, int] | None = None
-    if values["pair"]:
-        numbers = _numbers(values["pair"], "pair", len(candidates))
+    ignored: list[str] = []
+    count = len(candidates)
+
+    def gold() -> tuple[int, ...]:
+        return tuple(sorted(set(_numbers(values["gold"], "gold", count)))) if values["gold"] else ()
+
+    def pick() -> int:
+        return _numbers(values["pick"], "pick", count)[0] if values["pick"] else 0
+
+    def pair() -> tuple[int, int] | None:
+        if not values["pair"]:
+            return None
+        numbers = _numbers(values["pair"], "pair", count)
         if len(numbers) != 2 or numbers[0] == numbers[1]:
             raise UrlStateError("the link's 'pair' should be two different candidate numbers such as 1,3")
-        pair = (numbers[0], numbers[1])
-    return SharedState(question=question, candidates=tuple(candidates), gold=tuple(sorted(set(gold))),
-                       pick=pick, models=decode_models(params), pair=pair)
+        return numbers[0], numbers[1]
+
+    def or_default(read: Callable[[], _T], default: _T) -> _T:
+        try:
+            return read()
+        except UrlStateError as error:
+            ignored.append(str(error))
+            return default
+
+    return SharedState(question=question, candidates=tuple(candidates), gold=or_default(gold, ()),
+                       pick=or_default(pick, 0), models=or_default(lambda: decode_models(params), None),
+                       pair=or_default(pair, None), ignored=tuple(ignored))
 
 
 def decode_models(params: Mapping[str, str | Sequence[str]]) -> tuple[str, ...] | None:

@@ -80,12 +80,17 @@ if result is None:
             icon=":material/upload_file:")
 elif "error" in result:
     st.error(f"This file could not be read: {components.md(result['error'])}", icon=":material/error:")
+elif not any(x.has_relevant for x in result["lists"]):
+    st.warning(f"{components.md(Path(result['name']).name)}: no question has a correct candidate (label 1), so "
+               "there is nothing to measure a ranking against. Mark each question's right answers with label 1.",
+               icon=":material/warning:")
 else:
     evaluation: Evaluation = result["evaluation"]
     lists: list[RankingList] = result["lists"]
     by_qid = {item.qid: item for item in lists}
-    st.success(f"{components.md(Path(result['name']).name)}: {evaluation.evaluated} questions, "
-               f"{sum(len(x.candidates) for x in lists):,} candidates.", icon=":material/check_circle:")
+    st.success(f"{components.md(Path(result['name']).name)}: {components.counted(evaluation.evaluated, 'question')}, "
+               f"{components.counted(sum(len(x.candidates) for x in lists), 'candidate')}.",
+               icon=":material/check_circle:")
     for reason in evaluation.skipped[:5]:
         st.warning(f"Left out: {components.md(reason)}", icon=":material/warning:")
     if len(evaluation.skipped) > 5:

@@ -148,11 +148,12 @@ if loaded:
     for group in groups:
         st.markdown(f"**{components.md(group)}**: {components.md(GROUP_TEXT.get(group, ''))}")
         rows = [model_row(c) for c in cards.values() if c and c.group == group]
-        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", key=f"models_overview_{group}",
-                     placeholder="-", column_config={
+        overview = pd.DataFrame(rows)
+        st.dataframe(overview, hide_index=True, width="stretch", key=f"models_overview_{group}",
+                     placeholder="-", column_config=components.fit_headers(list(overview.columns), {
                          c: st.column_config.NumberColumn(c, format="%.4f")
                          for c in ("test MAP", "dev MAP", "test MRR", "test P@1", "entropy", "top-weight ratio",
-                                   "uniform-α MAP", "permuted-α MAP", "paper MAP")})
+                                   "uniform-α MAP", "permuted-α MAP", "paper MAP")}))
     st.caption(f"Every test figure here (test MAP, MRR, P@1, seeds, ΔMAP, entropy, uniform-α / permuted-α MAP) is "
                f"on the {test_data_names(c for c in cards.values() if c)} test split. "
                "Seeds: test MAP over the configuration's 5 seeds. Dev MAP: - for a model fitted on train + dev "

@@ -37,7 +37,7 @@ COLUMNS = {
     "share %": st.column_config.NumberColumn("share", format="%+.1f%%", width="small",
                                              help="Signed share of the score: contribution / sum of |contributions|"),
 }
-SHOWN = ["pooling rank", "question", "answer", "value", "share %"]
+SHOWN = ["pooling rank", "question", "answer", "share %", "value"]  # the share first: narrow columns scroll
 
 found = common.explained_with("pooled", Part.POOLED_CELLS, "pooled cells")
 if found is not None:

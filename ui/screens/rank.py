@@ -20,7 +20,8 @@ ss = st.session_state
 presenting = state.presenting()
 
 st.title(":material/format_list_numbered: Rank candidate answers")
-st.caption("Type a question and candidate answers, or start from an example: every model ranks them side by side, "
+st.caption("Every model ranks the candidate answers side by side; the other pages show why." if presenting else
+           "Type a question and candidate answers, or start from an example: every model ranks them side by side, "
            "and the other pages show why.")
 components.glossary(["score", "rank", "rank spread", "baseline", "keyword term", "learned match", "unknown word",
                      "truncated",
@@ -84,11 +85,12 @@ def _inputs() -> None:
                      help="Blank lines are skipped. Press Ctrl+Enter (or click outside) to rank.")
     with right:
         loaded = {name: matcher.params for name, matcher in state.models().items()}
-        st.multiselect("Models", glossary.picker_order(loaded), key="rank_models", on_change=_models_changed,
+        st.multiselect("Models", glossary.picker_order(loaded), key="rank_models", on_change=_models_changed, wrap=True,
                        format_func=lambda name: glossary.model_label(name, loaded[name]),
                        help="The models to rank with, grouped by family, with where the attention gate ω sits; the "
                             "baselines are always shown.", placeholder="No model chosen: baselines only")
         st.multiselect("Correct answers (optional)", list(range(count)), key="rank_gold", on_change=_gold_changed,
+                       wrap=True,
                        format_func=lambda i: components.candidate_options(request.parsed.candidates)[i],
                        help="Mark the right answers to see where each model puts them.",
                        placeholder="None marked")
@@ -164,7 +166,7 @@ def _table(ranking: Ranking, scores: bool) -> tuple[pd.DataFrame, dict[str, obje
         if scores:
             order.append(score_column(name))
             config[score_column(name)] = st.column_config.NumberColumn(score_column(name), format="%.3f")
-    return frame, config, order
+    return frame, components.fit_headers(order, config), order
 
 
 def _shown(frame: pd.DataFrame, order: list[str]) -> pd.DataFrame:
@@ -270,8 +272,8 @@ if ranking.models:
                       if keyword_models < len(split) else ""),
                    help=glossary.help_for("keyword term", "learned match"))
         st.dataframe(split, hide_index=True, width="stretch", key="rank_split", placeholder="",
-                     column_config={c: st.column_config.NumberColumn(c, format="%+.3f")
-                                    for c in split.columns if c != "model"})
+                     column_config=components.fit_headers(split.columns, {
+                         c: st.column_config.NumberColumn(c, format="%+.3f") for c in split.columns if c != "model"}))
 
 if count > 1:
     ranks = {**{n: r.ranks for n, r in ranking.models.items()}, **ranking.baseline_ranks}

@@ -61,11 +61,13 @@ def _example() -> None:
     st.markdown(components.md(check.verdict()))
     components.altair(charts.randomisation_chart(check.long_rows(), "explanation vs the trained model's", name),
                       key="sanity_randomisation_chart")
-    st.dataframe(pd.DataFrame(check.rows()), hide_index=True, width="stretch", key="sanity_randomisation",
-                 column_config={"score": st.column_config.NumberColumn(format="%+.3f"),
-                                **{c: RHO for c in ("candidate scores", "question attention", "answer attention",
-                                                    "interaction matrices", "cell contributions")},
-                                "pooled cells kept": st.column_config.NumberColumn(format="%.2f")})
+    randomised = pd.DataFrame(check.rows())
+    st.dataframe(randomised, hide_index=True, width="stretch", key="sanity_randomisation",
+                 column_config=components.fit_headers(list(randomised.columns), {
+                     "score": st.column_config.NumberColumn(format="%+.3f"),
+                     **{c: RHO for c in ("candidate scores", "question attention", "answer attention",
+                                         "interaction matrices", "cell contributions")},
+                     "pooled cells kept": st.column_config.NumberColumn(format="%.2f")}))
     st.subheader("Attention ablation on this example", divider="gray")
     attending = [n for n in names if has_attention(state.models()[n])]
     if not attending:
@@ -167,10 +169,10 @@ def _dataset() -> None:
     st.markdown("**Model randomisation on the file** (each step re-initialises one more layer, from the top; "
                 "each measure is the mean over the questions of the rank correlation with the trained model's "
                 "explanation of the question's first candidate; None: not defined for this model)")
-    st.dataframe(pd.DataFrame(result["randomisation"]), hide_index=True, width="stretch",
-                 key="sanity_randomisation_data",
-                 column_config={c: st.column_config.NumberColumn(format="%.3f")
-                                for c in ("MAP", *MEASURES.values())})
+    randomised = pd.DataFrame(result["randomisation"])
+    st.dataframe(randomised, hide_index=True, width="stretch", key="sanity_randomisation_data",
+                 column_config=components.fit_headers(list(randomised.columns), {
+                     c: st.column_config.NumberColumn(format="%.3f") for c in ("MAP", *MEASURES.values())}))
 
 
 example_tab, dataset_tab = st.tabs([":material/science: This example", ":material/dataset: On a data set"])

@@ -29,13 +29,17 @@ def _go(step: int) -> None:
 
 def _model_changed() -> None:
     ss[state.WALK_MODEL] = ss["walkthrough_model"]
+    ss[state.STEP] = 0  # another model has other steps: step 6 of one is not step 6 of another
 
 
 def _choose_model(names: list[str], attending: list[str]) -> str:
     if ss.get(state.WALK_MODEL) not in names:
         if ss.get(state.WALK_MODEL):
-            st.caption(f":material/info: The model {components.md(str(ss[state.WALK_MODEL]))} is not available "
-                       "here; showing another chosen model instead.")
+            missing = str(ss[state.WALK_MODEL])
+            where = ("is not among the models chosen on the Rank page" if missing in state.models()
+                     else "is not available here")
+            st.caption(f":material/info: The model {components.md(missing)} {where}; showing another chosen "
+                       "model instead.")
         ss[state.WALK_MODEL] = attending[0] if attending else names[0]  # a gated model goes through every step
     ss["walkthrough_model"] = ss[state.WALK_MODEL]
     return str(st.selectbox("Model", names, key="walkthrough_model", on_change=_model_changed,

@@ -60,6 +60,31 @@ def notes(messages: Sequence[str], key: str) -> None:
             st.warning(md(message), icon=":material/warning:")
 
 
+def counted(count: int, noun: str) -> str:
+    """'1 question', '2,000 questions'."""
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"
+
+
+HEADER_PX_PER_CHAR = 8
+HEADER_PADDING_PX = 28
+
+
+def fit_headers(columns: Sequence[str], config: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """`config` with a width for every shown column that has none, wide enough for its whole header:
+    Streamlit sizes a column to its cells, so a long header over short numbers is cut ('mcan ra...')."""
+    fitted: dict[str, Any] = dict(config or {})
+    for column in columns:
+        entry = fitted.get(column, column)
+        if entry is None:  # a hidden column
+            continue
+        entry = dict(entry) if isinstance(entry, Mapping) else {"label": entry}
+        if entry.get("width") is None:
+            label = str(entry.get("label") or column)
+            entry["width"] = HEADER_PADDING_PX + HEADER_PX_PER_CHAR * len(label)
+        fitted[column] = entry
+    return fitted
+
+
 def unknown_words(tokens_by_text: Mapping[str, Sequence[Token]], key: str) -> None:
     """List the words no model knows (GloVe has no vector for them)."""
     found = {where: [t.text for t in tokens if t.unknown] for where, tokens in tokens_by_text.items()}

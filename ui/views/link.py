@@ -19,6 +19,7 @@ from ui.views.session import (
     URL_ERROR,
     URL_NOTE,
     WALK_MODEL,
+    chosen_models,
     compare_pair,
     current_request,
     pick_index,
@@ -47,6 +48,7 @@ def read_link_once() -> None:
     except urlstate.UrlStateError as error:
         ss[URL_ERROR] = f"This link could not be opened: {error}. The default example is shown instead."
         return
+    notes = [] if shared is None else [f"Part of this link was ignored: {problem}." for problem in shared.ignored]
     if shared is not None:
         ss[QUESTION] = shared.question
         ss[CANDIDATES] = join_candidates(shared.candidates)
@@ -59,7 +61,13 @@ def read_link_once() -> None:
         ss[MODELS] = known or None
         if unknown:
             instead = "" if known else " The default models are shown instead."
-            ss[URL_NOTE] = f"The link names model(s) that are not available here: {', '.join(unknown)}.{instead}"
+            notes.append(f"The link names model(s) that are not available here: {', '.join(unknown)}.{instead}")
+    # A link that walks through a model explains that model, even when it is not among the chosen ones.
+    walked = ss.get(WALK_MODEL)
+    if walked in models() and walked not in chosen_models():
+        ss[MODELS] = [*chosen_models(), walked]
+    if notes:
+        ss[URL_NOTE] = " ".join([*([ss[URL_NOTE]] if ss.get(URL_NOTE) else []), *notes])
 
 
 def write_link() -> None:
