@@ -259,6 +259,12 @@ def test_a_file_without_a_correct_answer_says_there_is_nothing_to_measure() -> N
     assert_clean(at)
     assert any("no question has a correct candidate" in w for w in texts(at, "warning"))
     assert not texts(at, "success") and not at.dataframe
+    at.file_uploader(key="evaluate_upload").upload(
+        "first.csv", b"question,candidate,label\nwho wrote hamlet?,Shakespeare wrote it.,1\nwho wrote hamlet?,"
+                     b"Paris is in France.,0\n", "text/csv")
+    at.run()
+    assert_clean(at)
+    assert any("original order is perfect here" in c for c in texts(at, "caption"))
 
 
 def test_mostly_unknown_words_get_a_plain_warning() -> None:

@@ -118,7 +118,8 @@ def test_read_ranking_file_from_disk(tmp_path: Path) -> None:
 @pytest.mark.parametrize("raw, message", [
     (b"question,answer,label\nq,a,1\n", r"missing column\(s\) \['candidate'\]"),
     (b"QuestionID\tQuestion\tSentence\tLabel\nQ1\tq\ts\t1\n", "missing column"),
-    (b"", "missing column"),
+    (b"", "the file is empty"),
+    (b"\n\n", "the file is empty"),
     (",".join(CSV_COLUMNS).encode() + b"\n", "no rows"),
     (",".join(CSV_COLUMNS).encode() + b"\nq,c,maybe\n", "label 'maybe' is not a number"),
     (",".join(CSV_COLUMNS).encode() + b"\nq,c,3\n", "is not 0 or 1"),

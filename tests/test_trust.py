@@ -28,6 +28,8 @@ def test_a_question_of_punctuation_alone_is_flagged(make_matcher: MatcherFactory
     assert punctuation.models  # it is ranked: GloVe has vectors for punctuation marks
     assert "only punctuation" in (trust_warning(punctuation) or "")
     assert trust_warning(rank("Who?", ["Shakespeare wrote it."], models)) is None
+    wordless = trust_warning(rank("Who wrote Hamlet?", ["Shakespeare wrote it.", "?!...", "!!!"], models))
+    assert wordless and "Candidates #2, #3 have no word" in wordless and "says little" not in wordless
 
 
 def test_shared_cells_name_the_matrix_and_leave_blanks(make_matcher: MatcherFactory) -> None:

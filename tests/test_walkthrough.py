@@ -159,3 +159,7 @@ def test_the_terms_step_adds_up_to_the_score(make_matcher) -> None:  # type: ign
     assert rows[1]["feature x"] > 0  # "novel" and "hamlet"-like words are shared with the answer
     bars = walkthrough.terms_waterfall(explained)
     assert bars[0]["start"] == 0.0 and abs(bars[-1]["end"] - explained.score) < 1e-5
+    duet = make_matcher(seed=4, family="duet").explain(QUESTION, [ANSWER])[0]
+    duet_rows = walkthrough.term_rows(duet)
+    assert len(duet_rows) >= 2 and all(set(r) == {"term", "value"} for r in duet_rows)  # no empty columns
+    assert abs(sum(r["value"] for r in duet_rows) - duet.score) < 1e-5

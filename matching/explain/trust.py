@@ -31,8 +31,8 @@ def unknown_count(tokens: Sequence[Token]) -> tuple[int, int]:
 
 
 def trust_warning(ranking: Ranking) -> str | None:
-    """A plain sentence when the question has no word (only punctuation), or when most words of the
-    question, or of every candidate, are unknown; else None.
+    """Plain sentences when the question, or some candidate, has no word (only punctuation), or when most
+    words of the question, or of every candidate, are unknown; else None.
 
     The unknown flags are set only when models ranked the input (they come from the models' vectors).
     """
@@ -42,14 +42,21 @@ def trust_warning(ranking: Ranking) -> str | None:
     if not words:
         return ("The question has no word, only punctuation: the models compare punctuation marks with the "
                 "candidates, so this order says nothing about what the candidates mean. Type a question in words.")
+    sentences = []
+    shares = [unknown_count(c) for c in ranking.candidate_tokens]
+    wordless = [f"#{n}" for n, (_, count) in enumerate(shares, start=1) if not count]
+    if wordless:
+        one = len(wordless) == 1
+        which = f"Candidate {wordless[0]} has" if one else f"Candidates {', '.join(wordless)} have"
+        sentences.append(f"{which} no word, only punctuation: {'its rank says' if one else 'their ranks say'} "
+                         "nothing about meaning.")
     parts = []
     if unknown / words > MOSTLY:
         parts.append(f"{unknown} of the question's {words} words")
-    shares = [unknown_count(c) for c in ranking.candidate_tokens]
     if shares and all(n and u / n > MOSTLY for u, n in shares):
         parts.append("most words of every candidate" if len(shares) > 1 else "most words of the candidate")
-    if not parts:
-        return None
-    return (f"The models have no word vector for {' and for '.join(parts)}: each such word reaches them as the "
-            "same shared 'unknown' vector. This ranking therefore says little about what the texts mean; "
-            "treat its order and its explanations with caution.")
+    if parts:
+        sentences.append(f"The models have no word vector for {' and for '.join(parts)}: each such word reaches them "
+                         "as the same shared 'unknown' vector. This ranking therefore says little about what the texts "
+                         "mean; treat its order and its explanations with caution.")
+    return " ".join(sentences) or None

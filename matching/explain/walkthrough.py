@@ -48,13 +48,17 @@ def steps_for(explanation: Explanation) -> tuple[Step, ...]:
 
 def term_rows(explanation: Explanation) -> list[dict[str, Any]]:
     """The score's terms, each with its feature value and weight where it is a keyword feature (term = w x);
-    they add up to the score."""
+    they add up to the score. A model without keyword features has no such columns (DUET's local and
+    distributed terms are not a weight times a feature)."""
     features = explanation.steps.vectors.get(KEYWORD_VALUES)
     weights = explanation.steps.vectors.get(KEYWORD_WEIGHTS)
+    keyword = features is not None and weights is not None
     rows = []
     for name, value in explanation.terms.items():
-        row: dict[str, Any] = {"term": name, "value": value, "feature x": None, "weight w": None}
-        if name in KEYWORD_FEATURES and features is not None and weights is not None:
+        row: dict[str, Any] = {"term": name, "value": value}
+        if keyword:
+            row["feature x"] = row["weight w"] = None
+        if name in KEYWORD_FEATURES and keyword:
             k = KEYWORD_FEATURES.index(name)
             row["feature x"], row["weight w"] = float(features[k]), float(weights[k])
         rows.append(row)

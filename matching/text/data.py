@@ -139,6 +139,8 @@ def _table_rows(stream: Iterable[str], name: str, delimiter: str, required: tupl
     header = [h.strip() for h in (reader.fieldnames or [])]
     lowered = {h.lower(): h for h in header}
     missing = [c for c in required if c.lower() not in lowered]
+    if not header:
+        raise DataError(f"{name}: the file is empty; it needs a header line ({', '.join(required)}) and rows")
     if missing:
         raise DataError(f"{name}: missing column(s) {missing}; found {header}")
     reader.fieldnames = header

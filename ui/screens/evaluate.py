@@ -103,6 +103,10 @@ else:
     table = pd.DataFrame(evaluation.metric_rows())
     st.dataframe(table.style.highlight_max(subset=list(METRICS), color="#d1f2d9").format(
         {m: "{:.4f}" for m in METRICS}), hide_index=True, width="stretch", key="evaluate_metrics")
+    if evaluation.overall["original order"]["MAP"] >= 1 - 1e-9:
+        st.caption(":material/info: The original order is perfect here: the file lists every question's correct "
+                   "answers first. That is how the file was written, not a ranking to beat; shuffle the candidates "
+                   "of each question to compare the models with a fair baseline.")
     components.download("Metrics (CSV)", rows_to_csv(table.to_dict("records")), "matchlens-metrics.csv",
                         "text/csv", key="evaluate_metrics_export", icon=":material/download:")
 

@@ -256,7 +256,7 @@ def terms(explanation: Explanation, key: str) -> None:
         st.markdown(f"The terms add up to the score **{explanation.score:+.4f}**.")
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", key=f"{key}_table", placeholder="",
                  column_config={c: st.column_config.NumberColumn(c, format="%.4f")
-                                for c in ("value", "feature x", "weight w")})
+                                for c in ("value", "feature x", "weight w") if rows and c in rows[0]})
     components.altair(charts.waterfall_chart(walk.terms_waterfall(explanation), explanation.score,
                                              "from 0 to the score, term by term"), key=f"{key}_waterfall")
 
