@@ -252,19 +252,18 @@ def test_sample_file_replaces_an_upload() -> None:
 
 def test_a_file_without_a_correct_answer_says_there_is_nothing_to_measure() -> None:
     at = page(new_app(), "evaluate")
-    at.file_uploader(key="evaluate_upload").upload(
-        "nogold.csv", b"question,candidate,label\nwho wrote hamlet?,Shakespeare wrote it.,0\nwho wrote hamlet?,"
-                      b"Paris is in France.,0\n", "text/csv")
-    at.run()
-    assert_clean(at)
-    assert any("no question has a correct candidate" in w for w in texts(at, "warning"))
-    assert not texts(at, "success") and not at.dataframe
-    at.file_uploader(key="evaluate_upload").upload(
-        "first.csv", b"question,candidate,label\nwho wrote hamlet?,Shakespeare wrote it.,1\nwho wrote hamlet?,"
-                     b"Paris is in France.,0\n", "text/csv")
-    at.run()
-    assert_clean(at)
-    assert any("original order is perfect here" in c for c in texts(at, "caption"))
+    for name, labels in (("nogold.csv", (0, 0)), ("first.csv", (1, 0))):
+        rows = [f"who wrote hamlet?,{text},{label}" for text, label in zip(("Shakespeare wrote it.",
+                                                                           "Paris is in France."), labels, strict=True)]
+        at.file_uploader(key="evaluate_upload").upload(name, "\n".join(["question,candidate,label", *rows]).encode(),
+                                                      "text/csv")
+        at.run()
+        assert_clean(at)
+        if name == "nogold.csv":
+            assert any("no question has a correct candidate" in w for w in texts(at, "warning"))
+            assert not texts(at, "success") and not at.dataframe
+        else:  # the right answer listed first: the original order is perfect by construction, and says so
+            assert any("original order is perfect here" in c for c in texts(at, "caption"))
 
 
 def test_mostly_unknown_words_get_a_plain_warning() -> None:
