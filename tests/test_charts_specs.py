@@ -7,15 +7,18 @@ here each builder's output is validated, for a real explanation of every model v
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
 import altair as alt
+import numpy as np
 
 from matching.evaluation.tables import cell_rows, strongest
 from matching.explain import charts
 from matching.explain.deletion import deletion_effects
 from matching.explain.matcher import Matcher
 from matching.explain.ranking import rank
+from matching.text.tokens import tokenize
 from matching.training.cards import ModelCard, metrics_rows
 
 
@@ -43,6 +46,13 @@ def test_ranking_and_explanation_charts_are_valid(variant_matcher: Matcher) -> N
     effects = deletion_effects(variant_matcher, ranking.question_tokens, ranking.candidate_tokens, [0])[0]
     for side in ("question", "answer"):
         validated(charts.deletion_chart(effects.rows(side), "each word deleted", "tiny"))
+    low, high = domain = charts.effect_domain(effects.rows("question"), effects.rows("answer"))
+    shared = charts.deletion_chart(effects.rows("answer"), "each word deleted", "tiny", domain)
+    validated(shared)
+    assert low <= 0 <= high and all(low <= r["effect"] <= high for side in ("question", "answer")
+                                    for r in effects.rows(side) if r["effect"] is not None)
+    assert list(domain) in [layer["encoding"]["x"].get("scale", {}).get("domain") for layer in shared["layer"]
+                            if "encoding" in layer and "x" in layer["encoding"]]
 
 
 def test_model_card_charts_are_valid(trained: tuple[Matcher, ModelCard]) -> None:
@@ -50,3 +60,13 @@ def test_model_card_charts_are_valid(trained: tuple[Matcher, ModelCard]) -> None
     validated(charts.training_curves(card.log, "tiny"))
     validated(charts.metrics_chart(metrics_rows(card, "dev"), "MAP", "dev MAP"))
 
+
+
+def test_the_attention_legend_names_unknown_words_only_when_there_are_some() -> None:
+    known = tokenize("who wrote hamlet")
+    spec = charts.attention_chart(known, np.full(3, 1 / 3), "attention")
+    assert spec["layer"][0]["encoding"]["color"]["legend"] is None
+    unknown = [*known[:2], replace(known[2], unknown=True)]
+    spec = charts.attention_chart(unknown, np.full(3, 1 / 3), "attention")
+    assert spec["layer"][0]["encoding"]["color"]["legend"] is not None
+    validated(spec)

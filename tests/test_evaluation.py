@@ -277,3 +277,9 @@ def test_question_table_filters_and_columns(make_matcher: MatcherFactory) -> Non
     assert columns[4:6] == ["one top answer", "two top answer"] and "BM25 first correct" not in columns
     texts = [candidate for item in lists for candidate in item.candidates]
     assert all(any(text.startswith(top.rstrip("…")) for text in texts) for top in tops["one top answer"])
+
+
+def test_p_values_below_a_thousandth_are_not_printed_as_zero() -> None:
+    from matching.evaluation.studies import p_text
+
+    assert p_text(0.0001) == "<0.001" and p_text(0.001) == "0.001" and p_text(0.0499) == "0.050"

@@ -11,6 +11,7 @@ import torch
 from conftest import TINY_MCAN, MatcherFactory
 
 from matching.explain.attribution import integrated_gradients
+from matching.models.base import SCORE_BIAS, SCORE_TERMS
 from matching.models.blocks import CastCompressions, make_compression, softmax_over
 from matching.models.blocks.compression import FactorizationMachine
 from matching.models.mcan import CASTS, CHANNEL_NAMES, COMPARISONS, meanmax
@@ -95,6 +96,13 @@ def test_the_trace_carries_every_part_and_its_casts_in_the_papers_order(make_mat
     assert states is not None
     np.testing.assert_allclose(first.steps.vectors["question MeanMax"],
                                np.concatenate([states.mean(0), states.max(0)]), atol=1e-5)
+    # The score layer's traced terms and bias add up to the score (this model has no keyword term).
+    for explanation in explanations:
+        vectors = explanation.steps.vectors
+        assert abs(float(vectors[SCORE_TERMS].sum(dtype=np.float64)) + float(vectors[SCORE_BIAS][0])
+                   - explanation.score) < 1e-5
+    np.testing.assert_allclose(first.steps.vectors[SCORE_TERMS], first.steps.vectors["highway 2"]
+                               * matcher.model.head.weight[0].detach().numpy(), atol=1e-6)
     # The scores of the traced pass are the scores of the scoring pass.
     scores = matcher.score_tokens([tokenize(QUESTION)] * 3, [tokenize(c) for c in CANDIDATES])
     np.testing.assert_allclose([e.score for e in explanations], scores, atol=1e-5)

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from matching.evaluation.studies import PairedTest, paired_tests
+from matching.evaluation.studies import PairedTest, p_text, paired_tests
 
 ECIR_TABLE1_WIKIQA = Path(__file__).resolve().parent / "papers" / "ecir2019-table1-wikiqa.json"
 """The WikiQA half of the ECIR 2019 paper's Table 1, as printed there (reference data, its source named inside)."""
@@ -133,5 +133,5 @@ def verdicts(rows: list[dict[str, Any]]) -> list[str]:
         else:
             reading = "(Q) does not beat the Original here: the claim does not hold on this split"
         found.append(f"{family}: {reading} ({question['ours MAP']:.4f} against {original['ours MAP']:.4f} MAP, "
-                     f"{difference:+.4f}, p = {p:.3f}); {claim}.")
+                     f"{difference:+.4f}, p = {p_text(p)}); {claim}.")
     return found

@@ -51,6 +51,12 @@ class PairedTest:
     resamples: int = RESAMPLES
 
 
+def p_text(p: float) -> str:
+    """A p-value with three decimals, or '<0.001' below that (the smallest a randomisation test of 9,999
+    sign flips gives is 0.0001: '0.000' would read as impossible)."""
+    return f"{p:.3f}" if p >= 0.001 else "<0.001"
+
+
 def gates(matcher: Matcher) -> list[AttentionGate]:
     return [m for m in matcher.model.modules() if isinstance(m, AttentionGate)]
 

@@ -137,7 +137,9 @@ def attention_chart(tokens: Sequence[Token], weights: np.ndarray, heading: str, 
                  "axis": {"format": ".2f", "labelOverlap": True, "labelFlush": True}},
         color={"field": "kind", "type": "nominal",
                "scale": {"domain": ["known word", "unknown word"], "range": [ACCENT, UNKNOWN]},
-               "legend": {"title": None, "orient": "bottom", "direction": "vertical", "labelLimit": 0}},
+               # The legend only where it tells something: a text with an unknown word.
+               "legend": {"title": None, "orient": "bottom", "direction": "vertical", "labelLimit": 0}
+               if any(row["kind"] == "unknown word" for row in rows) else None},
         tooltip=[{"field": "position", "type": "quantitative"}, {"field": "word", "type": "nominal"},
                  {"field": "weight", "type": "quantitative", "format": ".4f"},
                  {"field": "times uniform", "type": "quantitative", "format": ".2f"},
@@ -145,8 +147,16 @@ def attention_chart(tokens: Sequence[Token], weights: np.ndarray, heading: str, 
         label_limit=150, row_px=ROW_PX, rule=rule, heading=heading, subtitle=subtitle)
 
 
-def deletion_chart(rows: Sequence[Mapping[str, Any]], heading: str, subtitle: str | None = None) -> Spec:
-    """Word-deletion effects: one bar per word in text order, green where the word raised the score."""
+def effect_domain(*row_lists: Sequence[Mapping[str, Any]]) -> tuple[float, float]:
+    """One x range for deletion charts shown side by side (0 always inside), so equal bars mean equal effects."""
+    effects = [float(r["effect"]) for rows in row_lists for r in rows if r["effect"] is not None]
+    return min(0.0, *effects), max(0.0, *effects)
+
+
+def deletion_chart(rows: Sequence[Mapping[str, Any]], heading: str, subtitle: str | None = None,
+                   domain: tuple[float, float] | None = None) -> Spec:
+    """Word-deletion effects: one bar per word in text order, green where the word raised the score;
+    `domain` fixes the x range (two charts on one scale, `effect_domain`)."""
     bars = [{"position": int(r["position"]), "word": str(r["word"]), "effect": float(r["effect"]),
              "rank": _plain(r["rank"]), "rank after": _plain(r["rank after"]),
              "label": f"{int(r['position'])}. {short(str(r['word']), 24)}",
@@ -155,7 +165,8 @@ def deletion_chart(rows: Sequence[Mapping[str, Any]], heading: str, subtitle: st
     rule = {"data": {"values": [{"x": 0.0}]}, "mark": {"type": "rule", "color": "#374151"},
             "encoding": {"x": {"field": "x", "type": "quantitative"}}}
     return _word_bars(
-        bars, x={"field": "effect", "type": "quantitative", "title": "score - score without the word"},
+        bars, x={"field": "effect", "type": "quantitative", "title": "score - score without the word",
+                 **({"scale": {"domain": list(domain), "nice": False}} if domain else {})},
         color={"field": "direction", "type": "nominal",
                "scale": {"domain": ["raises the score", "lowers the score"], "range": [POSITIVE, NEGATIVE]},
                "legend": {"title": None, "orient": "bottom", "columns": 1}},

@@ -309,6 +309,9 @@ LEARNED_MATCH = "learned match"
 """The score term of a family's own network, beside the keyword term's features (`Terms`)."""
 KEYWORD_VALUES, KEYWORD_WEIGHTS = "keyword features", "keyword weights"
 """The pair vectors of a keyword term: the features x of each pair and the weights w (term k = w_k x_k)."""
+SCORE_TERMS, SCORE_BIAS = "score weight × last layer", "score bias"
+"""A family whose score is a linear layer over its last vector may trace that layer's terms w_i h_i and its
+bias b (as a one-number vector): they add up to the learned match exactly, and the walkthrough shows so."""
 
 
 def trace_parts_of(params: ModelParams) -> frozenset[Part]:

@@ -29,7 +29,16 @@ from typing import Any
 import torch
 from torch import nn
 
-from matching.models.base import EncodedTexts, ForwardTrace, MatchingModel, PairBatch, SideSteps, register
+from matching.models.base import (
+    SCORE_BIAS,
+    SCORE_TERMS,
+    EncodedTexts,
+    ForwardTrace,
+    MatchingModel,
+    PairBatch,
+    SideSteps,
+    register,
+)
 from matching.models.blocks import (
     CastCompressions,
     Highway,
@@ -91,7 +100,8 @@ MEANMAX_STEP = Step("meanmax", View.PAIR_VECTORS, "MeanMax: one vector per text"
                     shows=PAIR_VECTORS[:2])
 HIGHWAY_STEP = Step("highway", View.PAIR_VECTORS, "Two highway layers, then the score", "The two text vectors, "
                     "their product and their difference go through two highway layers; a linear layer turns the "
-                    "last into the score.", shows=PAIR_VECTORS[2:])
+                    "last into the score: each of its numbers times its weight, summed, plus a bias.",
+                    shows=(*PAIR_VECTORS[2:], SCORE_TERMS))
 
 
 def meanmax(states: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
@@ -196,7 +206,8 @@ class MCAN(MatchingModel):
                               products={AFFINITY: Product(q_f * real[0], a_f * real[1], cosine=False)}),
             weights={MAX_WEIGHTS: WordWeights(q_max, a_max), MEAN_WEIGHTS: WordWeights(q_mean, a_mean)},
             channels=Channels(CHANNEL_NAMES, q_features * real[0], a_features * real[1]),
-            vectors=dict(zip(PAIR_VECTORS, (q_vector, a_vector, first, second), strict=True)))
+            vectors={**dict(zip(PAIR_VECTORS, (q_vector, a_vector, first, second), strict=True)),
+                     SCORE_TERMS: second * self.head.weight[0], SCORE_BIAS: self.head.bias.expand(len(score), 1)})
 
     @classmethod
     def parts(cls, params: ModelParams) -> frozenset[Part]:

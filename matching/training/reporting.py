@@ -11,7 +11,7 @@ import numpy as np
 from scipy.stats import ttest_ind
 
 from matching.evaluation.dataset import Evaluation
-from matching.evaluation.studies import paired_tests
+from matching.evaluation.studies import p_text, paired_tests
 from matching.training.cards import PAPER_GROUP, ModelCard, data_name, markdown_table, seed_line, trained_on_dev
 
 TESTED_AGAINST = ("original order", "word overlap")
@@ -30,7 +30,7 @@ def model_row(card: ModelCard) -> dict[str, Any]:
                            "test P@1": test.get("P@1")}
     for baseline in TESTED_AGAINST:
         found = tests.get(baseline)
-        row[f"vs {baseline}: ΔMAP (p)"] = f"{found.difference:+.4f} ({found.p_value:.3f})" if found else None
+        row[f"vs {baseline}: ΔMAP (p)"] = f"{found.difference:+.4f} ({p_text(found.p_value)})" if found else None
     row["entropy"] = attention.entropy if attention else None
     row["top-weight ratio"] = attention.top_weight_ratio if attention else None
     row["uniform-α MAP"] = attention.uniform_MAP if attention else None
@@ -99,9 +99,9 @@ def runs_table(works: Sequence[Path], against: str | None = None) -> str:
             "uniform-α MAP mean": float(np.mean([a.uniform_MAP for a in attention])) if attention else None}
         if against:
             comparable = name != against and dev and reference and len(dev) > 1 and len(reference) > 1
+            welch = ttest_ind(dev, reference, equal_var=False).pvalue if comparable else None
             row[f"dev vs {against}: Δ mean (Welch p)"] = (
-                f"{np.mean(dev) - np.mean(reference):+.4f} ({ttest_ind(dev, reference, equal_var=False).pvalue:.3f})"
-                if comparable else None)
+                f"{np.mean(dev) - np.mean(reference):+.4f} ({p_text(welch)})" if welch is not None else None)
         rows.append(row)
     return markdown_table(rows)
 

@@ -170,11 +170,13 @@ def _details(name: str, c: ModelContrast, view: CompareView, ranking: Ranking, l
     effects = view.deletions.get(name)
     if effects:
         st.markdown("**Word deletion**: the score without each word, scored from scratch")
+        st.caption("Both charts share one scale: equal bars are equal effects.")
         columns = st.columns(2, gap="medium")
+        domain = charts.effect_domain(effects[a].rows("answer"), effects[b].rows("answer"))
         for column, label, index in ((columns[0], label_a, a), (columns[1], label_b, b)):
             with column:
-                components.altair(charts.deletion_chart(effects[index].rows("answer"), f"{label}: its words", name),
-                                  key=f"compare_deletion_{name}_{index}")
+                components.altair(charts.deletion_chart(effects[index].rows("answer"), f"{label}: its words", name,
+                                                        domain), key=f"compare_deletion_{name}_{index}")
         st.dataframe(_question_effects(effects, a, b), hide_index=True, width="stretch",
                      key=f"compare_question_deletion_{name}", column_config={
                          "effect on A": st.column_config.NumberColumn(format="%+.4f"),
