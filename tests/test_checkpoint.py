@@ -166,6 +166,15 @@ def test_load_all_skips_a_broken_checkpoint(make_matcher: MatcherFactory, vector
     np.testing.assert_array_equal(scores(loaded["good-model"]), scores(good))
 
 
+def test_load_all_names_a_repeated_name_by_its_folder(make_matcher: MatcherFactory, vectors: WordVectors,
+                                                      tmp_path: Path) -> None:
+    for seed in (1, 2):  # the seeds of one configuration carry the configuration's name
+        save_checkpoint(make_matcher(seed=seed, name="same"), tmp_path / f"same-seed-{seed}")
+    loaded, errors = load_all(tmp_path, vectors)
+    assert list(loaded) == ["same", "same-seed-2"] and not errors
+    assert not np.array_equal(scores(loaded["same"]), scores(loaded["same-seed-2"]))
+
+
 def test_load_all_without_a_folder(vectors: WordVectors, tmp_path: Path) -> None:
     loaded, errors = load_all(tmp_path / "missing", vectors)
     assert loaded == {} and "not found" in errors[str(tmp_path / "missing")]

@@ -86,3 +86,51 @@ def test_the_rank_split_adds_up_for_every_model(make_matcher: MatcherFactory) ->
         assert kw["learned match"] + kw["keywords"] == pytest.approx(kw["score"], abs=1e-5)  # type: ignore[operator]
         assert sum(kw[f] for f in KEYWORD_FEATURES) == pytest.approx(kw["keywords"], abs=1e-6)  # type: ignore[misc]
         assert plain["keywords"] is None and plain["learned match"] == plain["score"]
+
+
+def test_answer_type_kinds_read_the_vocabulary() -> None:
+    from matching.models.blocks.keywords import DATE, HOW, NUMBER, QUANTITY, WHEN, answer_type_kinds
+
+    kinds = answer_type_kinds(["1945", "eight", "3.5", "march", "1990s", "paris", "many", "how", "when"])
+    assert kinds["1945"] == NUMBER | DATE and kinds["eight"] == NUMBER and kinds["3.5"] == NUMBER
+    assert kinds["march"] == DATE and kinds["1990s"] == DATE and "paris" not in kinds
+    assert kinds["many"] == QUANTITY and kinds["how"] == HOW and kinds["when"] == WHEN
+
+
+def test_answer_type_features_ask_and_give(vectors: object, tmp_path: Path) -> None:
+    from matching.explain.matcher import Matcher
+    from matching.models.base import build_model, fit_to_corpus
+    from matching.models.blocks.keywords import ALL_KEYWORD_FEATURES
+
+    tokens, _ = tokenize_lists(toy_lists(0, 6))
+    corpus = Corpus.of((c for t in tokens for c in t.candidates), vectors)  # type: ignore[arg-type]
+    with pytest.raises(ParamsError, match="needs keywords"):
+        MVLSTMParams(keyword_answer_types=True).validate()
+    params = sized_for_corpus(MVLSTMParams(hidden_size=4, k=2, mlp_hidden=4, keywords=True,
+                                           keyword_answer_types=True), corpus)
+    assert params.answer_type_words > 20_000  # GloVe's number and date words
+    torch.manual_seed(0)
+    model = build_model(params)
+    fit_to_corpus(model, corpus)
+    with torch.no_grad():
+        model.keywords.weights.copy_(torch.tensor([0.5, 0.5, 0.1, 2.0, 3.0]))  # type: ignore[union-attr]
+    matcher = Matcher("types", model, vectors)  # type: ignore[arg-type]
+
+    def types(question: str, answers: list[str]) -> list[list[float]]:
+        found = matcher.explain(question, answers)
+        for e in found:  # the split still adds up, with the two new terms
+            assert list(e.keyword_terms) == list(ALL_KEYWORD_FEATURES)
+            assert e.learned_score + e.keyword_score == pytest.approx(e.score, abs=1e-5)
+        return [[e.keyword_terms[f] / w for f, w in zip(ALL_KEYWORD_FEATURES[3:], (2.0, 3.0), strict=True)]
+                for e in found]
+
+    assert types("how many legs does a spider have", ["a spider has eight legs", "a spider has legs",
+                                                      "how many legs : 8 legs"]) == [[1, 0], [0, 0], [1, 0]]
+    assert types("how many 8 legs", ["8 legs"]) == [[0, 0]]  # a number the question states answers nothing
+    assert types("when did the war end", ["the war ended in 1945", "the war ended"]) == [[0, 1], [0, 0]]
+    assert types("what is the capital of japan", ["tokyo, since 1869"]) == [[0, 0]]  # nothing asked
+    save_checkpoint(matcher, tmp_path / "types", {})
+    loaded = load_checkpoint(tmp_path / "types", vectors)  # type: ignore[arg-type]
+    again = loaded.explain("when did the war end", ["the war ended in 1945"])[0]
+    assert again.score == pytest.approx(matcher.explain("when did the war end", ["the war ended in 1945"])[0].score,
+                                        abs=1e-6)

@@ -17,7 +17,7 @@ import numpy as np
 
 from matching.explain.display import box_html, heading_html, shaded_html, table_html, text_of
 from matching.models import ForwardTrace, SideSteps, family_of
-from matching.models.blocks.keywords import KEYWORD_FEATURES
+from matching.models.blocks.keywords import ALL_KEYWORD_FEATURES
 from matching.models.params import ModelParams
 from matching.models.parts import Descriptor, Part
 from matching.text.tokens import Token
@@ -203,7 +203,7 @@ class Explanation:
     @property
     def keyword_terms(self) -> dict[str, float]:
         """What each keyword feature adds to the score (w_k x_k; `blocks.keywords`), empty without a keyword term."""
-        return {name: value for name, value in self.terms.items() if name in KEYWORD_FEATURES}
+        return {name: value for name, value in self.terms.items() if name in ALL_KEYWORD_FEATURES}
 
     @property
     def keyword_score(self) -> float:
@@ -213,7 +213,7 @@ class Explanation:
     @property
     def learned_score(self) -> float:
         """The score less the keyword term: what the family's own network gave, read off the trace."""
-        return float(sum(v for name, v in self.terms.items() if name not in KEYWORD_FEATURES)) if self.terms \
+        return float(sum(v for name, v in self.terms.items() if name not in ALL_KEYWORD_FEATURES)) if self.terms \
             else self.score
 
     def has(self, *parts: Part) -> bool:

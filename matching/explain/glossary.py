@@ -107,9 +107,12 @@ GENERAL_TERMS: tuple[Term, ...] = (
          "0 to its value and the score's gradient averaged along the way.", ("IG",)),
     Term("completeness residual", "What integrated gradients leave unexplained: score - baseline score - the sum "
          "of the word attributions (0 for an exact split).", ("residual",)),
-    Term("keyword term", "A learned weight times each keyword feature of the pair (word overlap, IDF-weighted "
-         "overlap, BM25), added to the learned match: score = learned match + keywords.",
+    Term("keyword term", "Learned weights times keyword features of the pair (word overlap, IDF-weighted overlap, "
+         "BM25), added to the learned match: score = learned match + keywords.",
          ("keywords", "keyword features", "IDF-weighted overlap")),
+    Term("answer-type features", "Two more keyword features of some models: the question asks for a number (or "
+         "a date) and the answer gives one it does not repeat.", ("number asked, number given",
+                                                                   "date asked, date given")),
     Term("learned match", "The part of a score that the network's own layers give, beside its keyword term.",),
     Term("baseline", "A simple ranking with no learning (original order, word overlap, BM25): a model should "
          "beat it.", ("baselines", "word overlap", "BM25", "original order")),

@@ -21,7 +21,7 @@ import numpy as np
 
 from matching.explain.explanation import Explanation, PooledCell, SideValues
 from matching.models.base import KEYWORD_VALUES, KEYWORD_WEIGHTS
-from matching.models.blocks.keywords import KEYWORD_FEATURES
+from matching.models.blocks.keywords import ALL_KEYWORD_FEATURES
 from matching.models.parts import TERMS_STEP, VIEW_NEEDS, Part, Step, View
 from matching.text.tokens import Token
 
@@ -58,8 +58,8 @@ def term_rows(explanation: Explanation) -> list[dict[str, Any]]:
         row: dict[str, Any] = {"term": name, "value": value}
         if keyword:
             row["feature x"] = row["weight w"] = None
-        if name in KEYWORD_FEATURES and keyword:
-            k = KEYWORD_FEATURES.index(name)
+        if name in ALL_KEYWORD_FEATURES and keyword:
+            k = ALL_KEYWORD_FEATURES.index(name)
             row["feature x"], row["weight w"] = float(features[k]), float(weights[k])
         rows.append(row)
     return rows

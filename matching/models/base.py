@@ -25,7 +25,7 @@ from matching.models.blocks import (
     length_mask,
     take_rows,
 )
-from matching.models.blocks.keywords import KEYWORD_FEATURES, KeywordTerm
+from matching.models.blocks.keywords import KeywordTerm, answer_type_kinds
 from matching.models.params import ModelParams, ParamsError
 from matching.models.parts import Channels, Descriptor, Matrices, Part, PooledCells, Terms, WordWeights
 from matching.text.corpus import Corpus
@@ -197,7 +197,7 @@ class MatchingModel(nn.Module):
             getattr(params, "attention_gate", "softmax"), getattr(params, "attention_temperature", 1.0),
             getattr(params, "attention_init", "default")) for side in params.attended_sides})
         self.dropout = nn.Dropout(params.dropout)
-        self.keywords = KeywordTerm(params.keyword_words) if params.keywords else None
+        self.keywords = KeywordTerm(params.keyword_words, params.answer_type_words) if params.keywords else None
         self.tuned_words = TunedWords(params.tuned_words, params.embedding_dim) if params.tune_vectors else None
 
     def read(self, side: str, vectors: torch.Tensor, unknown: torch.Tensor, lengths: torch.Tensor,
@@ -238,7 +238,7 @@ class MatchingModel(nn.Module):
             return found + keywords.sum(-1)
         own = found.terms or Terms((LEARNED_MATCH,), found.score[:, None])
         return replace(found, score=found.score + keywords.sum(-1),
-                       terms=Terms((*own.names, *KEYWORD_FEATURES), torch.cat([own.values, keywords], dim=-1)),
+                       terms=Terms((*own.names, *self.keywords.names), torch.cat([own.values, keywords], dim=-1)),
                        vectors={**found.vectors, KEYWORD_VALUES: features,
                                 KEYWORD_WEIGHTS: self.keywords.weights.detach().expand_as(features)})
 
@@ -327,7 +327,19 @@ def sized_for_corpus(params: ModelParams, corpus: Corpus) -> ModelParams:
     of the keyword term's IDF table."""
     params = family_of(params).with_corpus(params, corpus)
     params = replace(params, keyword_words=len(corpus.idf[0])) if params.keywords else params
+    if params.keyword_answer_types:
+        params = replace(params, answer_type_words=len(answer_type_table(corpus)[0]))
     return replace(params, tuned_words=len(corpus.idf[0])) if params.tune_vectors else params
+
+
+def answer_type_table(corpus: Corpus) -> tuple[torch.Tensor, torch.Tensor]:
+    """Key ids and kind flags of the vocabulary words the answer-type features read (`blocks.keywords`):
+    words of the vectors' vocabulary only, so an unknown word never has a kind."""
+    kinds = {word: flags for word, flags in answer_type_kinds(corpus.vectors.row_of).items()
+             if word in corpus.vectors.row_of}
+    rows = corpus.vectors.row_of
+    return (torch.tensor([rows[w] for w in kinds], dtype=torch.int64),
+            torch.tensor(list(kinds.values()), dtype=torch.int64))
 
 
 def fit_to_corpus(model: MatchingModel, corpus: Corpus) -> None:
@@ -336,6 +348,8 @@ def fit_to_corpus(model: MatchingModel, corpus: Corpus) -> None:
     if model.keywords is not None:
         ids, idf = corpus.idf
         model.keywords.fill(ids, idf, corpus.mean_length)
+        if model.keywords.answer_types:
+            model.keywords.fill_answer_types(*answer_type_table(corpus))
     if model.tuned_words is not None:
         model.tuned_words.fill(corpus.idf[0])
 

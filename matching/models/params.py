@@ -67,6 +67,12 @@ class ModelParams:
     keyword features of the pair (word overlap, IDF-weighted overlap, BM25; `blocks.keywords`)."""
     keyword_words: int = 0
     """How many words the keyword term's IDF table holds (the training answers'; sized from them)."""
+    keyword_answer_types: bool = False
+    """With `keywords`: two more features, whether the question asks for a number (how many, how long...)
+    and the answer gives one it does not repeat, and the same for a date (`blocks.keywords`)."""
+    answer_type_words: int = 0
+    """How many vocabulary words the answer-type table holds (number, date and cue words; sized from the
+    word vectors' vocabulary)."""
     tune_vectors: bool = False
     """A MatchLens ablation any family can have: the word vectors of the training answers' words are
     fine-tuned, as a learned offset added to GloVe's (`blocks.TunedWords`); every other word stays GloVe's."""
@@ -83,13 +89,15 @@ class ModelParams:
         _require_finite(self, "dropout")
         if not 0.0 <= self.dropout < 1.0:
             raise ParamsError(f"dropout must be in [0, 1), not {self.dropout!r}")
-        for name in ("keywords", "tune_vectors"):
+        for name in ("keywords", "tune_vectors", "keyword_answer_types"):
             if not isinstance(getattr(self, name), bool):
                 raise ParamsError(f"{name} must be true or false, not {getattr(self, name)!r}")
-        for name in ("keyword_words", "tuned_words"):
+        for name in ("keyword_words", "tuned_words", "answer_type_words"):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:
                 raise ParamsError(f"{name} must be a non-negative integer, not {value!r}")
+        if self.keyword_answer_types and not self.keywords:
+            raise ParamsError("keyword_answer_types adds features to the keyword term: it needs keywords true")
 
 
 @dataclass(frozen=True)

@@ -122,8 +122,10 @@ class ModelCard:
 
 def deviations(params: dict[str, Any], training: dict[str, Any]) -> list[str]:
     """How a configuration differs from its paper, in its family's words (`MatchingModel.deviations`)."""
-    keywords = (["MatchLens addition: a learned keyword term (word overlap, IDF-weighted overlap, BM25) added to "
-                 "the score"] if params.get("keywords") else [])
+    types = (", number asked and given, date asked and given over a table of "
+             f"{params.get('answer_type_words', 0):,} vocabulary words" if params.get("keyword_answer_types") else "")
+    keywords = ([f"MatchLens addition: a learned keyword term (word overlap, IDF-weighted overlap, BM25{types}) added "
+                 "to the score"] if params.get("keywords") else [])
     tuned = ([f"MatchLens addition: the word vectors of the {params.get('tuned_words', 0):,} training answer words "
               "fine-tuned (a learned offset to GloVe's)"] if params.get("tune_vectors") else [])
     return (family_of(str(params.get("family"))).deviations(params, training) + keywords + tuned

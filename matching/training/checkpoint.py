@@ -118,7 +118,8 @@ def load_all(root: str | Path, vectors: WordVectors | None = None
              ) -> tuple[dict[str, Matcher], dict[str, str]]:
     """Every checkpoint under `root`: (loaded models by name, load errors by folder name).
 
-    A broken checkpoint disables only itself; the others still load.
+    A broken checkpoint disables only itself; the others still load. A name given twice (the seeds
+    of one configuration side by side) hides no model: the later ones are named by their folders.
     """
     root = Path(root)
     loaded: dict[str, Matcher] = {}
@@ -131,5 +132,10 @@ def load_all(root: str | Path, vectors: WordVectors | None = None
         except CheckpointError as error:
             errors[folder.name] = str(error)
         else:
+            if matcher.name in loaded:
+                if folder.name in loaded:
+                    errors[folder.name] = f"{folder}: the name {matcher.name!r} and the folder's are both taken"
+                    continue
+                matcher.name = folder.name
             loaded[matcher.name] = matcher
     return loaded, errors

@@ -7,12 +7,24 @@ learned match + sum_k w_k x_k over a few keyword features x of the pair:
 - IDF-weighted overlap: the same, each question word weighed by its IDF;
 - BM25: Okapi BM25 of the answer for the question (k1 = 1.2, b = 0.75), per question word.
 
-IDF and the mean answer length come from the training answers only and are kept as buffers in
-the checkpoint, so scoring reads no other text. The term has no bias of its own (the learned
-part has one), so each feature's share w_k x_k is exactly what it adds to the score.
+With answer types (a configuration's choice), two more, as the answer-type features of classic
+TrecQA systems:
+
+- number asked, number given: the question asks for a quantity ("how" with "many", "much", "long",
+  "old"...) and the answer has a number word it does not share with the question;
+- date asked, date given: the question asks "when" (or for a year or date) and the answer has a
+  year, month or weekday it does not share with the question.
+
+IDF and the mean answer length come from the training answers only, the answer-type word table
+from the word vectors' vocabulary; both are kept as buffers in the checkpoint, so scoring reads no
+other text. The term has no bias of its own (the learned part has one), so each feature's share
+w_k x_k is exactly what it adds to the score.
 """
 
 from __future__ import annotations
+
+import re
+from collections.abc import Iterable
 
 import torch
 from torch import nn
@@ -21,29 +33,91 @@ from matching.models.blocks.interactions import IdfTable
 from matching.models.blocks.masks import length_mask
 
 KEYWORD_FEATURES = ("word overlap", "IDF-weighted overlap", "BM25")
+ANSWER_TYPE_FEATURES = ("number asked, number given", "date asked, date given")
+ALL_KEYWORD_FEATURES = (*KEYWORD_FEATURES, *ANSWER_TYPE_FEATURES)
+"""Every name a keyword feature can have, in the order of the features vector."""
 BM25_K1 = 1.2
 BM25_B = 0.75
 
+# Word kinds of the answer-type table, as bit flags (a year is a number and a date).
+NUMBER, DATE, QUANTITY, HOW, WHEN, TIME_NOUN = 1, 2, 4, 8, 16, 32
+NUMBER_WORD = re.compile(r"^[+-]?\d[\d,.]*%?$|^(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+                         r"twenty|thirty|forty|fifty|hundred|hundreds|thousand|thousands|million|millions|billion|"
+                         r"billions|dozen|dozens|half)$")
+DATE_WORD = re.compile(r"^(1[0-9]|20)\d\d$|^\d{3,4}s$|^(january|february|march|april|may|june|july|august|"
+                       r"september|october|november|december|monday|tuesday|wednesday|thursday|friday|saturday|"
+                       r"sunday|century|centuries)$")
+CUE_WORDS = {QUANTITY: ("many", "much", "long", "old", "far", "tall", "big", "large", "high", "deep", "fast", "wide",
+                        "heavy", "often"),
+             HOW: ("how",), WHEN: ("when",), TIME_NOUN: ("year", "date")}
+
+
+def answer_type_kinds(vocabulary: Iterable[str]) -> dict[str, int]:
+    """Each vocabulary word with a kind for the answer-type features, and its flags."""
+    kinds: dict[str, int] = {}
+    for word in vocabulary:
+        flags = (NUMBER if NUMBER_WORD.match(word) else 0) | (DATE if DATE_WORD.match(word) else 0)
+        if flags:
+            kinds[word] = flags
+    for flag, words in CUE_WORDS.items():
+        for word in words:
+            kinds[word] = kinds.get(word, 0) | flag
+    return kinds
+
 
 class KeywordTerm(nn.Module):
-    """x (B, 3) keyword features of each pair from the lookup-key ids, and w_k x_k, each feature's term."""
+    """x (B, K) keyword features of each pair from the lookup-key ids, and w_k x_k, each feature's term
+    (K = 3, or 5 with the answer-type features)."""
 
-    def __init__(self, idf_words: int) -> None:
+    def __init__(self, idf_words: int, answer_type_words: int = 0) -> None:
         super().__init__()
         self.idf = IdfTable(idf_words)
         self.register_buffer("mean_answer_length", torch.ones(()))
+        self.answer_types = answer_type_words > 0
+        self.names = ALL_KEYWORD_FEATURES if self.answer_types else KEYWORD_FEATURES
+        # The answer-type table: sorted key ids of the vocabulary words with a kind, and their flags (kept in
+        # the checkpoint only by a model that has them, so checkpoints without answer types load unchanged).
+        if self.answer_types:
+            self.register_buffer("type_ids", torch.full((answer_type_words,), -1, dtype=torch.int64))
+            self.register_buffer("type_flags", torch.zeros(answer_type_words, dtype=torch.int64))
         # Zero: training starts from the learned match alone and gives keywords the weight they earn.
-        self.weights = nn.Parameter(torch.zeros(len(KEYWORD_FEATURES)))
+        self.weights = nn.Parameter(torch.zeros(len(self.names)))
 
     @torch.no_grad()
     def fill(self, ids: torch.Tensor, idf: torch.Tensor, mean_answer_length: float) -> None:
         self.idf.fill(ids, idf, 1.0)
         self.mean_answer_length.fill_(mean_answer_length)
 
+    @torch.no_grad()
+    def fill_answer_types(self, ids: torch.Tensor, flags: torch.Tensor) -> None:
+        """The answer-type table: key ids (any order) and their kind flags (`answer_type_kinds`)."""
+        order = torch.argsort(ids)
+        self.type_ids.copy_(ids[order])
+        self.type_flags.copy_(flags[order])
+
+    def flags_of(self, ids: torch.Tensor) -> torch.Tensor:
+        """The kind flags of each id (0 for a word with no kind)."""
+        place = torch.searchsorted(self.type_ids, ids.contiguous()).clamp_max(len(self.type_ids) - 1)
+        return torch.where(self.type_ids[place] == ids, self.type_flags[place], 0)
+
+    def answer_type_features(self, question_ids: torch.Tensor, answer_ids: torch.Tensor, q_mask: torch.Tensor,
+                             a_mask: torch.Tensor, shared: torch.Tensor) -> torch.Tensor:
+        """(B, 2): number asked and given, date asked and given (1 or 0). `shared` (B, n): the answer
+        words the question has too (a number the question states is not an answer to it)."""
+        asked = torch.where(q_mask, self.flags_of(question_ids), 0)
+        given = torch.where(a_mask & ~shared, self.flags_of(answer_ids), 0)
+
+        def has(flags: torch.Tensor, kind: int) -> torch.Tensor:
+            return (flags & kind).ne(0).any(-1)
+
+        asks_number = has(asked, HOW) & has(asked, QUANTITY)
+        asks_date = has(asked, WHEN) | has(asked, TIME_NOUN)
+        return torch.stack([asks_number & has(given, NUMBER), asks_date & has(given, DATE)], dim=-1).float()
+
     def features(self, question_ids: torch.Tensor, answer_ids: torch.Tensor, question_lengths: torch.Tensor,
                  answer_lengths: torch.Tensor) -> torch.Tensor:
-        """(B, 3): word overlap, IDF-weighted overlap, BM25 per question word. Padding ids differ per
-        side and from every real id, so padding never matches."""
+        """(B, K): word overlap, IDF-weighted overlap, BM25 per question word (and the answer-type
+        features). Padding ids differ per side and from every real id, so padding never matches."""
         q_mask = length_mask(question_lengths, question_ids.shape[1])
         same = question_ids[:, :, None] == answer_ids[:, None, :]  # (B, m, n)
         found = same.any(-1) & q_mask
@@ -54,9 +128,14 @@ class KeywordTerm(nn.Module):
         frequency = same.sum(-1).to(torch.float32)
         norm = BM25_K1 * (1 - BM25_B + BM25_B * answer_lengths.to(torch.float32) / self.mean_answer_length)
         bm25 = (idf * frequency * (BM25_K1 + 1) / (frequency + norm[:, None])).sum(-1) / words
-        return torch.stack([overlap, weighted, bm25], dim=-1)
+        lexical = torch.stack([overlap, weighted, bm25], dim=-1)
+        if not self.answer_types:
+            return lexical
+        a_mask = length_mask(answer_lengths, answer_ids.shape[1])
+        shared = (same & q_mask[:, :, None]).any(1)
+        return torch.cat([lexical, self.answer_type_features(question_ids, answer_ids, q_mask, a_mask, shared)], -1)
 
     def forward(self, question_ids: torch.Tensor, answer_ids: torch.Tensor, question_lengths: torch.Tensor,
                 answer_lengths: torch.Tensor) -> torch.Tensor:
-        """(B, 3): each feature's term w_k x_k (their sum is what keywords add to the score)."""
+        """(B, K): each feature's term w_k x_k (their sum is what keywords add to the score)."""
         return self.features(question_ids, answer_ids, question_lengths, answer_lengths) * self.weights
