@@ -136,6 +136,8 @@ def test_every_page_renders(at: AppTest, name: str) -> None:
         assert len(at.get("vega_lite_chart")) >= 2
         # the shipped cards' test figures are all on WikiQA test (the combined folders keep WikiQA's)
         assert any("is on the WikiQA test split" in c for c in texts(at, "caption"))
+        why = at.expander(key="models_why")  # why the defaults, a bullet each, from pretrained/defaults.json
+        assert any("trust most on text unlike WikiQA" in plain(m.value) for m in why.markdown)
     # the input is kept in the link on every page
     assert "q" in at.query_params
 

@@ -30,13 +30,15 @@ DEFAULTS_FILE = pretrained_dir() / "defaults.json"
 
 
 @cache
-def default_set() -> tuple[tuple[str, ...], str]:
-    """(the default model names, why they are the default) from DEFAULTS_FILE; none when it is missing or bad."""
+def default_set() -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(the default model names, why they are the default, a sentence each) from DEFAULTS_FILE; none when it
+    is missing or bad."""
     try:
         raw = json.loads(DEFAULTS_FILE.read_text(encoding="utf-8"))
-        return tuple(str(name) for name in raw["models"]), str(raw.get("why", ""))
+        why = raw.get("why", ())
+        return tuple(str(name) for name in raw["models"]), (str(why),) if isinstance(why, str) else tuple(map(str, why))
     except (OSError, ValueError, KeyError, TypeError):
-        return (), ""
+        return (), ()
 
 
 def default_models(available: list[str]) -> list[str]:

@@ -33,8 +33,10 @@ st.caption("One card per checkpoint in the models folder, read from its card.jso
 _defaults, _why = default_set()
 _opening = default_models(list(state.models()))
 if _opening:
-    st.caption(f":material/star: The Rank page opens with {components.md(', '.join(_opening))}"
-               + (f": {components.md(_why)}" if _why and set(_opening) <= set(_defaults) else "."))
+    st.caption(f":material/star: The Rank page opens with {components.md(', '.join(_opening))}.")
+    if _why and set(_opening) <= set(_defaults):
+        with st.expander("Why these models open the Rank page", icon=":material/help:", key="models_why"):
+            st.markdown("\n".join(f"- {components.md(line)}" for line in _why))
 
 loaded = state.models()
 # The cards' own architecture texts name terms too: the popover explains those as well.
