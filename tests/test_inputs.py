@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from matching.text.inputs import clean_gold, join_candidates, labels_for, question_problem, remap_gold, split_candidates
+from matching.text.inputs import (
+    clean_gold,
+    join_candidates,
+    labels_for,
+    parse_input,
+    question_problem,
+    remap_gold,
+    split_candidates,
+)
 from matching.text.tokens import MAX_TEXT_CHARS
 
 
@@ -73,3 +81,12 @@ def test_parse_input_reads_every_text_once_and_keeps_the_words() -> None:
     assert parsed.labels == (0, 1)
     assert parse_input("", "x", []).problem == "Type a question: it is empty."
     assert "at least one candidate" in (parse_input("why?", " \n ", []).problem or "")
+
+
+def test_direction_controls_are_removed_with_a_note() -> None:
+    parsed = parse_input("Where\u202e is it?", "Sydney is \u202ebig\nCanberra is the capital.", [])
+    assert parsed.question == "Where is it?" and parsed.candidates.candidates[0] == "Sydney is big"
+    assert [t.text for t in parsed.question_tokens][:2] == ["Where", "is"]
+    notes = parsed.candidates.notes
+    assert len(notes) == 2 and notes[0].startswith("The question had 1") and notes[1].startswith("Line 1 had 1")
+    assert parse_input("Where is it?", "Canberra.", []).candidates.notes == ()

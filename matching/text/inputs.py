@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from matching.text.tokens import MAX_TEXT_CHARS, TextError, Token, tokenize
 
@@ -41,6 +41,23 @@ class ParsedInput:
     """Why nothing can be ranked (None when ranking is possible)."""
 
 
+DIRECTION_CONTROLS = dict.fromkeys(map(ord, "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"))
+"""Bidirectional embedding, override and isolate controls: invisible, they reverse how the text around
+them is shown ('Sydney is big' + U+202E shows reversed), so a table would show other words than the
+models read. They are removed, with a note."""
+
+
+def without_direction_controls(text: str) -> tuple[str, int]:
+    """`text` without bidirectional controls, and how many there were."""
+    cleaned = text.translate(DIRECTION_CONTROLS)
+    return cleaned, len(text) - len(cleaned)
+
+
+def _removed_note(where: str, count: int) -> str:
+    return (f"{where} had {count} invisible direction-control character(s), which reverse how text is shown; "
+            "they were removed.")
+
+
 def parse_question(question: str) -> tuple[tuple[Token, ...], str | None]:
     """The question's words, and why it cannot be ranked (None when it can)."""
     if not question.strip():
@@ -61,8 +78,11 @@ def question_problem(question: str) -> str | None:
 
 def parse_input(question: str, candidates_text: str, gold: Sequence[int]) -> ParsedInput:
     """Parse the whole input once: question words, candidate lines and their words, the gold labels."""
+    question, removed = without_direction_controls(question)
     question_tokens, problem = parse_question(question)
     candidates = split_candidates(candidates_text)
+    if removed:
+        candidates = replace(candidates, notes=(_removed_note("The question", removed), *candidates.notes))
     labels = labels_for(gold, len(candidates.candidates))
     if problem is None and not candidates.candidates:
         problem = "Type at least one candidate answer, one per line."
@@ -81,10 +101,13 @@ def split_candidates(text: str, max_candidates: int = MAX_CANDIDATES) -> Candida
     notes: list[str] = []
     total = 0
     for number, raw in enumerate(text.splitlines(), start=1):
-        line = raw.strip()
+        line, removed = without_direction_controls(raw)
+        line = line.strip()
         if not line:
             continue
         total += 1
+        if removed:
+            notes.append(_removed_note(f"Line {number}", removed))
         if len(line) > MAX_TEXT_CHARS:
             notes.append(f"Line {number} has {len(line):,} characters; the limit is {MAX_TEXT_CHARS:,}, "
                          "so it was left out.")

@@ -81,7 +81,7 @@ class Request:
 @st.cache_resource(max_entries=256, ttl=3600, show_spinner=False)
 def _parsed_request(question: str, candidates_text: str, gold: tuple[int, ...], names: tuple[str, ...]) -> Request:
     parsed = parse_input(question, candidates_text, list(gold))
-    return Request(question, parsed.question_tokens, parsed.candidates, parsed.labels, names, parsed.problem)
+    return Request(parsed.question, parsed.question_tokens, parsed.candidates, parsed.labels, names, parsed.problem)
 
 
 def request_for(question: str, candidates_text: str, gold: Sequence[int], names: Sequence[str]) -> Request:
