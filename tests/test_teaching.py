@@ -167,6 +167,8 @@ def test_a_link_to_a_missing_model_or_a_step_too_far_still_walks() -> None:
     assert_clean(at)
     assert step_heading(at).startswith(f"{step_count(at)}. ")
     assert any("not available" in c for c in texts(at, "caption"))
+    # the link names the step and the model drawn, not those asked for
+    assert at.query_params["step"] == str(step_count(at)) and at.query_params["model"] != "nosuch"
 
 
 def test_a_link_to_a_loaded_model_that_is_not_chosen_walks_that_model() -> None:

@@ -64,6 +64,7 @@ elif found is not None:
     ranking, pick = found
     if not state.presenting():
         common.edit_sidebar(ranking, pick, key="walkthrough_edit")
+    linked = (ss.get(state.STEP), ss.get(state.WALK_MODEL))  # as the link written before this page drew
     terms, choices = st.columns([1, 3], vertical_alignment="top")
     with terms:
         components.glossary(GLOSSARY_TERMS, key="walkthrough_glossary")
@@ -76,6 +77,8 @@ elif found is not None:
     walk_steps = walk.steps_for(explanation)
     step = walk.step_index(ss.get(state.STEP) or 0, explanation)
     ss[state.STEP] = step
+    if (step, ss.get(state.WALK_MODEL)) != linked:  # a step past the end, or a model not chosen: the link says
+        state.write_link()                          # what is drawn, not what was asked
     current = walk_steps[step]
     _navigation(step, walk_steps)
 
