@@ -34,7 +34,7 @@ def words(explanation: Explanation, texts: dict[str, str], key: str) -> None:
         tokens = walk.side_tokens(explanation, side)
         components.shaded_text(texts[side], tokens, None, label=side.capitalize(), key=f"{key}_{side}_text")
         st.dataframe(pd.DataFrame(walk.word_rows(explanation, side)), hide_index=True, width="stretch",
-                     key=f"{key}_{side}_table", height=min(38 + 35 * len(tokens), 280))
+                     key=f"{key}_{side}_table", height=min(38 + 35 * len(tokens), 38 + 35 * 12))  # a question whole
     st.caption("Unknown words are underlined; words past the maximum length are struck through.")
 
 
