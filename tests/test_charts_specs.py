@@ -70,3 +70,15 @@ def test_the_attention_legend_names_unknown_words_only_when_there_are_some() -> 
     spec = charts.attention_chart(unknown, np.full(3, 1 / 3), "attention")
     assert spec["layer"][0]["encoding"]["color"]["legend"] is not None
     validated(spec)
+
+
+def test_deletion_curves_name_only_the_orders_the_model_has() -> None:
+    def points(model: str, orders: tuple[str, ...]) -> list[dict[str, object]]:
+        return [{"model": model, "order": order, "fraction": f, "comprehensiveness": f, "sufficiency": 1 - f}
+                for order in orders for f in (0.0, 0.5, 1.0)]
+
+    plain = charts.curves_chart(points("cdssm", ("deletion effect", "random")), "cdssm").to_dict()
+    assert plain["encoding"]["color"]["scale"]["domain"] == ["deletion effect", "random"]
+    gated = charts.curves_chart(points("amvlstm-q", ("attention", "deletion effect", "random")), "amvlstm-q")
+    validated(gated)
+    assert gated.to_dict()["encoding"]["color"]["scale"]["domain"] == ["attention", "deletion effect", "random"]

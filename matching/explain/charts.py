@@ -200,14 +200,17 @@ def curves_chart(points: Sequence[Mapping[str, Any]], model: str) -> alt.Chart:
     data = pd.DataFrame(rows).melt(id_vars=["model", "order", "fraction"],
                                    value_vars=["comprehensiveness", "sufficiency"], var_name="measure",
                                    value_name="score drop")
+    # Only the orders this model has (no "attention" line for a model without attention), each in its colour.
+    colours = {"attention": ACCENT, "deletion effect": POSITIVE, "random": GREY}
+    orders = [order for order in colours if order in set(data["order"])]
     return alt.Chart(data).mark_line(point=True).encode(
         x=alt.X("fraction:Q", title="top k% of the words", axis=alt.Axis(format="%", tickCount=5)),
         y=alt.Y("score drop:Q", title="score - edited score"),
-        color=alt.Color("order:N", title="words ordered by", legend=alt.Legend(orient="bottom", columns=1),
-                        scale=alt.Scale(domain=["attention", "deletion effect", "random"],
-                                        range=[ACCENT, POSITIVE, GREY])),
+        color=alt.Color("order:N", title="words ordered by",
+                        legend=alt.Legend(orient="bottom", columns=1, labelLimit=0),
+                        scale=alt.Scale(domain=orders, range=[colours[order] for order in orders])),
         strokeDash=alt.StrokeDash("measure:N", title=None,
-                                  legend=alt.Legend(orient="bottom", columns=1, labelLimit=200),
+                                  legend=alt.Legend(orient="bottom", columns=1, labelLimit=0),
                                   scale=alt.Scale(domain=["comprehensiveness", "sufficiency"],
                                                   range=[[1, 0], [5, 4]])),
         tooltip=["order:N", "measure:N", alt.Tooltip("fraction:Q", format="%"),
