@@ -586,3 +586,22 @@ def test_an_unexpected_error_gives_a_message_not_a_traceback() -> None:
     at.session_state["ml_pick"] = 0
     page(at, "rank")
     assert_clean(at)  # the app recovers
+
+
+def test_fit_headers_leaves_room_for_headers_and_text_cells() -> None:
+    import pandas as pd
+    import streamlit as st
+
+    from ui.views.components import HEADER_PADDING_PX, HEADER_PX_PER_CHAR, TEXT_CHARS_SHOWN, fit_headers
+
+    def px(chars: int) -> int:
+        return HEADER_PADDING_PX + HEADER_PX_PER_CHAR * chars
+
+    frame = pd.DataFrame({"matchpyramid-q rank": [1, 2], "model": ["amvlstm-q-kw-echo", "mcan"],
+                          "text": ["x" * 200, "y"], "#": [1, 2], "hidden": [0, 0]})
+    fitted = fit_headers(frame, {"#": {"label": "#", "width": "small"}, "hidden": None,
+                                 "model": st.column_config.TextColumn("model")})
+    assert fitted["matchpyramid-q rank"]["width"] == px(len("matchpyramid-q rank"))  # the header, not "1"
+    assert fitted["model"]["width"] == px(len("amvlstm-q-kw-echo"))  # the longest name, not "model"
+    assert fitted["text"]["width"] == px(TEXT_CHARS_SHOWN)  # long text: capped, the rest scrolls
+    assert fitted["#"]["width"] == "small" and fitted["hidden"] is None  # what a page set stays

@@ -152,7 +152,7 @@ if loaded:
         rows = [model_row(c) for c in cards.values() if c and c.group == group]
         overview = pd.DataFrame(rows)
         st.dataframe(overview, hide_index=True, width="stretch", key=f"models_overview_{group}",
-                     placeholder="-", column_config=components.fit_headers(list(overview.columns), {
+                     placeholder="-", column_config=components.fit_headers(overview, {
                          c: st.column_config.NumberColumn(c, format="%.4f")
                          for c in ("test MAP", "dev MAP", "test MRR", "test P@1", "entropy", "top-weight ratio",
                                    "uniform-α MAP", "permuted-α MAP", "paper MAP")}))

@@ -166,7 +166,7 @@ def _table(ranking: Ranking, scores: bool) -> tuple[pd.DataFrame, dict[str, obje
         if scores:
             order.append(score_column(name))
             config[score_column(name)] = st.column_config.NumberColumn(score_column(name), format="%.3f")
-    return frame, components.fit_headers(order, config), order
+    return frame, components.fit_headers(frame[order], config), order
 
 
 def _shown(frame: pd.DataFrame, order: list[str]) -> pd.DataFrame:
@@ -272,7 +272,7 @@ if ranking.models:
                       if keyword_models < len(split) else ""),
                    help=glossary.help_for("keyword term", "learned match"))
         st.dataframe(split, hide_index=True, width="stretch", key="rank_split", placeholder="",
-                     column_config=components.fit_headers(split.columns, {
+                     column_config=components.fit_headers(split, {
                          c: st.column_config.NumberColumn(c, format="%+.3f") for c in split.columns if c != "model"}))
 
 if count > 1:

@@ -63,7 +63,7 @@ def _example() -> None:
                       key="sanity_randomisation_chart")
     randomised = pd.DataFrame(check.rows())
     st.dataframe(randomised, hide_index=True, width="stretch", key="sanity_randomisation",
-                 column_config=components.fit_headers(list(randomised.columns), {
+                 column_config=components.fit_headers(randomised, {
                      "score": st.column_config.NumberColumn(format="%+.3f"),
                      **{c: RHO for c in ("candidate scores", "question attention", "answer attention",
                                          "interaction matrices", "cell contributions")},
@@ -171,7 +171,7 @@ def _dataset() -> None:
                 "explanation of the question's first candidate; None: not defined for this model)")
     randomised = pd.DataFrame(result["randomisation"])
     st.dataframe(randomised, hide_index=True, width="stretch", key="sanity_randomisation_data",
-                 column_config=components.fit_headers(list(randomised.columns), {
+                 column_config=components.fit_headers(randomised, {
                      c: st.column_config.NumberColumn(format="%.3f") for c in ("MAP", *MEASURES.values())}))
 
 

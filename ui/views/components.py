@@ -69,18 +69,25 @@ HEADER_PX_PER_CHAR = 8
 HEADER_PADDING_PX = 28
 
 
-def fit_headers(columns: Sequence[str], config: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """`config` with a width for every shown column that has none, wide enough for its whole header:
-    Streamlit sizes a column to its cells, so a long header over short numbers is cut ('mcan ra...')."""
+TEXT_CHARS_SHOWN = 40
+"""A text column is made wide enough for this many characters of its longest cell, at most."""
+
+
+def fit_headers(frame: pd.DataFrame, config: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """`config` with a width for every column of `frame` that has none: wide enough for its whole header,
+    and a text column for its longest cell too (up to TEXT_CHARS_SHOWN characters). Streamlit sizes a column
+    to its cells only, so a long header over short numbers was cut ('mcan ra...')."""
     fitted: dict[str, Any] = dict(config or {})
-    for column in columns:
+    for column in frame.columns:
         entry = fitted.get(column, column)
         if entry is None:  # a hidden column
             continue
         entry = dict(entry) if isinstance(entry, Mapping) else {"label": entry}
         if entry.get("width") is None:
-            label = str(entry.get("label") or column)
-            entry["width"] = HEADER_PADDING_PX + HEADER_PX_PER_CHAR * len(label)
+            chars = len(str(entry.get("label") or column))
+            if not pd.api.types.is_numeric_dtype(frame[column]) and len(frame):
+                chars = max(chars, min(TEXT_CHARS_SHOWN, max(len(str(value)) for value in frame[column])))
+            entry["width"] = HEADER_PADDING_PX + HEADER_PX_PER_CHAR * chars
         fitted[column] = entry
     return fitted
 
