@@ -202,13 +202,12 @@ def _selected(key: str) -> None:
 
 
 def _full_table(ranking: Ranking, frame: pd.DataFrame, config: dict[str, object], order: list[str]) -> None:
-    table_head = st.columns([4, 1], vertical_alignment="center")
-    with table_head[1]:
-        st.toggle("Show scores", key="rank_scores", help="Add each system's score next to its rank.")
-    with table_head[0]:
-        st.caption("Ranks per system (rank 1 is best, bold green). Spread: how far the models' ranks for a "
-                   "candidate lie apart; pale amber at 1, amber on the ranks too at 2 or more. Click a row to "
-                   "explain it on the other pages.")
+    # The caption takes the width and the toggle its own line: beside the caption, in a column, its label
+    # was cut to "Sho..." at 1024 px.
+    st.caption("Ranks per system (rank 1 is best, bold green). Spread: how far the models' ranks for a "
+               "candidate lie apart; pale amber at 1, amber on the ranks too at 2 or more. Click a row to "
+               "explain it on the other pages.")
+    st.toggle("Show scores", key="rank_scores", help="Add each system's score next to its rank.")
     # One table widget per input: a new input starts from the shared pick, never from a stale selection.
     table_key = f"rank_table_{request.digest}"
     st.dataframe(_style(_shown(frame, order), list(ranking.models)), key=table_key,
