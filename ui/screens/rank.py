@@ -203,7 +203,7 @@ def _selected(key: str) -> None:
 
 def _full_table(ranking: Ranking, frame: pd.DataFrame, config: dict[str, object], order: list[str]) -> None:
     # The caption takes the width and the toggle its own line: beside the caption, in a column, its label
-    # was cut to "Sho..." at 1024 px.
+    # was cut to "Sho..." at a width of 1024 pixels.
     st.caption("Ranks per system (rank 1 is best, bold green). Spread: how far the models' ranks for a "
                "candidate lie apart; pale amber at 1, amber on the ranks too at 2 or more. Click a row to "
                "explain it on the other pages.")
