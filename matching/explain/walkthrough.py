@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from matching.explain.explanation import Explanation, PooledCell, SideValues
-from matching.models.base import KEYWORD_VALUES, KEYWORD_WEIGHTS
+from matching.models.base import KEYWORD_VALUES, KEYWORD_WEIGHTS, SCORE_BIAS, SCORE_TERMS
 from matching.models.blocks.keywords import ALL_KEYWORD_FEATURES
 from matching.models.parts import TERMS_STEP, VIEW_NEEDS, Part, Step, View
 from matching.text.tokens import Token
@@ -80,6 +80,22 @@ def step_index(step: int, explanation: Explanation) -> int:
 
 
 # ---------------------------------------------------------------- steps 1-2: words and vectors
+
+def pair_vector_names(explanation: Explanation, shows: tuple[str, ...] = ()) -> list[str]:
+    """The pair vectors a step draws, one strip each (`shows`, or all), in order; the score bias is a
+    number, said beside the strips (`score_layer`), not drawn."""
+    found = explanation.steps.vectors
+    return [name for name in (shows or tuple(found)) if name in found and name != SCORE_BIAS]
+
+
+def score_layer(explanation: Explanation) -> tuple[float, float] | None:
+    """(sum of the score layer's traced terms w_i h_i, its bias) where the family traces them; the two
+    add up to the learned match."""
+    found = explanation.steps.vectors
+    if SCORE_TERMS not in found or SCORE_BIAS not in found:
+        return None
+    return float(found[SCORE_TERMS].sum()), float(found[SCORE_BIAS][0])
+
 
 def side_tokens(explanation: Explanation, side: str) -> tuple[Token, ...]:
     return explanation.question_tokens if side == "question" else explanation.answer_tokens

@@ -10,7 +10,7 @@ trace, the matrix names and the architecture text, never from the family's inter
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields, replace
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any, ClassVar, Protocol
 
 import torch
@@ -29,6 +29,7 @@ from matching.models.blocks.keywords import KeywordTerm, answer_type_kinds
 from matching.models.params import ModelParams, ParamsError
 from matching.models.parts import Channels, Descriptor, Matrices, Part, PooledCells, Terms, WordWeights
 from matching.text.corpus import Corpus
+from matching.text.embeddings import WordVectors
 
 
 class TextEncoding(Protocol):
@@ -328,16 +329,17 @@ def sized_for_corpus(params: ModelParams, corpus: Corpus) -> ModelParams:
     params = family_of(params).with_corpus(params, corpus)
     params = replace(params, keyword_words=len(corpus.idf[0])) if params.keywords else params
     if params.keyword_answer_types:
-        params = replace(params, answer_type_words=len(answer_type_table(corpus)[0]))
+        params = replace(params, answer_type_words=len(answer_type_table(corpus.vectors)[0]))
     return replace(params, tuned_words=len(corpus.idf[0])) if params.tune_vectors else params
 
 
-def answer_type_table(corpus: Corpus) -> tuple[torch.Tensor, torch.Tensor]:
+@lru_cache(maxsize=1)
+def answer_type_table(vectors: WordVectors) -> tuple[torch.Tensor, torch.Tensor]:
     """Key ids and kind flags of the vocabulary words the answer-type features read (`blocks.keywords`):
-    words of the vectors' vocabulary only, so an unknown word never has a kind."""
-    kinds = {word: flags for word, flags in answer_type_kinds(corpus.vectors.row_of).items()
-             if word in corpus.vectors.row_of}
-    rows = corpus.vectors.row_of
+    words of the vectors' vocabulary only, so an unknown word never has a kind. Read once per vocabulary
+    (sizing the model and filling it both need it; it scans every word)."""
+    rows = vectors.row_of
+    kinds = {word: flags for word, flags in answer_type_kinds(rows).items() if word in rows}
     return (torch.tensor([rows[w] for w in kinds], dtype=torch.int64),
             torch.tensor(list(kinds.values()), dtype=torch.int64))
 
@@ -349,7 +351,7 @@ def fit_to_corpus(model: MatchingModel, corpus: Corpus) -> None:
         ids, idf = corpus.idf
         model.keywords.fill(ids, idf, corpus.mean_length)
         if model.keywords.answer_types:
-            model.keywords.fill_answer_types(*answer_type_table(corpus))
+            model.keywords.fill_answer_types(*answer_type_table(corpus.vectors))
     if model.tuned_words is not None:
         model.tuned_words.fill(corpus.idf[0])
 

@@ -17,7 +17,7 @@ from matching.explain import walkthrough as walk
 from matching.explain.explanation import Explanation
 from matching.explain.matrix_views import Outline
 from matching.explain.ranking import Ranking
-from matching.models.base import SCORE_BIAS, SCORE_TERMS
+from matching.models.base import SCORE_TERMS
 from ui.views import components
 
 SIDES = ("question", "answer")
@@ -242,11 +242,12 @@ def channels(explanation: Explanation, key: str, shows: tuple[str, ...] = ()) ->
 def pair_vectors(explanation: Explanation, key: str, shows: tuple[str, ...] = ()) -> None:
     """Named vectors of the pair on the way to the score, one strip each."""
     found = explanation.steps.vectors
-    names = [name for name in (shows or tuple(found)) if name in found and name != SCORE_BIAS]
+    names = walk.pair_vector_names(explanation, shows)
     for name in names:
         components.altair(charts.vector_strips(found[name][None, :], [name], name), key=f"{key}_{name}")
-    if SCORE_TERMS in names and SCORE_BIAS in found:
-        terms, bias = float(found[SCORE_TERMS].sum()), float(found[SCORE_BIAS][0])
+    layer = walk.score_layer(explanation)
+    if layer is not None and SCORE_TERMS in names:
+        terms, bias = layer
         st.markdown(f"The last strip summed, **{terms:+.4f}**, plus the bias **{bias:+.4f}**, is the learned match "
                     f"**{terms + bias:+.4f}**" + (f"; with the keywords {explanation.keyword_score:+.4f}, the score "
                                                   f"**{explanation.score:+.4f}**." if explanation.keyword_terms
