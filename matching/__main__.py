@@ -148,6 +148,32 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
         print("\n" + evaluation_notes(result, {name: matcher.card for name, matcher in models.items()}))
 
 
+def cmd_keywords(args: argparse.Namespace) -> None:
+    """Does each keyword model's keyword term decide anything on each data set (`studies.keyword_study`)?"""
+    from matching.evaluation.studies import keyword_study
+    from matching.text.data import DataError, read_toks_folder
+    from matching.text.tokenized import tokenize_lists
+    from matching.training.cards import markdown_table
+
+    models = {name: m for name, m in _load_models(args.pretrained, args.models).items() if m.model.keywords is not None}
+    if not models:
+        sys.exit("none of these models has a keyword term")
+    rows = []
+    for data in args.data:
+        try:
+            lists = tokenize_lists(read_toks_folder(Path(data) / args.split))[0]
+        except DataError as error:
+            sys.exit(f"error: {error}")
+        for name, matcher in models.items():
+            study = keyword_study(matcher, lists)
+            assert study is not None
+            rows.append({"model": name, "data": f"{Path(data).name} {args.split}", "MAP": study.MAP,
+                         "learned match alone": study.learned_MAP, "keywords alone": study.keywords_MAP,
+                         "top answer changed": f"{study.top_changed} of {study.questions}",
+                         "spread: learned": study.learned_spread, "spread: keywords": study.keywords_spread})
+    print(markdown_table(rows))
+
+
 def cmd_combine(args: argparse.Namespace) -> None:
     """One training folder from several data sets (train and dev of each), tested on one of them."""
     from matching.text.data import DataError, combine_data
@@ -290,6 +316,14 @@ def build_parser(prog: str = "python -m matching") -> argparse.ArgumentParser:
     combine.add_argument("--train-copies", nargs="+", metavar="NAME=N",
                          help="put a source's training questions in N times (e.g. trecqa=3); dev is not copied")
     combine.set_defaults(func=cmd_combine)
+
+    keywords = sub.add_parser("keywords", help="keyword models: the whole score beside the learned match alone and "
+                                               "the keywords alone, and how often the keywords change the top answer")
+    keywords.add_argument("--data", required=True, nargs="+", help="data folders, each with --split inside")
+    keywords.add_argument("--split", default="dev")
+    keywords.add_argument("--models", nargs="*")
+    keywords.add_argument("--pretrained", type=Path, default=DEFAULT_MODELS)
+    keywords.set_defaults(func=cmd_keywords)
 
     tables = sub.add_parser("paper-tables", help="a paper's table beside the checkpoints that stand for its rows")
     tables.add_argument("--data", required=True, help="folder with test/ (read once, to report)")

@@ -38,8 +38,14 @@ def models_root() -> Path:
 
 
 def paper_tables_file() -> Path:
-    """The papers' tables beside the shipped checkpoints (`python -m matching paper-tables` writes it)."""
+    """The ECIR paper's table beside the shipped checkpoints (`python -m matching paper-tables` writes it)."""
     return models_root() / "paper-tables.json"
+
+
+def paper_tables_files() -> list[Path]:
+    """Every paper's table beside the shipped checkpoints: paper-tables.json (ECIR, WikiQA), then the others
+    `python -m matching paper-tables --reference ... --out pretrained/paper-tables-<name>.json` wrote."""
+    return sorted(models_root().glob("paper-tables*.json"), key=lambda path: (path != paper_tables_file(), path.name))
 
 
 def samples_dir() -> Path:

@@ -23,6 +23,8 @@ from matching.evaluation.studies import PairedTest, p_text, paired_tests
 
 ECIR_TABLE1_WIKIQA = Path(__file__).resolve().parent / "papers" / "ecir2019-table1-wikiqa.json"
 """The WikiQA half of the ECIR 2019 paper's Table 1, as printed there (reference data, its source named inside)."""
+MCAN_TABLE2_TRECQA = Path(__file__).resolve().parent / "papers" / "mcan2018-table2-trecqa.json"
+"""The MCAN paper's Table 2 (TrecQA clean, every system trained on TRAIN-ALL), as printed there."""
 ORIGINAL = "Original"
 SETTINGS = (ORIGINAL, "(Q)", "(A)", "(Q+A)")
 """The settings of the ECIR paper's table: no omega, omega on the question, on the answer, on both."""
@@ -37,11 +39,17 @@ class Reference:
     metrics: tuple[str, ...]
     missing: str
     rows: tuple[dict[str, Any], ...]
+    test: str = "WikiQA's standard test split"
+    """The test split our figures beside the paper's are on."""
 
     @classmethod
     def read(cls, path: str | Path) -> Reference:
-        raw = json.loads(Path(path).read_text(encoding="utf-8"))
-        return cls(raw["table"], raw["source"], tuple(raw["metrics"]), raw.get("missing", ""), tuple(raw["rows"]))
+        return cls.of(json.loads(Path(path).read_text(encoding="utf-8")))
+
+    @classmethod
+    def of(cls, raw: Mapping[str, Any]) -> Reference:
+        return cls(raw["table"], raw["source"], tuple(raw["metrics"]), raw.get("missing", ""), tuple(raw["rows"]),
+                   raw.get("test", cls.test))
 
 
 def settings_of(configs: str | Path, table: str) -> dict[str, tuple[str, str]]:
@@ -85,9 +93,7 @@ class PaperTable:
     @classmethod
     def read(cls, path: str | Path) -> PaperTable:
         raw = json.loads(Path(path).read_text(encoding="utf-8"))
-        reference = raw["reference"]
-        return cls(Reference(reference["table"], reference["source"], tuple(reference["metrics"]),
-                             reference["missing"], tuple(reference["rows"])), raw["rows"], raw["verdicts"])
+        return cls(Reference.of(raw["reference"]), raw["rows"], raw["verdicts"])
 
 
 def paper_table(reference: Reference, settings: Mapping[str, tuple[str, str]], test: Mapping[str, Mapping[str, float]],
@@ -102,7 +108,8 @@ def paper_table(reference: Reference, settings: Mapping[str, tuple[str, str]], t
         row: dict[str, Any] = {"row": key[0], "setting": key[1], "model": name or "not trained here"}
         for metric in reference.metrics:
             row[f"paper {metric}"] = paper_row[metric]
-            row[f"ours {metric}"] = None if name is None else round(float(test[name][metric]), 4)
+            row[f"ours {metric}"] = None if name is None or metric not in test[name] else \
+                round(float(test[name][metric]), 4)
         row["ours MAP, 5 seeds"] = spread.get(name, "") if name else ""
         paired = tests.get(name) if name else None
         row["vs Original: ΔMAP"] = None if paired is None else round(paired.difference, 4)

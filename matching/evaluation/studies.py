@@ -4,6 +4,9 @@
   (H(alpha) / log n, 1 = uniform), the mean top-weight ratio (max alpha x n, 1 =
   uniform) and the MAP of the same model with its gate overridden at inference:
   alpha replaced by uniform weights, and by a seeded permutation of its own alpha.
+- `keyword_study`: for a model with a keyword term, on a dev set, the MAP of the whole score beside
+  the learned match alone and the keyword term alone, how often the keyword term changes the top
+  answer, and how far each part spreads within a question: does the keyword term decide anything?
 - `paired_test`: a paired randomisation (sign-flip) test on per-question AP, model
   against a baseline, via scipy.
 """
@@ -19,6 +22,7 @@ import numpy as np
 from matching.evaluation.dataset import model_scores
 from matching.evaluation.metrics import mean_metrics, question_metrics
 from matching.explain.matcher import Matcher
+from matching.models.base import KEYWORDS, LEARNED_MATCH
 from matching.models.blocks import AttentionGate
 from matching.text.tokenized import TokenizedList
 
@@ -51,6 +55,26 @@ class PairedTest:
     resamples: int = RESAMPLES
 
 
+@dataclass(frozen=True)
+class KeywordStudy:
+    """Does a keyword model's keyword term decide anything on a set of questions?"""
+
+    MAP: float
+    """The whole score: learned match + keywords."""
+    learned_MAP: float
+    """The learned match alone (the keyword term left out)."""
+    keywords_MAP: float
+    """The keyword term alone (the learned match left out)."""
+    top_changed: int
+    """Questions whose top answer by the whole score differs from the learned match's alone."""
+    questions: int
+    """Questions with at least two candidates (those where a top answer can change)."""
+    learned_spread: float
+    """Mean over those questions of the standard deviation of the learned match among its candidates."""
+    keywords_spread: float
+    """The same for the keyword term."""
+
+
 def p_text(p: float) -> str:
     """A p-value with three decimals, or '<0.001' below that (the smallest a randomisation test of 9,999
     sign flips gives is 0.0001: '0.000' would read as impossible)."""
@@ -72,6 +96,35 @@ def gate_override(matcher: Matcher, override: str, seed: int = PERMUTATION_SEED)
     finally:
         for gate in found:
             gate.override, gate.override_seed = None, 0
+
+
+@contextmanager
+def scored_alone(matcher: Matcher, part: str | None) -> Iterator[None]:
+    """Within the block, the model scores `part` alone (LEARNED_MATCH or KEYWORDS; see MatchingModel)."""
+    matcher.model.scored_alone = part
+    try:
+        yield
+    finally:
+        matcher.model.scored_alone = None
+
+
+def keyword_study(matcher: Matcher, lists: Sequence[TokenizedList]) -> KeywordStudy | None:
+    """The keyword figures of a model with a keyword term on `lists`; None for a model without one."""
+    if matcher.model.keywords is None:
+        return None
+    whole = model_scores(matcher, lists)
+    with scored_alone(matcher, LEARNED_MATCH):
+        learned = model_scores(matcher, lists)
+    with scored_alone(matcher, KEYWORDS):
+        keywords = model_scores(matcher, lists)
+    # Candidates without words score -inf in every part; they take no part in a spread or a top answer.
+    ranked = [(w[np.isfinite(w)], ln[np.isfinite(ln)], k[np.isfinite(k)])
+              for w, ln, k in zip(whole, learned, keywords, strict=True)]
+    ranked = [parts for parts in ranked if len(parts[0]) > 1]
+    changed = sum(int(np.argmax(w) != np.argmax(ln)) for w, ln, _ in ranked)
+    return KeywordStudy(mean_ap(whole, lists), mean_ap(learned, lists), mean_ap(keywords, lists), changed,
+                        len(ranked), float(np.mean([ln.std() for _, ln, _ in ranked])) if ranked else 0.0,
+                        float(np.mean([k.std() for _, _, k in ranked])) if ranked else 0.0)
 
 
 def mean_ap(scores: Sequence[np.ndarray], lists: Sequence[TokenizedList]) -> float:

@@ -199,6 +199,9 @@ class MatchingModel(nn.Module):
             getattr(params, "attention_init", "default")) for side in params.attended_sides})
         self.dropout = nn.Dropout(params.dropout)
         self.keywords = KeywordTerm(params.keyword_words, params.answer_type_words) if params.keywords else None
+        self.scored_alone: str | None = None
+        """A study's switch for a model with a keyword term (`evaluation.studies.keyword_study`): LEARNED_MATCH
+        scores the learned match alone, KEYWORDS the keyword term alone (scores only, no trace); None: both."""
         self.tuned_words = TunedWords(params.tuned_words, params.embedding_dim) if params.tune_vectors else None
 
     def read(self, side: str, vectors: torch.Tensor, unknown: torch.Tensor, lengths: torch.Tensor,
@@ -227,11 +230,16 @@ class MatchingModel(nn.Module):
     def forward(self, batch: PairBatch, trace: bool = False) -> torch.Tensor | ForwardTrace:
         """Scores (B,), or with `trace` the full ForwardTrace of this same pass: the family's learned
         match, plus the keyword term where the model has one (then split exactly in `trace.terms`)."""
-        found = self.match(batch, trace)
         if self.keywords is None:
-            return found
+            return self.match(batch, trace)
         if batch.question_ids is None or batch.answer_ids is None:
             raise ValueError("the keyword term needs the lookup-key ids of both texts")
+        if self.scored_alone is not None and not trace:
+            if self.scored_alone == LEARNED_MATCH:
+                return self.match(batch)
+            return self.keywords(batch.question_ids, batch.answer_ids, batch.question_lengths,
+                                 batch.answer_lengths).sum(-1)
+        found = self.match(batch, trace)
         features = self.keywords.features(batch.question_ids, batch.answer_ids, batch.question_lengths,
                                           batch.answer_lengths)
         keywords = features * self.keywords.weights
@@ -308,6 +316,8 @@ def ecir_deviations(params: dict[str, Any], training: dict[str, Any], sizes: lis
 
 LEARNED_MATCH = "learned match"
 """The score term of a family's own network, beside the keyword term's features (`Terms`)."""
+KEYWORDS = "keywords"
+"""The keyword term as a whole (`MatchingModel.scored_alone`)."""
 KEYWORD_VALUES, KEYWORD_WEIGHTS = "keyword features", "keyword weights"
 """The pair vectors of a keyword term: the features x of each pair and the weights w (term k = w_k x_k)."""
 SCORE_TERMS, SCORE_BIAS = "score weight × last layer", "score bias"

@@ -9,7 +9,7 @@ from functools import cache
 from typing import Any
 
 from matching.evaluation.metrics import METRICS
-from matching.evaluation.studies import AttentionStudy, PairedTest
+from matching.evaluation.studies import AttentionStudy, KeywordStudy, PairedTest
 from matching.models import family_of
 from matching.paths import pretrained_dir
 from matching.text.datasets import BUILT_IN
@@ -96,6 +96,8 @@ class ModelCard:
     """Attention figures on test (attention models only)."""
     significance: list[PairedTest] = field(default_factory=list)
     """Paired randomisation tests on test AP against the baselines."""
+    keywords: dict[str, KeywordStudy] = field(default_factory=dict)
+    """Keyword models: dev source -> does the keyword term decide there (`studies.keyword_study`)."""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -115,6 +117,7 @@ class ModelCard:
         if isinstance(raw.get("attention"), dict):
             values["attention"] = AttentionStudy(**raw["attention"])
         values["significance"] = [PairedTest(**t) for t in raw.get("significance") or []]
+        values["keywords"] = {source: KeywordStudy(**study) for source, study in (raw.get("keywords") or {}).items()}
         return cls(**values)
 
     @property
@@ -254,6 +257,24 @@ def attention_verdict(card: ModelCard) -> str:
     return f"Replacing alpha by uniform weights costs {drop:.4f} MAP: the bars carry part of the score."
 
 
+def keyword_rows(card: ModelCard) -> list[dict[str, Any]]:
+    return [{"dev set": source, "MAP": study.MAP, "learned match alone": study.learned_MAP,
+             "keywords alone": study.keywords_MAP, "top answer changed by keywords":
+             f"{study.top_changed} of {study.questions}", "spread: learned": study.learned_spread,
+             "spread: keywords": study.keywords_spread} for source, study in card.keywords.items()]
+
+
+def keyword_verdict(card: ModelCard) -> str:
+    """One plain sentence on whether the keyword term earns its place on every dev set."""
+    if not card.keywords:
+        return ""
+    beaten = [source for source, s in card.keywords.items() if s.MAP <= max(s.learned_MAP, s.keywords_MAP)]
+    if beaten:
+        return (f"On {', '.join(beaten)} the whole score does not beat both of its parts: there the keyword term "
+                "and the learned match do not add up to more than one of them.")
+    return "On every dev set the whole score beats the learned match alone and the keywords alone."
+
+
 def markdown_table(rows: list[dict[str, Any]]) -> str:
     """Rows of equal keys as a Markdown table: the first column left-aligned, floats to 4 places, None as -."""
     if not rows:
@@ -287,6 +308,11 @@ def render_card(card: ModelCard) -> str:
     if card.attention:
         attention = ("\n## Does the attention matter?\nOn test, the same model with its gate overridden at "
                      "inference:\n\n" + markdown_table(attention_rows(card)) + f"\n\n{attention_verdict(card)}\n")
+    keywords = ""
+    if card.keywords:
+        keywords = ("\n## Does the keyword term decide?\nOn each dev set, the whole score beside each of its two "
+                    "parts alone; spread: the mean standard deviation of a part among a question's candidates:\n\n"
+                    + markdown_table(keyword_rows(card)) + f"\n\n{keyword_verdict(card)}\n")
     averaged = card.log[-1].get("averaged_dev_MAP") if card.log else None
     epochs = ", ".join(map(str, card.kept_epochs))
     # A model fitted on dev was trained on it: its dev figure is a training figure, and said so.
@@ -311,7 +337,7 @@ def render_card(card: ModelCard) -> str:
 
 ### {dev_heading}
 {_table(metrics_rows(card, 'dev'))}
-{seeds}{significance}{attention}
+{seeds}{significance}{attention}{keywords}
 ## Deviations from the paper
 {deviations}
 

@@ -26,7 +26,14 @@ import torch
 from matching import __version__
 from matching.evaluation.dataset import evaluate, model_scores
 from matching.evaluation.metrics import mean_metrics, question_metrics
-from matching.evaluation.studies import AttentionStudy, PairedTest, attention_study, paired_tests
+from matching.evaluation.studies import (
+    AttentionStudy,
+    KeywordStudy,
+    PairedTest,
+    attention_study,
+    keyword_study,
+    paired_tests,
+)
 from matching.explain.matcher import Matcher
 from matching.models import ForwardTrace, PairBatch, build_model, family_of, params_from_dict
 from matching.models.base import fit_to_corpus, sized_for_corpus
@@ -89,6 +96,13 @@ class TrainingSettings:
     hard_negative_copies: int = 0
     """Hinge loss: each (correct, wrong) pair whose wrong candidate is one of the question's two with
     the most words in common with it (word overlap) comes this many extra times an epoch."""
+    keyword_solo: float = 0.0
+    """Each training unit (a question for the listwise loss, a pair for the hinge loss) is scored by the
+    keyword term alone with this probability, drawn afresh every epoch: on those, the keyword weights must
+    rank by themselves, so they grow to the size a ranker's scores need instead of staying a rounding
+    beside a learned match that fits the training questions (the keyword issue: within a question the
+    learned part spread by 1.2 to 1.9, the keywords by 0.02 to 0.09, so they never decided). The shipped
+    model is scored as always: learned match + keywords, split exactly."""
     fit_on_dev: bool = False
     """True: train on train + dev with a schedule fixed in advance (needs `average_epochs`), and
     ship the config's own seed, fixed in advance: dev chooses nothing, and its 126 questions
@@ -101,6 +115,8 @@ class TrainingSettings:
             raise ValueError(f"hard_negative_copies must be >= 0, not {self.hard_negative_copies}")
         if self.hard_negative_copies and self.loss != "hinge":
             raise ValueError("hard_negative_copies repeats (correct, wrong) pairs: it needs the hinge loss")
+        if not 0.0 <= self.keyword_solo < 1.0:
+            raise ValueError(f"keyword_solo must be in [0, 1), not {self.keyword_solo}")
 
 
 @dataclass(frozen=True)
@@ -171,6 +187,15 @@ def drop_words(batch: PairBatch, rate: float, generator: torch.Generator) -> Pai
                    answer_unknown=dropped(batch.answer_unknown, batch.answer_lengths))
 
 
+def keywords_alone_where(model: torch.nn.Module, batch: PairBatch, scores: torch.Tensor,
+                         solo: torch.Tensor) -> torch.Tensor:
+    """The scores with the learned match left out of the rows where `solo` (B,) is true: there the score is
+    the keyword term alone (`TrainingSettings.keyword_solo`)."""
+    keywords = model.keywords(batch.question_ids, batch.answer_ids, batch.question_lengths,
+                              batch.answer_lengths).sum(-1)
+    return torch.where(solo, keywords, scores)
+
+
 def dev_map(matcher: Matcher, lists: list[TokenizedList]) -> float:
     scores = model_scores(matcher, lists)
     return mean_metrics([question_metrics(s, t.item.labels) for s, t in zip(scores, lists, strict=True)])["MAP"]
@@ -226,6 +251,12 @@ class _Batches:
 
     def __len__(self) -> int:
         return len(self.units)
+
+    def unit_rows(self, chunk: list[Any]) -> torch.Tensor:
+        """(rows,) the place in `chunk` of the unit each row of its batch belongs to."""
+        if self.settings.loss == "hinge":
+            return torch.arange(len(chunk)).repeat(2)
+        return torch.repeat_interleave(torch.arange(len(chunk)), torch.tensor([len(js) for _, js in chunk]))
 
     def batch(self, chunk: list[Any]) -> tuple[PairBatch, Callable[[torch.Tensor], torch.Tensor]]:
         """The padded batch of a chunk of units, and the loss of its scores."""
@@ -303,6 +334,10 @@ def train(config: TrainingConfig, train_lists: list[RankingList], dev_lists: lis
     best_map, best_state, best_epoch, stale = -1.0, copy.deepcopy(model.state_dict()), 0, 0
     recent: list[dict[str, torch.Tensor]] = []
     penalty = settings.entropy_penalty if params.attended_sides else 0.0
+    if settings.keyword_solo and model.keywords is None:
+        raise ValueError("keyword_solo trains the keyword term alone on some questions: the model needs keywords")
+    solo_rate = settings.keyword_solo
+    solo_generator = torch.Generator().manual_seed(settings.seed + 1)
     started = time.perf_counter()
     # A terminal gets tqdm's bars updating in place; a log or a pipe one plain line an epoch, as
     # bars written there come out as hundreds of lines of carriage returns.
@@ -319,11 +354,15 @@ def train(config: TrainingConfig, train_lists: list[RankingList], dev_lists: lis
             batch, loss_of = batches.batch(batches.units[start: start + settings.batch_size])
             if settings.word_dropout:
                 batch = drop_words(batch, settings.word_dropout, dropout_generator)
-            if penalty:
-                trace = model(batch, trace=True)
-                loss = loss_of(trace.score) + penalty * attention_entropy(trace, batch)
-            else:
-                loss = loss_of(model(batch))
+            trace = model(batch, trace=True) if penalty else None
+            scores = trace.score if trace is not None else model(batch)
+            if solo_rate:
+                chunk = batches.units[start: start + settings.batch_size]
+                solo = torch.rand(len(chunk), generator=solo_generator) < solo_rate
+                scores = keywords_alone_where(model, batch, scores, solo[batches.unit_rows(chunk)])
+            loss = loss_of(scores)
+            if trace is not None:
+                loss = loss + penalty * attention_entropy(trace, batch)
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
@@ -367,6 +406,23 @@ def train(config: TrainingConfig, train_lists: list[RankingList], dev_lists: lis
     return matcher, log
 
 
+def by_source(lists: list[RankingList], source: str) -> dict[str, list[RankingList]]:
+    """The lists of a data folder by the data set each came from: a combined folder's question ids start
+    with their source's name and ':' (`text.data.combine_data`); others all belong to `source`."""
+    out: dict[str, list[RankingList]] = {}
+    for item in lists:
+        name, colon, _ = item.qid.partition(":")
+        out.setdefault(name if colon else source, []).append(item)
+    return out
+
+
+def keyword_studies(matcher: Matcher, lists: list[RankingList], source: str) -> dict[str, KeywordStudy]:
+    """`keyword_study` on each data set of `lists` (dev: read to report, like every dev figure)."""
+    studies = {name: keyword_study(matcher, tokenize_lists(part)[0])
+               for name, part in by_source(lists, source).items()}
+    return {name: study for name, study in studies.items() if study is not None}
+
+
 def architecture_text(params: ModelParams) -> str:
     return family_of(params).architecture_text(params)
 
@@ -408,7 +464,8 @@ def train_and_card(config: TrainingConfig, data: Path, vectors: WordVectors | No
         command=f"python -m matching train --config {config.path or config.name + '.json'} --data {data} "
                 f"--out pretrained/{config.name} --seed {config.settings.seed}",
         group=group_of(params, training), deviations=deviations(params, training),
-        significance=significance, attention=attention)
+        significance=significance, attention=attention,
+        keywords=keyword_studies(matcher, splits["dev"], data.name))
     return matcher, card
 
 

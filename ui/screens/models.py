@@ -3,13 +3,15 @@ training curves), and the reason any checkpoint is disabled."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pandas as pd
 import streamlit as st
 
 from matching.evaluation.metrics import METRICS
 from matching.evaluation.paper_tables import PaperTable
 from matching.explain import glossary
-from matching.paths import paper_tables_file
+from matching.paths import paper_tables_files
 from matching.training.cards import (
     KNOWN_LIMITS,
     PAPER_GROUP,
@@ -180,35 +182,43 @@ if labels:
             st.caption("The other models keep working. Replace or remove this checkpoint folder and restart the app.")
 
 def paper_tables() -> None:
-    """A paper's table, row by row, beside the checkpoints that stand for its rows (written by a command)."""
-    path = paper_tables_file()
+    """Each paper's table, row by row, beside the checkpoints that stand for its rows (written by a command)."""
     st.subheader("Paper tables", divider="gray")
-    if not path.is_file():
+    paths = paper_tables_files()
+    if not paths:
         st.info("No paper table with these models: `python -m matching paper-tables --data <WikiQA folder>` writes "
                 "one.", icon=":material/table_view:")
         return
+    for index, path in enumerate(paths):
+        paper_table_view(path, key=f"models_paper_{index}")
+
+
+def paper_table_view(path: Path, key: str) -> None:
+    """One paper's table beside ours, its verdicts and its CSV export; a clear message if it cannot be read."""
     try:
         table = PaperTable.read(path)
     except (OSError, ValueError, KeyError) as error:
-        st.warning(f"The paper table could not be read: {components.md(str(error))}", icon=":material/warning:")
+        st.warning(f"The paper table {components.md(path.name)} could not be read: {components.md(str(error))}",
+                   icon=":material/warning:")
         return
     reference = table.reference
-    st.caption(f"{components.md(reference.table)}: {components.md(reference.source)}. Beside each row: the shipped "
-               "checkpoint for that setting on WikiQA's standard test split, its test MAP over 5 seeds and its "
+    st.markdown(f"**{components.md(reference.table)}**")
+    st.caption(f"{components.md(reference.source)}. Beside each row: the shipped checkpoint for that setting on "
+               f"{components.md(reference.test)}, its test MAP over seeds and, where the paper compares settings, its "
                "paired test against its row's Original. Written by `python -m matching paper-tables` from the cards "
                "and one reading of the test split; never typed in.")
     frame = table.frame()
-    st.dataframe(frame, hide_index=True, width="stretch", key="models_paper_table", placeholder="-",
+    st.dataframe(frame, hide_index=True, width="stretch", key=f"{key}_table", placeholder="-",
                  column_config={c: st.column_config.NumberColumn(c, format="%.4f") for c in frame.columns
                                 if c.startswith(("paper ", "ours ")) and c != "ours MAP, 5 seeds"})
-    st.markdown("**Does omega on the question, (Q), beat the Original here?**")
-    for line in table.verdicts:
-        st.markdown(f"- {components.md(line)}")
+    if table.verdicts:
+        st.markdown("**Does omega on the question, (Q), beat the Original here?**")
+        for line in table.verdicts:
+            st.markdown(f"- {components.md(line)}")
     if reference.missing:
         st.caption(f":material/info: {components.md(reference.missing)}")
-    components.download("Paper table (CSV)", lambda: frame.to_csv(index=False), "matchlens-paper-table.csv",
-                        "text/csv", key="models_paper_csv", icon=":material/download:")
-
+    components.download("Paper table (CSV)", lambda: frame.to_csv(index=False), f"matchlens-{path.stem}.csv",
+                        "text/csv", key=f"{key}_csv", icon=":material/download:")
 
 paper_tables()
 

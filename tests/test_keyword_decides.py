@@ -1,0 +1,121 @@
+"""Keyword evidence that can decide: the keyword-alone training questions, the keyword study and its card."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from conftest import MatcherFactory, tiny_config, toy_lists
+
+from matching.evaluation.dataset import model_scores
+from matching.evaluation.studies import KeywordStudy, keyword_study, scored_alone
+from matching.models.base import KEYWORDS, LEARNED_MATCH
+from matching.text.data import RankingList, write_toks_folder
+from matching.text.embeddings import WordVectors
+from matching.text.tokenized import tokenize_lists
+from matching.training.cards import ModelCard, keyword_verdict, render_card
+from matching.training.trainer import TrainingSettings, by_source, keywords_alone_where, train, train_and_card
+
+
+def test_the_two_parts_alone_add_up_to_the_whole_score(make_matcher: MatcherFactory) -> None:
+    matcher = make_matcher(seed=2, name="kw", family="mvlstm", keywords=True, keyword_words=3)
+    lists = tokenize_lists(toy_lists(0, 6))[0]
+    whole = np.concatenate(model_scores(matcher, lists))
+    with scored_alone(matcher, LEARNED_MATCH):
+        learned = np.concatenate(model_scores(matcher, lists))
+    with scored_alone(matcher, KEYWORDS):
+        keywords = np.concatenate(model_scores(matcher, lists))
+    assert matcher.model.scored_alone is None  # the switch is put back
+    np.testing.assert_allclose(learned + keywords, whole, atol=1e-5)
+    assert np.abs(keywords).max() > 1e-3 and np.abs(learned - whole).max() > 1e-3
+    # The parts equal the trace's own split, the one the Rank page shows.
+    explained = matcher.explain_tokens(lists[0].question, lists[0].candidates)
+    np.testing.assert_allclose([e.keyword_score for e in explained], keywords[: len(explained)], atol=1e-5)
+    np.testing.assert_allclose([e.learned_score for e in explained], learned[: len(explained)], atol=1e-5)
+
+
+def test_the_study_counts_changed_top_answers(make_matcher: MatcherFactory) -> None:
+    matcher = make_matcher(seed=2, name="kw", family="mvlstm", keywords=True, keyword_words=3)
+    lists = tokenize_lists(toy_lists(0, 8))[0]
+    quiet = keyword_study(matcher, lists)
+    assert isinstance(quiet, KeywordStudy) and quiet.questions == 8
+    with torch.no_grad():
+        matcher.model.keywords.weights.mul_(1000.0)  # keywords now decide every ranking
+    loud = keyword_study(matcher, lists)
+    assert loud is not None and loud.MAP == pytest.approx(loud.keywords_MAP)
+    assert loud.keywords_spread > 100 * quiet.keywords_spread
+    assert loud.learned_MAP == pytest.approx(quiet.learned_MAP)
+    learned_top = [int(np.argmax(s)) for s in model_scores_alone(matcher, lists, LEARNED_MATCH)]
+    whole_top = [int(np.argmax(s)) for s in model_scores(matcher, lists)]
+    assert loud.top_changed == sum(a != b for a, b in zip(learned_top, whole_top, strict=True))
+    assert keyword_study(make_matcher(seed=2, family="mvlstm"), lists) is None  # no keyword term, no study
+
+
+def model_scores_alone(matcher, lists, part):  # type: ignore[no-untyped-def]
+    with scored_alone(matcher, part):
+        return model_scores(matcher, lists)
+
+
+def test_keywords_alone_where_replaces_only_the_chosen_rows(make_matcher: MatcherFactory) -> None:
+    from matching.models.batching import make_batch
+
+    matcher = make_matcher(seed=2, family="mvlstm", keywords=True, keyword_words=3)
+    lists = tokenize_lists(toy_lists(0, 1))[0]
+    vectors = matcher.vectors
+    questions = [vectors.encode(lists[0].question)] * len(lists[0].candidates)
+    answers = [vectors.encode(c) for c in lists[0].candidates]
+    batch = make_batch(questions, answers, 40, 60)
+    scores = matcher.model(batch)
+    solo = torch.tensor([True, False] * (len(answers) // 2) + [True] * (len(answers) % 2))
+    mixed = keywords_alone_where(matcher.model, batch, scores, solo)
+    with scored_alone(matcher, KEYWORDS):
+        keywords = matcher.model(batch)
+    torch.testing.assert_close(mixed[solo], keywords[solo])
+    torch.testing.assert_close(mixed[~solo], scores[~solo])
+
+
+def test_keyword_solo_is_validated_and_needs_a_keyword_term(toy_data: Path, vectors: WordVectors) -> None:
+    with pytest.raises(ValueError, match="keyword_solo"):
+        TrainingSettings(keyword_solo=1.0).validate()
+    config = tiny_config()
+    config = replace(config, settings=replace(config.settings, keyword_solo=0.5, loss="listwise"))
+    lists = toy_lists(0, 8)
+    with pytest.raises(ValueError, match="needs keywords"):
+        train(config, lists, toy_lists(8, 10), vectors, show_progress=False)
+
+
+def test_keyword_solo_training_grows_the_keyword_weights(vectors: WordVectors) -> None:
+    """The same seed and data, with and without keyword-alone questions: with them the keyword weights
+    must rank on their own, and end larger."""
+    base = tiny_config(keywords=True)
+    base = replace(base, settings=replace(base.settings, loss="listwise", max_epochs=3, learning_rate=0.01))
+    sizes = []
+    for solo in (0.0, 0.6):
+        config = replace(base, settings=replace(base.settings, keyword_solo=solo))
+        matcher, _ = train(config, toy_lists(0, 8), toy_lists(8, 10), vectors, show_progress=False)
+        sizes.append(float(matcher.model.keywords.weights.detach().abs().sum()))
+    assert sizes[1] > sizes[0] > 0
+
+
+def test_a_card_reports_the_study_for_each_dev_source(tmp_path: Path, vectors: WordVectors) -> None:
+    root = tmp_path / "combined"
+    train_lists = [replace(item, qid=f"one:{item.qid}") for item in toy_lists(0, 8)]
+    dev = [replace(item, qid=f"{source}:{item.qid}") for source, item in zip(("one", "two"), toy_lists(8, 10),
+                                                                              strict=True)]
+    write_toks_folder(root / "train", train_lists)
+    write_toks_folder(root / "dev", dev)
+    write_toks_folder(root / "test", toy_lists(10, 12))
+    assert list(by_source(dev, "x")) == ["one", "two"]
+    assert list(by_source([RankingList("Q1", "q", ("a",), (1,))], "x")) == ["x"]
+    _, card = train_and_card(tiny_config(keywords=True), root, vectors, show_progress=False)
+    assert list(card.keywords) == ["one", "two"] and card.keywords["one"].questions == 1
+    again = ModelCard.from_dict(json.loads(json.dumps(card.to_dict())))
+    assert again.keywords == card.keywords
+    text = render_card(card)
+    assert "## Does the keyword term decide?" in text and keyword_verdict(card) in text
+    _, plain = train_and_card(tiny_config(), root, vectors, show_progress=False)
+    assert plain.keywords == {} and "Does the keyword term decide" not in render_card(plain)
