@@ -37,14 +37,15 @@ from matching.evaluation.studies import (
 from matching.explain.matcher import Matcher
 from matching.models import ForwardTrace, PairBatch, build_model, family_of, params_from_dict
 from matching.models.base import fit_to_corpus, sized_for_corpus
-from matching.models.batching import make_batch
+from matching.models.batching import batch_on, make_batch
 from matching.models.blocks import length_mask, normalised_entropy
 from matching.models.params import ModelParams, params_to_dict
 from matching.text.baselines import BASELINES, word_overlap
 from matching.text.corpus import Corpus
 from matching.text.data import RankingList, fingerprint, read_toks_folder
-from matching.text.embeddings import EncodedText, WordVectors, load_glove
+from matching.text.embeddings import WordVectors, load_glove
 from matching.text.tokenized import TokenizedList, tokenize_lists
+from matching.text.tokens import Token
 from matching.training.cards import HARD_NEGATIVES, ModelCard, SeedStudy, deviations, group_of, render_card
 from matching.training.checkpoint import load_checkpoint, save_checkpoint
 
@@ -229,11 +230,17 @@ def attention_entropy(trace: ForwardTrace, batch: PairBatch) -> torch.Tensor:
 
 
 class _Batches:
-    """One epoch's batches and their loss, for the pairwise hinge or the listwise loss."""
+    """One epoch's batches and their loss, for the pairwise hinge or the listwise loss.
 
-    def __init__(self, lists: list[TokenizedList], questions: list[EncodedText],
-                 answers: list[list[EncodedText | None]], settings: TrainingSettings, params: ModelParams) -> None:
+    The texts are kept as tokens and looked up a batch at a time: TRAIN-ALL's 53,000 answers held as
+    vectors took over 2 GB, so memory now stays that of one batch whatever the size of the data (the
+    lookups cost about a second an epoch, and give the same vectors)."""
+
+    def __init__(self, lists: list[TokenizedList], questions: list[list[Token]],
+                 answers: list[list[list[Token] | None]], settings: TrainingSettings, params: ModelParams,
+                 vectors: WordVectors) -> None:
         self.questions, self.answers, self.settings, self.params = questions, answers, settings, params
+        self.vectors = vectors
         if settings.loss == "hinge":
             self.units: list[Any] = training_pairs(lists, settings.hard_negative_copies)
             if not self.units:
@@ -282,8 +289,9 @@ class _Batches:
                 return torch.stack(losses).mean()
 
             loss = listwise
-        batch = make_batch(questions, answers, self.params.max_question_len,  # type: ignore[arg-type]
-                           self.params.max_answer_len)
+        encode = self.vectors.encode
+        batch = make_batch([encode(q) for q in questions], [encode(a) for a in answers],  # type: ignore[arg-type]
+                           self.params.max_question_len, self.params.max_answer_len)
         return batch, loss
 
 
@@ -298,9 +306,10 @@ EpochCallback = Callable[[dict[str, float]], None]
 
 def train(config: TrainingConfig, train_lists: list[RankingList], dev_lists: list[RankingList],
           vectors: WordVectors | None = None, on_epoch: EpochCallback | None = None,
-          show_progress: bool = True) -> tuple[Matcher, list[dict[str, float]]]:
+          show_progress: bool = True, device: torch.device | None = None) -> tuple[Matcher, list[dict[str, float]]]:
     """Train one model; returns the shipped model (best-on-dev epoch, or the average of
-    the last epochs) and the per-epoch log."""
+    the last epochs) and the per-epoch log. The model and each batch are on `device` (the CPU by
+    default); the loss is taken on the CPU, where the batch's targets are."""
     from tqdm.auto import tqdm
 
     torch.set_num_threads(1)
@@ -317,16 +326,16 @@ def train(config: TrainingConfig, train_lists: list[RankingList], dev_lists: lis
     dev_tok, _ = tokenize_lists(dev_lists)
     if not any(t.item.has_relevant for t in dev_tok):
         raise ValueError("the dev data has no question with a correct candidate: no epoch can be selected")
-    questions = [vectors.encode(t.question[: params.max_question_len]) for t in train_tok]
-    answers = [[vectors.encode(c[: params.max_answer_len]) if c else None for c in t.candidates]
-               for t in train_tok]
-    batches = _Batches(train_tok, questions, answers, settings, params)
+    questions = [t.question[: params.max_question_len] for t in train_tok]
+    answers = [[c[: params.max_answer_len] if c else None for c in t.candidates] for t in train_tok]
+    batches = _Batches(train_tok, questions, answers, settings, params, vectors)
     # What the model keeps from the training answers (stored with its weights), sized before it is built.
     corpus = Corpus.of((c for t in given_tok for c in t.candidates if c), vectors)  # the given answers only
     params = sized_for_corpus(params, corpus)
     matcher = Matcher(config.name, build_model(params), vectors)
     model = matcher.model
     fit_to_corpus(model, corpus)
+    matcher.to(device or torch.device("cpu"))
     optimizer = make_optimizer(model, settings)
     generator = random.Random(settings.seed)
     dropout_generator = torch.Generator().manual_seed(settings.seed)
@@ -354,13 +363,14 @@ def train(config: TrainingConfig, train_lists: list[RankingList], dev_lists: lis
             batch, loss_of = batches.batch(batches.units[start: start + settings.batch_size])
             if settings.word_dropout:
                 batch = drop_words(batch, settings.word_dropout, dropout_generator)
+            batch = batch_on(batch, matcher.device)
             trace = model(batch, trace=True) if penalty else None
             scores = trace.score if trace is not None else model(batch)
             if solo_rate:
                 chunk = batches.units[start: start + settings.batch_size]
                 solo = torch.rand(len(chunk), generator=solo_generator) < solo_rate
                 scores = keywords_alone_where(model, batch, scores, solo[batches.unit_rows(chunk)])
-            loss = loss_of(scores)
+            loss = loss_of(scores.cpu())
             if trace is not None:
                 loss = loss + penalty * attention_entropy(trace, batch)
             optimizer.zero_grad()
@@ -376,9 +386,11 @@ def train(config: TrainingConfig, train_lists: list[RankingList], dev_lists: lis
         epochs.set_postfix(loss=f"{entry['train_loss']:.4f}", dev_MAP=f"{current:.4f}",
                            best=f"{max(best_map, current):.4f}")
         if plain:
+            # The time left if every epoch takes the mean so far (early stopping can only shorten it).
+            left = entry["seconds"] / epoch * (settings.max_epochs - epoch)
             print(f"{config.name} (seed {settings.seed}): epoch {epoch}/{settings.max_epochs}, train loss "
-                  f"{entry['train_loss']:.4f}, dev MAP {current:.4f} ({entry['seconds']:.0f} s)", file=sys.stderr,
-                  flush=True)
+                  f"{entry['train_loss']:.4f}, dev MAP {current:.4f} ({entry['seconds']:.0f} s, about "
+                  f"{left:.0f} s left)", file=sys.stderr, flush=True)
         if on_epoch:
             on_epoch(entry)
         if settings.average_epochs:
@@ -441,11 +453,11 @@ def test_figures(matcher: Matcher, lists: list[RankingList]
 
 
 def train_and_card(config: TrainingConfig, data: Path, vectors: WordVectors | None = None,
-                   show_progress: bool = True) -> tuple[Matcher, ModelCard]:
+                   show_progress: bool = True, device: torch.device | None = None) -> tuple[Matcher, ModelCard]:
     """Train on data/train with dev selection, then read test once for the card."""
     vectors = vectors or load_glove()
     splits = {split: read_toks_folder(data / split) for split in ("train", "dev")}
-    matcher, log = train(config, splits["train"], splits["dev"], vectors, show_progress=show_progress)
+    matcher, log = train(config, splits["train"], splits["dev"], vectors, show_progress=show_progress, device=device)
     dev = evaluate(splits["dev"], {config.name: matcher})
     splits["test"] = read_toks_folder(data / "test")  # read once, after selection
     test, test_baselines, significance, attention = test_figures(matcher, splits["test"])
@@ -475,7 +487,8 @@ def save_trained(matcher: Matcher, card: ModelCard, out: Path) -> None:
 
 
 def seed_study(config: TrainingConfig, data: Path, seeds: list[int], work: Path, force: bool = False,
-               vectors: WordVectors | None = None, show_progress: bool = True) -> tuple[Path, ModelCard]:
+               vectors: WordVectors | None = None, show_progress: bool = True,
+               device: torch.device | None = None) -> tuple[Path, ModelCard]:
     """Train `config` once per seed under work/<name>/seed-N (reusing finished runs unless
     `force`), and choose the seed to ship by dev MAP, never by test.
 
@@ -488,7 +501,7 @@ def seed_study(config: TrainingConfig, data: Path, seeds: list[int], work: Path,
             card = ModelCard.from_dict(json.loads((folder / "card.json").read_text(encoding="utf-8")))
         else:
             matcher, card = train_and_card(replace(config, settings=replace(config.settings, seed=seed)), data,
-                                           vectors, show_progress)
+                                           vectors, show_progress, device)
             save_trained(matcher, card, folder)
         cards.append(card)
     dev = [c.metrics["dev"]["MAP"] for c in cards]
