@@ -16,6 +16,8 @@ import numpy as np
 from matching.paths import app_dir, pretrained_dir
 
 DEFAULT_MODELS = pretrained_dir()  # the checkout's pretrained/, or the installed copy's
+DEVICE = {"choices": ["cpu", "cuda", "auto"], "default": "cpu",
+          "help": "where the models run: cpu, cuda, or auto (cuda where this machine has it)"}
 
 
 def _load_models(root: Path, names: list[str] | None):  # type: ignore[no-untyped-def]
@@ -62,13 +64,23 @@ def cmd_explain(args: argparse.Namespace) -> None:
     print("\nbaselines: " + "; ".join(f"{n}: ranks {r.tolist()}" for n, r in ranking.baseline_ranks.items()))
 
 
+def _device(name: str):  # type: ignore[no-untyped-def]
+    """--device as a torch device, chosen once here (`Matcher.to`, `train`)."""
+    from matching.explain.matcher import choose_device
+
+    try:
+        return choose_device(name)
+    except ValueError as error:
+        sys.exit(f"error: {error}")
+
+
 def cmd_train(args: argparse.Namespace) -> None:
     from matching.training.trainer import load_config, save_trained, train_and_card
 
     config = load_config(args.config)
     if args.seed is not None:
         config = replace(config, settings=replace(config.settings, seed=args.seed))
-    matcher, card = train_and_card(config, Path(args.data))
+    matcher, card = train_and_card(config, Path(args.data), device=_device(args.device))
     save_trained(matcher, card, Path(args.out))
     print(f"saved {args.out}: dev MAP {card.metrics['dev']['MAP']:.4f}, test MAP {card.metrics['test']['MAP']:.4f}")
 
@@ -79,7 +91,8 @@ def cmd_sweep(args: argparse.Namespace) -> None:
 
     for path in args.config:
         config = load_config(path)
-        run, card = seed_study(config, Path(args.data), args.seeds, Path(args.work), args.force)
+        run, card = seed_study(config, Path(args.data), args.seeds, Path(args.work), args.force,
+                               device=_device(args.device))
         out = Path(args.out) / config.name
         card = replace(card, command=f"python -m matching sweep --config {path} --data {args.data} "
                                      f"--seeds {' '.join(map(str, args.seeds))} --out {args.out}")
@@ -134,13 +147,20 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
     # over a large file that cache grew to ~0.5 GB while rarely being hit (the scores are the same).
     os.environ.setdefault("ONEDNN_PRIMITIVE_CACHE_CAPACITY", "0")
     models = _load_models(args.pretrained, args.models)
+    if args.engine == "ray" and (args.address or args.resume) and not args.out:
+        sys.exit("error: --address and --resume need --out, a folder for the shards' results (on a cluster, one "
+                 "every machine can write)")
+    device = _device(args.device)
     for data in args.data:  # each data set on its own, with its own baselines and tests
         path = Path(data) / args.split if args.split else Path(data)
         try:
-            lists = open_ranking_file(path)
-            with ConsoleProgress() as display:
-                result = evaluate(lists, models, progress=EvaluationProgress(lists.questions, lists.pairs,
-                                                                             list(models), display))
+            if args.engine == "ray":
+                result = _evaluate_on_ray(args, path, models)
+            else:
+                lists = open_ranking_file(path)
+                with ConsoleProgress() as display:
+                    result = evaluate(lists, {name: matcher.to(device) for name, matcher in models.items()},
+                                      progress=EvaluationProgress(lists.questions, lists.pairs, list(models), display))
         except DataError as error:
             sys.exit(f"error: {error}")
         print(f"\n{path}: {result.evaluated} questions ({len(result.skipped)} skipped)\n")
@@ -172,6 +192,36 @@ def cmd_keywords(args: argparse.Namespace) -> None:
                          "top answer changed": f"{study.top_changed} of {study.questions}",
                          "spread: learned": study.learned_spread, "spread: keywords": study.keywords_spread})
     print(markdown_table(rows))
+
+
+def _evaluate_on_ray(args: argparse.Namespace, path: Path, models: dict):  # type: ignore[no-untyped-def, type-arg]
+    """`evaluate --engine ray` of one data set: its shards' results under --out (a subfolder per data set
+    when several are given), or a temporary folder dropped at the end."""
+    import tempfile
+
+    from matching.evaluation.progress import ConsoleProgress
+
+    try:
+        from matching.evaluation.ray_engine import EngineError, evaluate_ray
+    except ImportError as error:  # pragma: no cover - the optional extra is not installed
+        sys.exit(f"error: --engine ray needs Ray: pip install 'matchlens[ray]' ({error})")
+    checkpoints = {name: matcher.path for name, matcher in models.items()}
+    with tempfile.TemporaryDirectory(prefix="matchlens-ray-") as scratch:
+        out = Path(args.out or scratch)
+        if len(args.data) > 1:
+            out = out / path.name if not args.split else out / f"{path.parent.name}-{path.name}"
+        try:
+            with ConsoleProgress() as display:
+                run = evaluate_ray(path, checkpoints, out, address=args.address, workers=args.workers,
+                                   resume=args.resume, device=args.device,
+                                   progress=lambda done, pairs: display(done / max(pairs, 1),
+                                                                        f"{done:,} of {pairs:,} pairs scored"))
+        except (EngineError, ValueError) as error:
+            sys.exit(f"error: {error}")
+    print(f"Ray: {len(run.scored)} shards scored by {run.workers} workers"
+          + (f", {len(run.resumed)} already written" if run.resumed else "")
+          + (f"; results in {out}" if args.out else ""))
+    return run.evaluation
 
 
 def cmd_combine(args: argparse.Namespace) -> None:
@@ -289,6 +339,7 @@ def build_parser(prog: str = "python -m matching") -> argparse.ArgumentParser:
     train.add_argument("--data", required=True, help="folder with train/, dev/, test/")
     train.add_argument("--out", required=True)
     train.add_argument("--seed", type=int)
+    train.add_argument("--device", **DEVICE)
     train.set_defaults(func=cmd_train)
 
     sweep = sub.add_parser("sweep", help="train several seeds of each config, ship the best on dev")
@@ -298,6 +349,7 @@ def build_parser(prog: str = "python -m matching") -> argparse.ArgumentParser:
     sweep.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3, 4, 5])
     sweep.add_argument("--work", default="runs")
     sweep.add_argument("--force", action="store_true", help="retrain seeds that already have a run")
+    sweep.add_argument("--device", **DEVICE)
     sweep.set_defaults(func=cmd_sweep)
 
     evaluate = sub.add_parser("evaluate", help="metrics of the models and the baselines")
@@ -307,6 +359,18 @@ def build_parser(prog: str = "python -m matching") -> argparse.ArgumentParser:
     evaluate.add_argument("--split", help="train, dev or test (a subfolder of each --data)")
     evaluate.add_argument("--models", nargs="*")
     evaluate.add_argument("--pretrained", type=Path, default=DEFAULT_MODELS)
+    evaluate.add_argument("--device", **DEVICE)
+    evaluate.add_argument("--engine", choices=["local", "ray"], default="local",
+                          help="local: this process; ray: shards of the file scored by Ray workers, on a local "
+                               "instance or the cluster at --address (pip install 'matchlens[ray]'; "
+                               "docs/deployment.md), with the same tables")
+    evaluate.add_argument("--address", help="--engine ray: join this Ray cluster (e.g. 10.0.0.1:6379) instead of "
+                                            "starting a local instance")
+    evaluate.add_argument("--workers", type=int, help="--engine ray: scoring workers, one thread each (default: one "
+                                                      "per CPU of the machine or cluster)")
+    evaluate.add_argument("--out", help="--engine ray: folder for each shard's per-question results (Parquet)")
+    evaluate.add_argument("--resume", action="store_true",
+                          help="--engine ray: score only the shards --out does not hold yet (a stopped run)")
     evaluate.set_defaults(func=cmd_evaluate)
 
     combine = sub.add_parser("combine", help="one data folder from the train and dev splits of several")

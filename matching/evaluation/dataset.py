@@ -226,28 +226,66 @@ def chunks(lists: Iterable[RankingList], size: int) -> Iterator[tuple[int, list[
         yield first, chunk
 
 
-class _Columns:
-    """One system's per-question results, kept as arrays a chunk at a time (8 bytes a number)."""
+def system_results(scores: Sequence[np.ndarray], labels: Sequence[Sequence[int]]) -> SystemResults:
+    """One system's results on consecutive questions, from its scores of each question's candidates."""
+    values = [question_metrics(s, item_labels) for s, item_labels in zip(scores, labels, strict=True)]
+    return SystemResults({m: np.array([v[m] for v in values], dtype=np.float64) for m in METRICS},
+                         np.array([first_correct_rank(s, item_labels) or 0 for s, item_labels
+                                   in zip(scores, labels, strict=True)], dtype=np.int64),
+                         np.array([int(np.argmax(s)) for s in scores], dtype=np.int64))
 
-    def __init__(self) -> None:
-        self.metrics: dict[str, list[np.ndarray]] = {m: [] for m in METRICS}
-        self.first_correct: list[np.ndarray] = []
-        self.top: list[np.ndarray] = []
 
-    def add(self, scores: Sequence[np.ndarray], labels: Sequence[Sequence[int]]) -> None:
-        values = [question_metrics(s, item_labels) for s, item_labels in zip(scores, labels, strict=True)]
-        for metric in METRICS:
-            self.metrics[metric].append(np.array([v[metric] for v in values], dtype=np.float64))
-        self.first_correct.append(np.array([first_correct_rank(s, item_labels) or 0 for s, item_labels
-                                            in zip(scores, labels, strict=True)], dtype=np.int64))
-        self.top.append(np.array([int(np.argmax(s)) for s in scores], dtype=np.int64))
+def question_results(first: int, lists: Sequence[RankingList], read: Sequence[TokenizedList], skipped: list[str],
+                     scores: Mapping[str, Sequence[np.ndarray]]) -> Evaluation:
+    """The evaluation of a run of consecutive lists, `lists` (at positions `first`, `first` + 1, ...):
+    `read` are those tokenised (`tokenize_lists`), `skipped` why the others are left out, and `scores`
+    each model's scores of `read` (`model_scores`); the baselines are scored here. What one chunk of
+    `evaluate`'s pipeline, and one shard of the Ray engine (`ray_engine`), each come to; `assemble`
+    joins them."""
+    labels = [t.item.labels for t in read]
+    baselines = [baseline_scores(t.question, t.candidates) for t in read]
+    every = {**scores, **{name: [b[name] for b in baselines] for name in BASELINES}}
+    place = {id(item): first + n for n, item in enumerate(lists)}
+    results = {name: system_results(values, labels) for name, values in every.items()}
+    return Evaluation(
+        systems=list(every), models=list(scores), results=results,
+        overall={name: mean_over_answerable(values) for name, values in results.items()},
+        qids=[t.item.qid for t in read], questions=[t.item.question for t in read],
+        candidates=np.array([len(t.item.candidates) for t in read], dtype=np.int64),
+        correct=np.array([sum(t.item.labels) for t in read], dtype=np.int64),
+        positions=np.array([place[id(t.item)] for t in read], dtype=np.int64),
+        skipped=skipped, slices=[slicing.question_slices(t) for t in read])
 
-    def results(self) -> SystemResults:
-        def joined(parts: list[np.ndarray], dtype: type) -> np.ndarray:
-            return np.concatenate(parts) if parts else np.zeros(0, dtype=dtype)
 
-        return SystemResults({m: joined(parts, np.float64) for m, parts in self.metrics.items()},
-                             joined(self.first_correct, np.int64), joined(self.top, np.int64))
+def score_lists(first: int, lists: Sequence[RankingList], models: Mapping[str, Matcher]) -> Evaluation:
+    """`question_results` of `lists` (at positions `first`, ...), read and scored by every model in turn
+    on this thread: what `evaluate`'s pipeline does with one chunk, spread over threads there."""
+    with collector_paused:
+        read, skipped = tokenize_lists(lists)
+        known: dict[int, RowCache] = {}
+        scores = {name: model_scores(matcher, read, PAIRS_PER_BATCH, known=known.setdefault(id(matcher.vectors), {}))
+                  for name, matcher in models.items()}
+        return question_results(first, lists, read, skipped, scores)
+
+
+def assemble(models: Sequence[str], parts: Sequence[Evaluation]) -> Evaluation:
+    """One `Evaluation` from those of consecutive runs of lists (`question_results`), in the order of `parts`."""
+    systems = [*models, *BASELINES]
+
+    def joined(arrays: list[np.ndarray], dtype: type) -> np.ndarray:
+        return np.concatenate(arrays) if arrays else np.zeros(0, dtype=dtype)
+
+    results = {s: SystemResults({m: joined([p.results[s].metrics[m] for p in parts], np.float64) for m in METRICS},
+                                joined([p.results[s].first_correct for p in parts], np.int64),
+                                joined([p.results[s].top for p in parts], np.int64)) for s in systems}
+    return Evaluation(systems=systems, models=list(models), results=results,
+                      qids=[q for p in parts for q in p.qids], questions=[q for p in parts for q in p.questions],
+                      overall={s: mean_over_answerable(results[s]) for s in systems},
+                      candidates=joined([p.candidates for p in parts], np.int64),
+                      correct=joined([p.correct for p in parts], np.int64),
+                      positions=joined([p.positions for p in parts], np.int64),
+                      skipped=[reason for p in parts for reason in p.skipped],
+                      slices=[item for p in parts for item in p.slices])
 
 
 def mean_over_answerable(results: SystemResults) -> dict[str, float]:
@@ -257,61 +295,56 @@ def mean_over_answerable(results: SystemResults) -> dict[str, float]:
 
 
 def evaluate(lists: Sequence[RankingList] | RankingFile, models: Mapping[str, Matcher],
-             progress: Progress | None = None, workers: int | None = None) -> Evaluation:
+             progress: Progress | None = None, workers: int | None = None,
+             chunk_questions: int | None = None) -> Evaluation:
     """Every model and baseline on every list, with the metrics per question and overall.
 
-    A pipeline over chunks of CHUNK_QUESTIONS questions: this thread reads (tokenises) a chunk
-    and scores it with the baselines, while `workers` threads score the chunks already read with
-    each model (the forward passes release the GIL, tokenising does not: the two overlap). Once
-    every model has scored a chunk, its metrics per question are kept and its words and scores
+    A pipeline over chunks of `chunk_questions` (CHUNK_QUESTIONS) questions: this thread reads (tokenises) a chunk,
+    while `workers` threads score the chunks already read with each model (the forward passes
+    release the GIL, tokenising does not: the two overlap). Once every model has scored a chunk,
+    its baselines and metrics per question are kept (`question_results`) and its words and scores
     let go; reading waits while CHUNKS_AHEAD chunks are not done, so memory stays bounded
     whatever the size of `lists` (a `RankingFile` is read as it goes).
     `progress(done, total, what)` comes from this thread: `READING` counts questions read, each
     model's name counts its pairs scored; the stages advance side by side.
     """
     workers = default_workers() if workers is None else workers
-    systems = [*models, *BASELINES]
     if isinstance(lists, RankingFile):
         total_questions, total_pairs = lists.questions, lists.pairs
     else:
         total_questions, total_pairs = len(lists), sum(len(item.candidates) for item in lists)
-    columns = {s: _Columns() for s in systems}
-    qids: list[str] = []
-    questions: list[str] = []
-    candidates: list[int] = []
-    correct: list[int] = []
-    positions: list[int] = []
-    skipped: list[str] = []
-    slices: list[dict[str, str] | None] = []
+    parts: list[Evaluation] = []
     read_questions = 0
     scored = dict.fromkeys(models, 0)
-    # Per chunk still scored: its tokenised lists, and per model (its pairs, its scores to come).
-    in_flight: deque[tuple[list[TokenizedList], dict[str, tuple[int, Future[list[np.ndarray]]]]]] = deque()
+    # Per chunk still scored: its first position, its lists, those tokenised and why the others were
+    # left out, and per model (its pairs, its scores to come).
+    in_flight: deque[tuple[int, list[RankingList], list[TokenizedList], list[str],
+                           dict[str, tuple[int, Future[list[np.ndarray]]]]]] = deque()
 
     def finish(block: bool) -> None:
-        """Keep the metrics of the chunks every model has scored, oldest first (waiting for the
+        """Keep the results of the chunks every model has scored, oldest first (waiting for the
         oldest when `block`, not for the next ones), and report each model's progress."""
         while in_flight:
-            read, futures = in_flight[0]
+            first, chunk, read, skipped, futures = in_flight[0]
             if not block and not all(future.done() for _, future in futures.values()):
                 return
-            labels = [t.item.labels for t in read]
+            scores = {}
             for name, (pairs, future) in futures.items():
-                columns[name].add(future.result(), labels)
+                scores[name] = future.result()
                 scored[name] += pairs
                 if progress:
                     progress(scored[name], total_pairs, name)
+            parts.append(question_results(first, chunk, read, skipped, scores))
             in_flight.popleft()
             block = False
 
     # The collector stays paused for the whole run: a chunk's tokens, and the scores and metrics of
     # every question, are many objects in no cycle (see `text.collector_paused`).
     with collector_paused, ThreadPoolExecutor(max(1, workers)) as pool:
-        for first, chunk in chunks(lists, CHUNK_QUESTIONS):
+        for first, chunk in chunks(lists, chunk_questions or CHUNK_QUESTIONS):
             while len(in_flight) >= CHUNKS_AHEAD:
                 finish(block=True)
-            read, left_out = tokenize_lists(chunk)
-            skipped += left_out
+            read, skipped = tokenize_lists(chunk)
             # Each text's words are looked up once per vector table, not once per model; the cache
             # lives as long as the chunk's texts (it is keyed by their ids).
             known: dict[int, RowCache] = {}
@@ -320,19 +353,7 @@ def evaluate(lists: Sequence[RankingList] | RankingFile, models: Mapping[str, Ma
                 pairs = sum(len(t.candidates) for t in read)
                 cache = known.setdefault(id(matcher.vectors), {})
                 futures[name] = (pairs, pool.submit(model_scores, matcher, read, PAIRS_PER_BATCH, known=cache))
-            in_flight.append((read, futures))
-            place = {id(item): first + n for n, item in enumerate(chunk)}
-            for t in read:
-                qids.append(t.item.qid)
-                questions.append(t.item.question)
-                candidates.append(len(t.item.candidates))
-                correct.append(sum(t.item.labels))
-                positions.append(place[id(t.item)])
-                slices.append(slicing.question_slices(t))
-            labels = [t.item.labels for t in read]
-            baselines = [baseline_scores(t.question, t.candidates) for t in read]
-            for name in BASELINES:
-                columns[name].add([b[name] for b in baselines], labels)
+            in_flight.append((first, chunk, read, skipped, futures))
             # Scores of skipped lists' candidates count as done, so every stage ends at its total.
             for name in models:
                 scored[name] += sum(len(item.candidates) for item in chunk) - futures[name][0]
@@ -342,11 +363,7 @@ def evaluate(lists: Sequence[RankingList] | RankingFile, models: Mapping[str, Ma
             finish(block=False)
         while in_flight:
             finish(block=True)
-    results = {s: columns[s].results() for s in systems}
-    return Evaluation(systems=systems, models=list(models), results=results, qids=qids, questions=questions,
-                      overall={s: mean_over_answerable(results[s]) for s in systems},
-                      candidates=np.asarray(candidates, dtype=np.int64), correct=np.asarray(correct, dtype=np.int64),
-                      positions=np.asarray(positions, dtype=np.int64), skipped=skipped, slices=slices)
+    return assemble(list(models), parts)
 
 
 def first_correct_rank(scores: np.ndarray, labels: Sequence[int]) -> int | None:

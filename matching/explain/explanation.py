@@ -340,7 +340,7 @@ def matrix_names(params: ModelParams) -> list[str]:
 
 
 def _numpy(values: Any) -> np.ndarray | None:
-    return None if values is None else values.detach().numpy()
+    return None if values is None else values.detach().cpu().numpy()
 
 
 @dataclass(frozen=True)
@@ -381,7 +381,7 @@ class TracedExplanations(Sequence[Explanation]):
         self.model, self.params = model, params
         self.question_tokens = [tuple(t) for t in question_tokens]
         self.answer_tokens = [tuple(t) for t in answer_tokens]
-        self.scores = trace.score.detach().numpy().astype(np.float64)
+        self.scores = trace.score.detach().cpu().numpy().astype(np.float64)
         self._parts = trace.parts
         matrices, pooled = trace.matrices, trace.pooled
         self._names = () if matrices is None else matrices.names

@@ -50,6 +50,16 @@ class Matcher:
         self.model.eval()
 
     @property
+    def device(self) -> torch.device:
+        """Where the model's weights are (`to`): each batch is moved there after its words are looked up."""
+        return next(self.model.parameters()).device
+
+    def to(self, device: torch.device | str) -> Matcher:
+        """This matcher with its model on `device` (`choose_device`); scores and explanations come back on the CPU."""
+        self.model.to(device)
+        return self
+
+    @property
     def params(self) -> ModelParams:
         return self.model.params
 
@@ -63,6 +73,7 @@ class Matcher:
         """The distinct text objects of one side looked up, and encoded where the family can, once."""
         max_len = self.params.max_question_len if side == "question" else self.params.max_answer_len
         table, rows = lookup_texts(self.vectors, texts, max_len, side, known)
+        table, rows = table.to(self.device), rows.to(self.device)  # no copy on the CPU
         with _grad_mode(trace):
             return SideTexts(table, rows, self.model.encode_texts(side, table.vectors, table.unknown, table.lengths,
                                                                   table.ids, trace=trace))
@@ -128,10 +139,10 @@ class Matcher:
             question_texts = questions_read.result()
             questions_here = SideTexts(question_texts.table, question_texts.rows[part], question_texts.encoded)
             values = []
-            for pairs in torch.arange(len(answer_texts.rows)).split(batch_size):
+            for pairs in torch.arange(len(answer_texts.rows), device=answer_texts.rows.device).split(batch_size):
                 result = self._pass(questions_here, answer_texts, pairs, trace=False)
                 assert isinstance(result, torch.Tensor)
-                values.append(result.numpy())
+                values.append(result.cpu().numpy())
             return np.concatenate(values)
 
         firsts = list(range(0, len(answers), block))
@@ -155,6 +166,18 @@ class Matcher:
                 if progress:
                     progress(done)
         return scores
+
+
+def choose_device(name: str = "cpu") -> torch.device:
+    """The device named on the command line: 'cpu', 'cuda', or 'auto' (cuda where this machine has it).
+    Chosen once, where a matcher or a trainer is built; the models read it from their tensors."""
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if name not in ("cpu", "cuda"):
+        raise ValueError(f"device {name!r}: choose cpu, cuda or auto")
+    if name == "cuda" and not torch.cuda.is_available():
+        raise ValueError("device 'cuda': torch sees no CUDA device on this machine (use cpu or auto)")
+    return torch.device(name)
 
 
 ENCODED_TOGETHER = 512

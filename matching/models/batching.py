@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import torch
@@ -64,6 +64,10 @@ class TextTable:
     unknown: torch.Tensor  # (N, L) bool
     lengths: torch.Tensor  # (N,) int64, each >= 1
     ids: torch.Tensor  # (N, L) int64 lookup-key ids, PAD_ID of the side on padding
+
+    def to(self, device: torch.device) -> TextTable:
+        """The same texts on `device` (themselves where they already are)."""
+        return TextTable(self.vectors.to(device), self.unknown.to(device), self.lengths.to(device), self.ids.to(device))
 
     def rows(self, index: torch.Tensor) -> TextTable:
         """The texts at `index` (B,), padded to the longest of them."""
@@ -132,6 +136,13 @@ def pair_batch(questions: TextTable, question_encoding: TextEncoding | None, ans
     return PairBatch(questions.vectors, questions.unknown, questions.lengths, answers.vectors, answers.unknown,
                      answers.lengths, questions.ids, answers.ids, question_encoding=question_encoding,
                      answer_encoding=answer_encoding)
+
+
+def batch_on(batch: PairBatch, device: torch.device) -> PairBatch:
+    """`batch` with its tensors on `device` (itself where they are there already). Encodings are
+    made by the model, on its device, so a batch built apart (training) has none to move."""
+    moved = {name: value.to(device) for name, value in vars(batch).items() if isinstance(value, torch.Tensor)}
+    return replace(batch, **moved) if any(moved[n] is not getattr(batch, n) for n in moved) else batch
 
 
 def make_token_batch(vectors: WordVectors, questions: Sequence[Sequence[Token]],

@@ -98,7 +98,7 @@ class CDSSM(MatchingModel):
             return score
 
         def window_share(kept: torch.Tensor, width: int) -> torch.Tensor:
-            counts = torch.zeros(kept.shape[0], width, dtype=score.dtype)
+            counts = torch.zeros(kept.shape[0], width, dtype=score.dtype, device=score.device)
             counts.scatter_add_(1, kept, torch.ones_like(kept, dtype=score.dtype))
             return counts / kept.shape[1]
 

@@ -127,8 +127,9 @@ class MVLSTM(MatchingModel):
         # contribution is the sum of its slots'; filler slots are constants and join the bias.
         real = ~pooled.filler.flatten(1)
         count, (rows, cols) = matrices.shape[1], matrices.shape[2:]
-        cell_index = ((torch.arange(count)[None, :, None] * rows + pooled.rows) * cols + pooled.cols).flatten(1)
-        cells = torch.zeros(matrices.shape[0], count * rows * cols, dtype=matrices.dtype)
+        cell_index = ((torch.arange(count, device=matrices.device)[None, :, None] * rows + pooled.rows) * cols
+                      + pooled.cols).flatten(1)
+        cells = torch.zeros(matrices.shape[0], count * rows * cols, dtype=matrices.dtype, device=matrices.device)
         cells.scatter_add_(1, torch.where(real, cell_index, 0), torch.where(real, contributions, 0.0))
         names = tuple(self.matrix_names(self.params))
         return ForwardTrace(

@@ -38,7 +38,7 @@ def save_checkpoint(matcher: Matcher, folder: Path, card: dict[str, Any] | None 
     folder.mkdir(parents=True, exist_ok=True)
     config = {"format": FORMAT, "format_version": FORMAT_VERSION, "name": matcher.name,
               "params": params_to_dict(matcher.params), "vocabulary": matcher.vectors.describe()}
-    state = {key: value.detach().contiguous() for key, value in matcher.model.state_dict().items()}
+    state = {key: value.detach().cpu().contiguous() for key, value in matcher.model.state_dict().items()}
     save_file(state, str(folder / WEIGHTS), metadata={"format": FORMAT, "format_version": str(FORMAT_VERSION)})
     (folder / CONFIG).write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
     if card is not None:

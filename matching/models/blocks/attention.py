@@ -132,5 +132,6 @@ def shuffled_positions(words: torch.Tensor, seed: int) -> torch.Tensor:
     (L, d): the same for the same text and seed, whatever else is scored and in whatever order.
     (One random stream shared by the texts gave another shuffle on every run, since scoring runs
     blocks of texts on several threads in no fixed order.)"""
-    digest = zlib.crc32(words.detach().contiguous().numpy().tobytes())
-    return torch.randperm(words.shape[0], generator=torch.Generator().manual_seed(seed * 2**32 + digest))
+    digest = zlib.crc32(words.detach().cpu().contiguous().numpy().tobytes())
+    return torch.randperm(words.shape[0], generator=torch.Generator().manual_seed(seed * 2**32 + digest)
+                          ).to(words.device)

@@ -70,7 +70,7 @@ class BiLSTMEncoder(nn.Module):
         # Sorted by length, each run is a slice of consecutive rows: read and written in place
         # (views, no gathers), then one gather puts the rows back in their order.
         order = torch.argsort(lengths, stable=True)
-        in_order = bool((order == torch.arange(batch)).all())
+        in_order = bool((order == torch.arange(batch, device=order.device)).all())
         if not in_order:
             vectors, lengths = vectors.index_select(0, order), lengths.index_select(0, order)
         states: torch.Tensor | None = None

@@ -99,8 +99,8 @@ def dynamic_max_pool(features: torch.Tensor, row_lengths: torch.Tensor, col_leng
     """
     batch, count = features.shape[:2]
     (rows, cols), (grid_rows, grid_cols) = stretch, grid
-    row_index = (torch.arange(rows)[None, :] * row_lengths[:, None]) // rows  # (B, rows)
-    col_index = (torch.arange(cols)[None, :] * col_lengths[:, None]) // cols  # (B, cols)
+    row_index = (torch.arange(rows, device=features.device)[None, :] * row_lengths[:, None]) // rows  # (B, rows)
+    col_index = (torch.arange(cols, device=features.device)[None, :] * col_lengths[:, None]) // cols  # (B, cols)
     stretched = torch.gather(features, 2, row_index[:, None, :, None].expand(batch, count, rows, features.shape[3]))
     stretched = torch.gather(stretched, 3, col_index[:, None, None, :].expand(batch, count, rows, cols))
     values, flat_index = torch.nn.functional.adaptive_max_pool2d(stretched, grid, return_indices=True)

@@ -1,0 +1,295 @@
+"""Evaluation of collections that outgrow one machine: `dataset.evaluate`'s evaluation, run as Ray Data.
+
+The file is cut into shards of whole questions (`text.shards`); a pool of actors, each holding
+the checkpoints loaded once, reads each shard from its byte offsets, scores it
+(`dataset.score_lists`, the code of one chunk of the one-process pipeline, in the same chunks) and
+writes its per-question results as one Parquet file named for the shard, renamed into place once
+whole. A worker that dies is restarted and its shard scored again by Ray; the file it writes is
+the same one, so no question is counted twice, and a stopped run resumed (`resume`) scores only
+the shards without a file. The driver then reads the files back and joins them (`dataset.assemble`)
+into the `Evaluation` the one-process path gives, so the metric tables, baselines, significance
+tests and slices come from the same code, after checking that every question is there exactly once.
+
+Ray is an optional extra (`pip install matchlens[ray]`): it is imported only when a run starts.
+Every machine must see the ranking file, the checkpoints and `out` at the same paths (a shared
+file system), and have the package and its word vectors installed.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import warnings
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from matching.evaluation.dataset import (
+    CHUNK_QUESTIONS,
+    Evaluation,
+    SystemResults,
+    assemble,
+    chunks,
+    mean_over_answerable,
+    score_lists,
+)
+from matching.evaluation.metrics import METRICS
+from matching.text.baselines import BASELINES
+from matching.text.data import RankingList
+from matching.text.shards import Shard, ShardedFile, read_shard, shard_ranking_file
+
+RUN_FILE = "run.json"
+"""What a results folder was written for (file, shards, models): a resumed run must be the same run."""
+
+RETRIES = 4
+"""Restarts of a dead worker, and retries of the shard it held, before the run fails: enough for
+a machine or two lost, not endless on a shard that kills every worker it is given."""
+
+
+class EngineError(RuntimeError):
+    """A Ray run that cannot start or whose results do not add up; the message says why."""
+
+
+def shard_path(out: Path, index: int) -> Path:
+    return out / f"shard-{index:05d}.parquet"
+
+
+def _column(system: int, field: str) -> str:
+    # By the system's place in the run's list, so that any model name makes a valid column name.
+    return f"{system}:{field}"
+
+
+def results_table(part: Evaluation, lists: Sequence[RankingList], first: int, systems: Sequence[str]) -> Any:
+    """A shard's per-question results as an Arrow table: one row per question of the shard, those
+    left out included (with why), so that the driver can check that every question is there once."""
+    import pyarrow as pa
+
+    evaluated = {int(position): row for row, position in enumerate(part.positions)}
+    reasons = iter(part.skipped)
+    rows = [evaluated.get(first + n) for n in range(len(lists))]
+    columns: dict[str, Any] = {
+        "position": pa.array([first + n for n in range(len(lists))], pa.int64()),
+        "qid": pa.array([item.qid for item in lists], pa.string()),
+        "question": pa.array([item.question for item in lists], pa.string()),
+        "skipped": pa.array([None if row is not None else next(reasons) for row in rows], pa.string()),
+        "candidates": pa.array([len(item.candidates) for item in lists], pa.int64()),
+        "correct": pa.array([sum(item.labels) for item in lists], pa.int64()),
+        "slices": pa.array([None if row is None else json.dumps(part.slices[row]) for row in rows], pa.string()),
+    }
+    for number, system in enumerate(systems):
+        results = part.results[system]
+        for metric in METRICS:
+            columns[_column(number, metric)] = pa.array(
+                [np.nan if row is None else results.metrics[metric][row] for row in rows], pa.float64())
+        for field in ("first_correct", "top"):
+            values = getattr(results, field)
+            columns[_column(number, field)] = pa.array([0 if row is None else values[row] for row in rows], pa.int64())
+    return pa.table(columns)
+
+
+def results_of_table(table: Any, models: Sequence[str]) -> Evaluation:
+    """`results_table`'s inverse: the `Evaluation` of a shard read back."""
+    systems = [*models, *BASELINES]
+    frame = table.to_pandas()
+    kept = frame[frame["skipped"].isna()]
+    results = {system: SystemResults({m: kept[_column(n, m)].to_numpy(np.float64) for m in METRICS},
+                                     kept[_column(n, "first_correct")].to_numpy(np.int64),
+                                     kept[_column(n, "top")].to_numpy(np.int64))
+               for n, system in enumerate(systems)}
+    return Evaluation(systems=systems, models=list(models), results=results,
+                      overall={s: mean_over_answerable(values) for s, values in results.items()},
+                      qids=kept["qid"].tolist(), questions=kept["question"].tolist(),
+                      candidates=kept["candidates"].to_numpy(np.int64), correct=kept["correct"].to_numpy(np.int64),
+                      positions=kept["position"].to_numpy(np.int64), skipped=frame["skipped"].dropna().tolist(),
+                      slices=[json.loads(text) for text in kept["slices"]])
+
+
+def write_atomically(table: Any, path: Path) -> None:
+    """Write `table` to `path` whole or not at all: a worker killed while writing leaves no file
+    that a resumed run would take for a finished shard."""
+    import pyarrow.parquet as pq
+
+    partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
+    pq.write_table(table, partial)
+    os.replace(partial, path)
+
+
+class ShardScorer:
+    """The Ray Data actor: loads the checkpoints once, then reads, scores and writes one shard a call.
+
+    Subclassed by the tests to make a worker die or a run stop at a chosen shard (`score`)."""
+
+    def __init__(self, sharded: ShardedFile, checkpoints: Mapping[str, str], out: str, device: str,
+                 chunk_questions: int) -> None:
+        import torch
+
+        from matching.explain.matcher import choose_device
+        from matching.text.embeddings import load_glove
+        from matching.training.checkpoint import load_checkpoint
+
+        # One torch thread per worker: workers, not threads, are what the engine adds (see docs/deployment.md).
+        torch.set_num_threads(1)
+        self.sharded, self.out, self.chunk_questions = sharded, Path(out), chunk_questions
+        vectors = load_glove()
+        chosen = choose_device(device)
+        self.models = {}
+        for name, folder in checkpoints.items():
+            matcher = load_checkpoint(folder, vectors).to(chosen)
+            matcher.name = name  # the name the driver gave (a repeated name is its folder's)
+            self.models[name] = matcher
+        self.systems = [*self.models, *BASELINES]
+
+    def score(self, shard: Shard, lists: Sequence[RankingList]) -> Evaluation:
+        """One shard's results, scored in the chunks the one-process path scores (same pairs, same batches)."""
+        return assemble(list(self.models), [score_lists(shard.first + first, chunk, self.models)
+                                            for first, chunk in chunks(lists, self.chunk_questions)])
+
+    def __call__(self, batch: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        shards = [self.sharded.shards[int(index)] for index in batch["shard"]]
+        for shard in shards:
+            lists = read_shard(self.sharded, shard)
+            write_atomically(results_table(self.score(shard, lists), lists, shard.first, self.systems),
+                             shard_path(self.out, shard.index))
+        return {"shard": np.array([s.index for s in shards], dtype=np.int64),
+                "pairs": np.array([s.pairs for s in shards], dtype=np.int64)}
+
+
+@dataclass(frozen=True)
+class RayRun:
+    """A finished Ray evaluation: the results, and which shards this run scored (the others were
+    already written when it was resumed)."""
+
+    evaluation: Evaluation
+    scored: list[int]
+    resumed: list[int]
+    workers: int
+
+
+def run_record(sharded: ShardedFile, checkpoints: Mapping[str, str], chunk_questions: int) -> dict[str, Any]:
+    """What `RUN_FILE` holds: a resumed run must find the same file, shards and models."""
+    stat = sharded.path.stat()
+    return {"file": str(sharded.path.resolve()), "modified": stat.st_mtime_ns, "questions": sharded.questions,
+            "pairs": sharded.pairs, "chunk_questions": chunk_questions,
+            "shards": [[s.first, s.questions] for s in sharded.shards], "models": dict(checkpoints),
+            "systems": [*checkpoints, *BASELINES]}
+
+
+def prepare_out(out: Path, record: dict[str, Any], resume: bool) -> set[int]:
+    """Make `out` ready for the run `record` describes; the shards already written there when resuming."""
+    run_file = out / RUN_FILE
+    written = {int(path.stem.split("-")[1]) for path in out.glob("shard-*.parquet")} if out.is_dir() else set()
+    if run_file.is_file():
+        previous = json.loads(run_file.read_text(encoding="utf-8"))
+        if resume and previous != record:
+            changed = sorted(key for key in record if previous.get(key) != record[key])
+            raise EngineError(f"{out} holds the results of another run (its {', '.join(changed)} differ); "
+                              "give another --out, or run the same file and models again")
+        if not resume and written:
+            raise EngineError(f"{out} already holds {len(written)} shards of a run: pass --resume to finish it, "
+                              "or give an empty --out")
+    elif written:
+        raise EngineError(f"{out} holds shard files without {RUN_FILE}: give an empty --out")
+    out.mkdir(parents=True, exist_ok=True)
+    run_file.write_text(json.dumps(record, indent=1), encoding="utf-8")
+    return written if resume else set()
+
+
+def read_results(out: Path, sharded: ShardedFile, models: Sequence[str]) -> Evaluation:
+    """The `Evaluation` of every shard's file under `out`, after checking that each question of the
+    file is in exactly one of them, once."""
+    import pyarrow.parquet as pq
+
+    seen = np.zeros(sharded.questions, dtype=np.int64)
+    parts = []
+    for shard in sharded.shards:
+        path = shard_path(out, shard.index)
+        if not path.is_file():
+            raise EngineError(f"{path}: shard {shard.index} was not written")
+        table = pq.read_table(path)
+        positions = table["position"].to_numpy()
+        if len(positions) != shard.questions or not np.array_equal(
+                positions, np.arange(shard.first, shard.first + shard.questions)):
+            raise EngineError(f"{path}: holds questions other than the shard's {shard.questions} from {shard.first}")
+        np.add.at(seen, positions, 1)
+        parts.append(results_of_table(table, models))
+    if not (seen == 1).all():
+        raise EngineError(f"{int((seen == 0).sum())} questions missing and {int((seen > 1).sum())} counted twice")
+    return assemble(list(models), parts)
+
+
+def default_workers(address: str | None) -> int:
+    """Scoring workers: one per CPU of the cluster joined, or of this machine."""
+    import ray
+
+    return max(1, int(ray.cluster_resources().get("CPU", 1))) if address else max(1, os.cpu_count() or 1)
+
+
+def evaluate_ray(path: str | Path, checkpoints: Mapping[str, str | Path], out: str | Path, *,
+                 address: str | None = None, workers: int | None = None, resume: bool = False,
+                 device: str = "cpu", shard_questions: int = CHUNK_QUESTIONS,
+                 progress: Callable[[int, int], None] | None = None,
+                 scorer: type[ShardScorer] = ShardScorer) -> RayRun:
+    """`dataset.evaluate` of the ranking file at `path` by the models of `checkpoints` (name ->
+    checkpoint folder), on Ray: a local instance of this machine's cores, or the cluster at `address`.
+
+    `workers` actors score the shards of `shard_questions` questions (a multiple of CHUNK_QUESTIONS,
+    or fewer; each scored in chunks of at most CHUNK_QUESTIONS, as the one-process path scores
+    them). `progress(pairs done, pairs)` is called as shards are written.
+    """
+    import ray
+
+    chunk_questions = min(shard_questions, CHUNK_QUESTIONS)
+    if shard_questions % chunk_questions:
+        raise EngineError(f"shards of {shard_questions} questions: give fewer than {CHUNK_QUESTIONS} or a multiple")
+    out = Path(out)
+    folders = {name: str(Path(folder).resolve()) for name, folder in checkpoints.items()}
+    sharded = shard_ranking_file(path, shard_questions)
+    written = prepare_out(out, run_record(sharded, folders, chunk_questions), resume)
+    todo = [shard.index for shard in sharded.shards if shard.index not in written]
+    scored: list[int] = []
+    pool = workers or 1
+    if todo:
+        started = not ray.is_initialized()
+        if started:
+            # A worker's torch must not keep oneDNN kernels per shape (see the CLI's evaluate).
+            runtime_env = {"env_vars": {"ONEDNN_PRIMITIVE_CACHE_CAPACITY": "0"}}
+            if address:
+                ray.init(address=address, runtime_env=runtime_env, log_to_driver=False, logging_level=logging.WARNING)
+            else:  # as many logical CPUs as workers, so that the pool starts whole even on a small machine
+                local = workers or max(1, os.cpu_count() or 1)
+                ray.init(num_cpus=max(local, os.cpu_count() or 1), include_dashboard=False,
+                         runtime_env=runtime_env, log_to_driver=False, logging_level=logging.WARNING)
+        try:
+            pool = workers or default_workers(address)
+            context = ray.data.DataContext.get_current()
+            context.enable_progress_bars = False
+            logging.getLogger("ray.data").setLevel(logging.WARNING)  # one line per dataset run otherwise
+            done = sum(sharded.shards[index].pairs for index in written)
+            if progress:
+                progress(done, sharded.pairs)
+            dataset = ray.data.from_items([{"shard": index} for index in todo], override_num_blocks=len(todo))
+            with warnings.catch_warnings():
+                # Ray 2.60 names no parameter for an actor's restarts and retries yet: they go as remote
+                # args, which it warns are deprecated (hence ray<2.64 in the extra).
+                warnings.simplefilter("ignore", DeprecationWarning)
+                results = dataset.map_batches(
+                    scorer, batch_size=1, compute=ray.data.ActorPoolStrategy(size=min(pool, len(todo))),
+                    fn_constructor_kwargs={"sharded": sharded, "checkpoints": folders, "out": str(out),
+                                           "device": device, "chunk_questions": chunk_questions},
+                    num_cpus=1, num_gpus=1 if device == "cuda" else None,
+                    max_restarts=RETRIES, max_task_retries=RETRIES)
+            for row in results.iter_rows():
+                scored.append(int(row["shard"]))
+                done += int(row["pairs"])
+                if progress:
+                    progress(done, sharded.pairs)
+        finally:
+            if started:
+                ray.shutdown()
+    evaluation = read_results(out, sharded, list(folders))
+    return RayRun(evaluation, scored, sorted(written), pool)
+

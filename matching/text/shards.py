@@ -1,0 +1,184 @@
+"""A ranking file cut into shards of whole questions, each read on its own from byte offsets.
+
+What `open_ranking_file` reads in one pass, cut where one question ends and the next begins, at
+the byte offsets of those rows in each file read (the four files of a .toks folder, or one
+TSV/CSV file after its header), so that workers on other machines each read their shard alone,
+seeking to it, instead of every worker reading the file from its start. A shard read gives the
+lists `read_ranking_file` gives for those questions, parsed by the same row readers.
+
+Shards start at every `shard_questions`-th question where the row begins a line of bytes in
+every file (a text may also hold a lone carriage return or another character `str.splitlines`
+cuts at, in which case that cut is skipped and the shard holds the questions up to the next one).
+A file whose rows of one question lie apart cannot be cut: it is one shard, grouped as a whole.
+"""
+
+from __future__ import annotations
+
+import io
+import itertools
+from collections.abc import Iterator
+from contextlib import ExitStack
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO
+
+from matching.text.data import (
+    TOKS_FILES,
+    RankingList,
+    _consecutive,
+    _decode,
+    _file_rows,
+    _group,
+    _label,
+    _ranking_rows,
+    open_ranking_file,
+)
+
+
+@dataclass(frozen=True)
+class Shard:
+    """Consecutive questions of a file: where they are among its questions, and where in its bytes."""
+
+    index: int
+    first: int
+    """Position of its first question among the file's questions."""
+    questions: int
+    pairs: int
+    spans: tuple[tuple[int, int], ...]
+    """(start, end) bytes of its rows in each file read (TOKS_FILES of a folder, or the one file);
+    empty for the whole of a file that cannot be cut."""
+
+
+@dataclass(frozen=True)
+class ShardedFile:
+    path: Path
+    questions: int
+    pairs: int
+    shards: tuple[Shard, ...]
+    header_end: int
+    """Bytes of a TSV/CSV file's header (read before each shard's rows); 0 for a .toks folder."""
+
+
+class _Lines:
+    """The lines of a file from byte `start` to `end`, as the row readers of `data` cut them:
+    with their endings as `open(newline="")` cuts them (`keep_ends`, for the csv reader), else as
+    `str.splitlines` cuts each of those. `next_offset` is the byte offset of the next line when it
+    begins a line of bytes (after b"\\n"), else None: only there can a shard begin."""
+
+    def __init__(self, handle: BinaryIO, path: Path, start: int, end: int | None, keep_ends: bool) -> None:
+        handle.seek(start)
+        self.handle, self.path, self.end, self.keep_ends = handle, path, end, keep_ends
+        self.next_offset: int | None = start
+
+    def __iter__(self) -> Iterator[str]:
+        offset = self.next_offset
+        assert offset is not None
+        for raw in self.handle:  # lines of bytes, each ending at b"\n": never inside a UTF-8 character
+            if self.end is not None and offset >= self.end:
+                return
+            try:
+                text = raw.decode("utf-8-sig" if offset == 0 else "utf-8")
+            except UnicodeDecodeError:
+                _decode(self.path.read_bytes(), str(self.path))  # raises, saying at which byte
+                raise
+            pieces = list(io.StringIO(text, newline="")) if self.keep_ends else text.splitlines()
+            offset += len(raw)
+            for n, piece in enumerate(pieces, 1):
+                self.next_offset = offset if n == len(pieces) else None
+                yield piece
+
+
+def shard_ranking_file(path: str | Path, shard_questions: int) -> ShardedFile:
+    """Check and count a ranking file as `open_ranking_file` does, then cut it into shards of
+    `shard_questions` questions (see the module's docstring), reading it once more."""
+    checked = open_ranking_file(path)
+    path = checked.path
+    if not checked.grouped:
+        return ShardedFile(path, checked.questions, checked.pairs,
+                           (Shard(0, 0, checked.questions, checked.pairs, ()),), 0)
+    with ExitStack() as stack:
+        if path.is_dir():
+            files = [path / name for name in TOKS_FILES]
+            readers = [_Lines(stack.enter_context(file.open("rb")), file, 0, None, keep_ends=False) for file in files]
+            lines = zip(*readers, strict=True)  # the files are line-aligned: `open_ranking_file` checked them
+            rows: Iterator[str] = (row[2].strip() for row in lines)
+            header_end = 0
+        else:
+            header_end = _header_end(path)
+            if header_end < 0:  # a header that does not end a line of bytes: no offset to read it by
+                return ShardedFile(path, checked.questions, checked.pairs,
+                                   (Shard(0, 0, checked.questions, checked.pairs, ()),), 0)
+            readers = [_Lines(stack.enter_context(path.open("rb")), path, 0, None, keep_ends=True)]
+            header = _header(path, header_end)
+            rows = (qid for qid, *_ in _ranking_rows(itertools.chain(header, _skip(readers[0], header_end)),
+                                                     _first_line(header), str(path)))
+        shards: list[Shard] = []
+        first = position = pairs = pairs_before = 0
+        starts: tuple[int | None, ...] = tuple(reader.next_offset for reader in readers)
+        current: str | None = None
+        begun = starts
+        for qid in rows:
+            if qid != current:
+                if current is not None:
+                    position += 1
+                    if position % shard_questions == 0 and None not in starts:
+                        shards.append(_shard(len(shards), first, position, pairs - pairs_before, begun, starts))
+                        first, begun, pairs_before = position, starts, pairs
+                current = qid
+            pairs += 1
+            starts = tuple(reader.next_offset for reader in readers)
+        ends = tuple(file.stat().st_size for file in (files if path.is_dir() else [path]))
+        shards.append(_shard(len(shards), first, checked.questions, pairs - pairs_before, begun, ends))
+    return ShardedFile(path, checked.questions, checked.pairs, tuple(shards), header_end)
+
+
+def _shard(index: int, first: int, stop: int, pairs: int, begun: tuple[int | None, ...],
+           ends: tuple[int | None, ...]) -> Shard:
+    spans = tuple((int(start), int(end)) for start, end in zip(begun, ends, strict=True))  # type: ignore[arg-type]
+    return Shard(index, first, stop - first, pairs, spans)
+
+
+def _header_end(path: Path) -> int:
+    """Bytes of a TSV/CSV file's header record, or -1 when it does not end a line of bytes."""
+    import csv
+
+    with path.open("rb") as handle:
+        lines = _Lines(handle, path, 0, None, keep_ends=True)
+        next(csv.reader(iter(lines)), None)
+        return -1 if lines.next_offset is None else lines.next_offset
+
+
+def _header(path: Path, header_end: int) -> list[str]:
+    with path.open("rb") as handle:
+        return list(_Lines(handle, path, 0, header_end, keep_ends=True))
+
+
+def _first_line(header: list[str]) -> str:
+    """The file's first line up to b"\\n", by which `data` tells TSV (a tab) from CSV."""
+    return "".join(header).split("\n", 1)[0]
+
+
+def _skip(lines: _Lines, start: int) -> Iterator[str]:
+    """`lines` from byte `start` on (a shard's rows after the header read apart)."""
+    lines.handle.seek(start)
+    lines.next_offset = start
+    return iter(lines)
+
+
+def read_shard(sharded: ShardedFile, shard: Shard) -> list[RankingList]:
+    """The lists of one shard, as `read_ranking_file` gives them, reading only its bytes."""
+    path = sharded.path
+    with ExitStack() as stack:
+        if not shard.spans:  # a file that cannot be cut: read and grouped whole
+            return _group(_file_rows(path, stack))
+        if path.is_dir():
+            columns = [_Lines(stack.enter_context((path / name).open("rb")), path / name, start, end, keep_ends=False)
+                       for name, (start, end) in zip(TOKS_FILES, shard.spans, strict=True)]
+            label_file = path / "sim.txt"
+            rows = ((qid.strip(), question, answer, _label(label, f"{label_file} (shard {shard.index})"))
+                    for question, answer, qid, label in zip(*columns, strict=True))
+            return list(_consecutive(rows))
+        header = _header(path, sharded.header_end)
+        (start, end), = shard.spans
+        body = _Lines(stack.enter_context(path.open("rb")), path, start, end, keep_ends=True)
+        return list(_consecutive(_ranking_rows(itertools.chain(header, body), _first_line(header), str(path))))

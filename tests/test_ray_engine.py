@@ -1,0 +1,241 @@
+"""evaluate --engine ray: shards of whole questions scored by Ray workers give the one-process results,
+with a worker killed mid-run and with a stopped run resumed; every question is counted exactly once."""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import DISTRACTORS, FACTS
+
+from matching.evaluation.dataset import Evaluation, evaluate, format_table
+from matching.explain.matcher import Matcher
+from matching.text.baselines import BASELINES
+from matching.text.data import RankingList, open_ranking_file, read_ranking_file, write_toks_folder
+from matching.text.shards import read_shard, shard_ranking_file
+from matching.training.checkpoint import load_checkpoint
+from matching.training.reporting import evaluation_notes
+
+PRETRAINED = Path(__file__).resolve().parent.parent / "pretrained"
+CHECKPOINTS = {name: PRETRAINED / name for name in ("mvlstm", "cdssm")}
+"""Two shipped checkpoints of different families (a Bi-LSTM and a convolutional one), both small."""
+SHARD_QUESTIONS = 8
+
+
+def generated_lists(questions: int = 60, seed: int = 11) -> list[RankingList]:
+    """Invented questions resampled from the test facts: 3 to 7 candidates each (about 300 pairs),
+    some with no correct one, one question without words (skipped), repeated texts (ties)."""
+    rng = random.Random(seed)
+    answers = [answer for _, answer, _ in FACTS] + DISTRACTORS
+    lists = []
+    for n in range(questions):
+        question, answer, _ = FACTS[rng.randrange(len(FACTS))]
+        candidates = [rng.choice(answers) for _ in range(rng.randint(2, 6))]
+        place = rng.randrange(len(candidates) + 1)
+        candidates.insert(place, answer if n % 9 else rng.choice(DISTRACTORS))
+        labels = tuple(int(c == answer) for c in candidates)
+        lists.append(RankingList(f"G{n}", question if n != 17 else " ", tuple(candidates), labels))
+    return lists
+
+
+@pytest.fixture(scope="module")
+def ranking_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write_toks_folder(tmp_path_factory.mktemp("generated") / "test", generated_lists())
+
+
+@pytest.fixture(scope="module")
+def one_process(ranking_folder: Path) -> Evaluation:
+    models = {name: load_checkpoint(folder) for name, folder in CHECKPOINTS.items()}
+    return evaluate(open_ranking_file(ranking_folder), models, workers=1, chunk_questions=SHARD_QUESTIONS)
+
+
+@pytest.fixture(scope="module")
+def ray_instance():  # type: ignore[no-untyped-def]
+    """One local Ray instance for the module's runs (the engine joins it rather than starting its own)."""
+    ray = pytest.importorskip("ray", reason="Ray is an optional extra: pip install 'matchlens[ray]'")
+    pytest.importorskip("ray.data")
+    # Two scoring workers and the driver on a small CI machine: logical CPUs, not a promise of cores.
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
+             runtime_env={"env_vars": {"PYTHONPATH": str(Path(__file__).resolve().parent.parent)}})
+    yield ray
+    ray.shutdown()
+
+
+def assert_same(ray_result: Evaluation, expected: Evaluation) -> None:
+    """The same questions, per-question AP and MAP (to 1e-9) for every model and baseline, tables and slices."""
+    assert ray_result.systems == expected.systems == [*CHECKPOINTS, *BASELINES]
+    assert ray_result.qids == expected.qids and ray_result.positions.tolist() == expected.positions.tolist()
+    assert ray_result.skipped == expected.skipped and ray_result.slices == expected.slices
+    for system in expected.systems:
+        np.testing.assert_allclose(ray_result.ap(system), expected.ap(system), rtol=0, atol=1e-9, equal_nan=True)
+        assert abs(ray_result.overall[system]["MAP"] - expected.overall[system]["MAP"]) < 1e-9
+        assert ray_result.first_correct(system) == expected.first_correct(system)
+    assert format_table(ray_result) == format_table(expected)
+    assert ray_result.slice_rows() == expected.slice_rows()
+    cards = {name: {} for name in CHECKPOINTS}
+    assert evaluation_notes(ray_result, cards) == evaluation_notes(expected, cards)
+
+
+def assert_each_question_once(run, ranking_folder: Path) -> None:  # type: ignore[no-untyped-def]
+    checked = open_ranking_file(ranking_folder)
+    positions = sorted([*run.evaluation.positions.tolist(),
+                        *(n for n in range(checked.questions) if n not in set(run.evaluation.positions.tolist()))])
+    assert positions == list(range(checked.questions))
+    assert run.evaluation.evaluated + len(run.evaluation.skipped) == checked.questions
+    assert len(set(run.evaluation.positions.tolist())) == run.evaluation.evaluated
+
+
+def test_shards_hold_whole_questions_and_read_back_the_file(ranking_folder: Path, tmp_path: Path) -> None:
+    sharded = shard_ranking_file(ranking_folder, SHARD_QUESTIONS)
+    assert [shard.first for shard in sharded.shards] == list(range(0, sharded.questions, SHARD_QUESTIONS))
+    assert sum(shard.pairs for shard in sharded.shards) == sharded.pairs
+    read = [read_shard(sharded, shard) for shard in sharded.shards]
+    assert [len(lists) for lists in read] == [shard.questions for shard in sharded.shards]
+    assert [item for lists in read for item in lists] == read_ranking_file(ranking_folder)
+    # A CSV file with a header, a quoted candidate over two lines and Windows line ends: the same lists.
+    csv_file = tmp_path / "upload.csv"
+    csv_file.write_bytes(b'question,candidate,label\r\nwho wrote hamlet,"shakespeare\nwrote it",1\r\n'
+                         b"who wrote hamlet,a play,0\r\nwhat do bees make,honey,1\r\nwhat color is the sky,blue,1\r\n")
+    sharded = shard_ranking_file(csv_file, 1)
+    assert [shard.questions for shard in sharded.shards] == [1, 1, 1]
+    assert [item for shard in sharded.shards for item in read_shard(sharded, shard)] == read_ranking_file(csv_file)
+
+
+def test_ray_gives_the_one_process_results(ray_instance, ranking_folder: Path, one_process: Evaluation,  # type: ignore[no-untyped-def]
+                                           tmp_path: Path) -> None:
+    from matching.evaluation.ray_engine import evaluate_ray
+
+    reports: list[tuple[int, int]] = []
+    run = evaluate_ray(ranking_folder, CHECKPOINTS, tmp_path / "out", workers=2, shard_questions=SHARD_QUESTIONS,
+                       progress=lambda done, pairs: reports.append((done, pairs)))
+    shards = len(shard_ranking_file(ranking_folder, SHARD_QUESTIONS).shards)
+    assert sorted(run.scored) == list(range(shards)) and run.resumed == []
+    assert len(list((tmp_path / "out").glob("shard-*.parquet"))) == shards
+    assert reports[-1] == (one_process_pairs(ranking_folder),) * 2
+    assert_each_question_once(run, ranking_folder)
+    assert_same(run.evaluation, one_process)
+
+
+def one_process_pairs(folder: Path) -> int:
+    return open_ranking_file(folder).pairs
+
+
+def test_a_worker_killed_mid_run_gives_the_same_tables(ray_instance, ranking_folder: Path,  # type: ignore[no-untyped-def]
+                                                       one_process: Evaluation, tmp_path: Path) -> None:
+    from matching.evaluation.ray_engine import ShardScorer, evaluate_ray
+
+    killed = tmp_path / "killed"
+
+    class DyingScorer(ShardScorer):
+        """Kills its own process (SIGKILL, no clean-up) while scoring shard 2, the first time any worker does."""
+
+        def score(self, shard, lists):  # type: ignore[no-untyped-def]
+            if shard.index == 2:
+                try:
+                    os.close(os.open(killed, os.O_CREAT | os.O_EXCL))
+                except FileExistsError:
+                    pass
+                else:
+                    os.kill(os.getpid(), signal.SIGKILL)
+            return super().score(shard, lists)
+
+    run = evaluate_ray(ranking_folder, CHECKPOINTS, tmp_path / "out", workers=2, shard_questions=SHARD_QUESTIONS,
+                       scorer=DyingScorer)
+    assert killed.exists()  # a worker did die, and its shard was scored again by another
+    assert 2 in run.scored
+    assert_each_question_once(run, ranking_folder)
+    assert_same(run.evaluation, one_process)
+
+
+def test_a_stopped_run_resumed_gives_the_same_tables(ray_instance, ranking_folder: Path,  # type: ignore[no-untyped-def]
+                                                     one_process: Evaluation, tmp_path: Path) -> None:
+    from matching.evaluation.ray_engine import EngineError, ShardScorer, evaluate_ray
+
+    class StoppingScorer(ShardScorer):
+        """Stops the run (an error Ray does not retry) at its second shard, after writing the first."""
+
+        calls = 0
+
+        def score(self, shard, lists):  # type: ignore[no-untyped-def]
+            self.calls += 1
+            if self.calls == 2:
+                raise RuntimeError("the run is stopped here")
+            return super().score(shard, lists)
+
+    out = tmp_path / "out"
+    with pytest.raises(Exception, match="the run is stopped here"):
+        evaluate_ray(ranking_folder, CHECKPOINTS, out, workers=1, shard_questions=SHARD_QUESTIONS,
+                     scorer=StoppingScorer)
+    shards = len(shard_ranking_file(ranking_folder, SHARD_QUESTIONS).shards)
+    written = sorted(int(path.stem.split("-")[1]) for path in out.glob("shard-*.parquet"))
+    assert 1 <= len(written) < shards
+    with pytest.raises(EngineError, match="--resume"):  # not resumed: refused rather than mixed
+        evaluate_ray(ranking_folder, CHECKPOINTS, out, workers=1, shard_questions=SHARD_QUESTIONS)
+    run = evaluate_ray(ranking_folder, CHECKPOINTS, out, workers=2, shard_questions=SHARD_QUESTIONS, resume=True)
+    # Each shard scored exactly once over the two runs: those written before, then the others.
+    assert run.resumed == written
+    assert sorted(run.scored) == sorted(set(range(shards)) - set(written))
+    assert_each_question_once(run, ranking_folder)
+    assert_same(run.evaluation, one_process)
+    # Resumed again with every shard written, nothing is scored and the tables are read back the same.
+    again = evaluate_ray(ranking_folder, CHECKPOINTS, out, shard_questions=SHARD_QUESTIONS, resume=True)
+    assert again.scored == [] and again.resumed == list(range(shards))
+    assert_same(again.evaluation, one_process)
+
+
+def test_a_results_folder_of_another_run_is_refused(ranking_folder: Path, tmp_path: Path) -> None:
+    pytest.importorskip("pyarrow")
+    from matching.evaluation.ray_engine import EngineError, prepare_out, run_record
+
+    sharded = shard_ranking_file(ranking_folder, SHARD_QUESTIONS)
+    out = tmp_path / "out"
+    record = run_record(sharded, {"mvlstm": str(CHECKPOINTS["mvlstm"])}, SHARD_QUESTIONS)
+    assert prepare_out(out, record, resume=True) == set()
+    (out / "shard-00000.parquet").write_bytes(b"")
+    assert prepare_out(out, record, resume=True) == {0}
+    other = run_record(sharded, {"cdssm": str(CHECKPOINTS["cdssm"])}, SHARD_QUESTIONS)
+    with pytest.raises(EngineError, match="another run .*models"):
+        prepare_out(out, other, resume=True)
+
+
+def test_cli_ray_engine_prints_the_local_tables(ray_instance, ranking_folder: Path, tmp_path: Path,  # type: ignore[no-untyped-def]
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    from matching.__main__ import main
+
+    common = ["evaluate", "--pretrained", str(PRETRAINED), "--models", *CHECKPOINTS, "--data", str(ranking_folder)]
+    main(common)
+    local = capsys.readouterr().out
+    main([*common, "--engine", "ray", "--workers", "2", "--out", str(tmp_path / "out")])
+    on_ray = capsys.readouterr().out
+    assert "Ray: " in on_ray and "shards scored by 2 workers" in on_ray
+    # Everything after the Ray line is the local output, table for table.
+    assert on_ray.split("\n", 1)[1] == local
+    main([*common, "--engine", "ray", "--out", str(tmp_path / "out"), "--resume"])
+    resumed = capsys.readouterr().out
+    assert "Ray: 0 shards scored" in resumed and resumed.split("\n", 1)[1] == local
+
+
+def test_matcher_on_a_device_scores_and_explains_exactly(make_matcher) -> None:  # type: ignore[no-untyped-def]
+    """The device path (choose_device, Matcher.to, batches moved to the model's device) on the CPU:
+    the same scores, and explanations whose decompositions still add up to the score."""
+    from conftest import VARIANTS, assert_explanation_invariants
+
+    from matching.explain.matcher import choose_device
+
+    device = choose_device("auto")
+    assert choose_device("cpu").type == "cpu" and device.type in ("cpu", "cuda")
+    question, candidates = "where is the eiffel tower", ["the eiffel tower is in paris", "a spider has eight legs"]
+    for variant in ("amv-question-exact-idf", "pyramid-keywords", "mcan-fm", "cdssm-question", "duet", "arcii"):
+        plain = make_matcher(seed=4, name=variant, **VARIANTS[variant])
+        expected = [e.score for e in plain.explain(question, candidates)]
+        moved: Matcher = make_matcher(seed=4, name=variant, **VARIANTS[variant]).to(device)
+        assert moved.device == device
+        explanations = moved.explain(question, candidates)
+        assert [e.score for e in explanations] == pytest.approx(expected, abs=1e-5)
+        for explanation in explanations:
+            if device.type == "cpu":  # the invariants replay the head on CPU tensors
+                assert_explanation_invariants(explanation, moved)
