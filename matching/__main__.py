@@ -197,14 +197,14 @@ def cmd_keywords(args: argparse.Namespace) -> None:
 def _evaluate_on_ray(args: argparse.Namespace, path: Path, models: dict):  # type: ignore[no-untyped-def, type-arg]
     """`evaluate --engine ray` of one data set: its shards' results under --out (a subfolder per data set
     when several are given), or a temporary folder dropped at the end."""
+    import importlib.util
     import tempfile
 
     from matching.evaluation.progress import ConsoleProgress
+    from matching.evaluation.ray_engine import EngineError, evaluate_ray
 
-    try:
-        from matching.evaluation.ray_engine import EngineError, evaluate_ray
-    except ImportError as error:  # pragma: no cover - the optional extra is not installed
-        sys.exit(f"error: --engine ray needs Ray: pip install 'matchlens[ray]' ({error})")
+    if importlib.util.find_spec("ray") is None:  # the engine imports Ray only once a run starts
+        sys.exit("error: --engine ray needs Ray: pip install 'matchlens[ray]'")
     checkpoints = {name: matcher.path for name, matcher in models.items()}
     with tempfile.TemporaryDirectory(prefix="matchlens-ray-") as scratch:
         out = Path(args.out or scratch)
