@@ -369,7 +369,7 @@ def train(config: TrainingConfig, train_lists: list[RankingList], dev_lists: lis
             if solo_rate:
                 chunk = batches.units[start: start + settings.batch_size]
                 solo = torch.rand(len(chunk), generator=solo_generator) < solo_rate
-                scores = keywords_alone_where(model, batch, scores, solo[batches.unit_rows(chunk)])
+                scores = keywords_alone_where(model, batch, scores, solo[batches.unit_rows(chunk)].to(scores.device))
             loss = loss_of(scores.cpu())
             if trace is not None:
                 loss = loss + penalty * attention_entropy(trace, batch)
