@@ -26,12 +26,12 @@ from matching.models.blocks import (
     BiLSTMEncoder,
     IdfTable,
     MLPHead,
-    cosine_matrix,
     exact_match_matrix,
     kmax_pool,
     kmax_values,
     length_mask,
     make_interaction,
+    unit_rows,
 )
 from matching.models.params import AMVLSTMParams, ModelParams, MVLSTMParams
 from matching.models.parts import (
@@ -94,8 +94,10 @@ class MVLSTM(MatchingModel):
             return self.interaction.side(self.dropout(states), side)
 
         if trace or self.params.pool_directions:
+            # The direction halves are made unit length here, once per text, not once per pair that reads it.
             states = self.encoder(read.gated_words, lengths)
-            return EncodedTexts(read, {"states": states, "meeting": meeting(states)})
+            return EncodedTexts(read, {"states": states if trace else None, "meeting": meeting(states),
+                                       **self.direction_units(states)})
         return EncodedTexts(read, {"states": None, "meeting": self.encoder(read.gated_words, lengths, then=meeting)})
 
     def match(self, batch: PairBatch, trace: bool = False) -> torch.Tensor | ForwardTrace:
@@ -107,7 +109,7 @@ class MVLSTM(MatchingModel):
         assert isinstance(questions, EncodedTexts) and isinstance(answers, EncodedTexts)
         matrices = self.interaction.meet(questions["meeting"], answers["meeting"])
         # The direction matrices are only read when pooled; otherwise they are drawn, so only traced.
-        directions = (self.direction_matrices(questions["states"], answers["states"])
+        directions = ({d: questions[d] @ answers[d].transpose(1, 2) for d in DIRECTIONS}
                       if trace or self.params.pool_directions else {})
         if self.params.pool_directions:
             matrices = torch.cat([matrices, *(directions[d][:, None] for d in DIRECTIONS)], dim=1)
@@ -152,11 +154,11 @@ class MVLSTM(MatchingModel):
             found["cosine"] = Product(questions, answers, cosine=True)
         return found
 
-    def direction_matrices(self, questions: torch.Tensor, answers: torch.Tensor) -> dict[str, torch.Tensor]:
-        """The cosine of the forward-only and of the backward-only states, (B, m, n) each."""
+    def direction_units(self, states: torch.Tensor) -> dict[str, torch.Tensor]:
+        """The forward-only and the backward-only halves of each state, made unit length: (N, L, h) each.
+        Their products are the direction matrices (the cosine of each direction's states)."""
         hidden = self.params.hidden_size
-        return {"forward": cosine_matrix(questions[..., :hidden], answers[..., :hidden]),
-                "backward": cosine_matrix(questions[..., hidden:], answers[..., hidden:])}
+        return {"forward": unit_rows(states[..., :hidden]), "backward": unit_rows(states[..., hidden:])}
 
     def exact_match(self, batch: PairBatch, question: SideSteps, answer: SideSteps) -> torch.Tensor:
         """(B, m, n): 1 where the two words share a lookup key, times the question word's IDF

@@ -38,6 +38,7 @@ from matching.models.blocks.interactions import (
     cosine_matrix,
     exact_match_matrix,
     make_interaction,
+    unit_rows,
 )
 from matching.models.blocks.masks import COSINE_EPS, TunedWords, UnknownWordVector, consecutive, length_mask, take_rows
 from matching.models.blocks.pooling import DynamicPooled, Pooled, dynamic_max_pool, kmax_pool, kmax_values
@@ -47,4 +48,4 @@ __all__ = ["AttentionGate", "BiLSTMEncoder", "BilinearInteraction", "COMPRESSION
            "MASKED_LOGIT", "MLPHead", "Pooled", "TensorInteraction", "TunedWords", "UnknownWordVector", "alignment",
            "consecutive", "cosine_matrix", "dynamic_max_pool", "entmax15", "exact_match_matrix", "kmax_pool",
            "kmax_values", "length_mask", "make_compression", "make_interaction", "masked_softmax", "normalised_entropy",
-           "pooled_coattention", "self_alignment", "softmax_over", "sparsemax", "take_rows"]
+           "pooled_coattention", "self_alignment", "softmax_over", "sparsemax", "take_rows", "unit_rows"]

@@ -8,11 +8,14 @@ from torch import nn
 from matching.models.blocks.masks import COSINE_EPS, find_sorted
 
 
+def unit_rows(x: torch.Tensor) -> torch.Tensor:
+    """Each vector of the last dimension divided by its length (at least COSINE_EPS)."""
+    return x / x.norm(dim=-1, keepdim=True).clamp_min(COSINE_EPS)
+
+
 def cosine_matrix(q: torch.Tensor, a: torch.Tensor) -> torch.Tensor:
     """(B, m, e), (B, n, e) -> (B, m, n) cosine similarities."""
-    q_unit = q / q.norm(dim=-1, keepdim=True).clamp_min(COSINE_EPS)
-    a_unit = a / a.norm(dim=-1, keepdim=True).clamp_min(COSINE_EPS)
-    return q_unit @ a_unit.transpose(1, 2)
+    return unit_rows(q) @ unit_rows(a).transpose(1, 2)
 
 
 class Interaction(nn.Module):
@@ -34,7 +37,7 @@ class CosineInteraction(Interaction):
     """s_ij = cos(p_i, p_j): one matrix, no parameters. Each side is made unit length first."""
 
     def side(self, states: torch.Tensor, side: str) -> torch.Tensor:
-        return states / states.norm(dim=-1, keepdim=True).clamp_min(COSINE_EPS)
+        return unit_rows(states)
 
     def meet(self, q: torch.Tensor, a: torch.Tensor) -> torch.Tensor:
         return (q @ a.transpose(1, 2))[:, None]
