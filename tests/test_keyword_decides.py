@@ -119,3 +119,21 @@ def test_a_card_reports_the_study_for_each_dev_source(tmp_path: Path, vectors: W
     assert "## Does the keyword term decide?" in text and keyword_verdict(card) in text
     _, plain = train_and_card(tiny_config(), root, vectors, show_progress=False)
     assert plain.keywords == {} and "Does the keyword term decide" not in render_card(plain)
+
+
+def test_an_echo_is_never_scored_by_the_keywords_alone(vectors: WordVectors) -> None:
+    from matching.training.trainer import _Batches, with_echo_negatives
+
+    tokens = with_echo_negatives(tokenize_lists(toy_lists(0, 3))[0])
+    answers = [[list(c) for c in t.candidates] for t in tokens]
+    questions = [list(t.question) for t in tokens]
+    for loss in ("listwise", "hinge"):
+        settings = TrainingSettings(loss=loss, echo_negatives=True, keyword_solo=0.5)
+        batches = _Batches(tokens, questions, answers, settings, tiny_config().params, vectors)
+        chunk = batches.units[:4]
+        echo = batches.echo_rows(chunk)
+        assert echo.shape == batches.unit_rows(chunk).shape and echo.any()
+        batch, _ = batches.batch(chunk)
+        rows = [list(map(int, batch.answer_ids[r][: int(batch.answer_lengths[r])])) for r in range(len(echo))]
+        asked = [list(map(int, batch.question_ids[r][: int(batch.question_lengths[r])])) for r in range(len(echo))]
+        assert [row == question for row, question in zip(rows, asked, strict=True)] == echo.tolist()

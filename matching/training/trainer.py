@@ -265,6 +265,13 @@ class _Batches:
             return torch.arange(len(chunk)).repeat(2)
         return torch.repeat_interleave(torch.arange(len(chunk)), torch.tensor([len(js) for _, js in chunk]))
 
+    def echo_rows(self, chunk: list[Any]) -> torch.Tensor:
+        """(rows,) which rows of the chunk's batch are a question's echo (`with_echo_negatives` puts it last)."""
+        last = [len(candidates) - 1 if self.settings.echo_negatives else -1 for candidates in self.answers]
+        if self.settings.loss == "hinge":
+            return torch.tensor([False] * len(chunk) + [q == last[n] for n, _, q in chunk])
+        return torch.tensor([j == last[n] for n, js in chunk for j in js])
+
     def batch(self, chunk: list[Any]) -> tuple[PairBatch, Callable[[torch.Tensor], torch.Tensor]]:
         """The padded batch of a chunk of units, and the loss of its scores."""
         if self.settings.loss == "hinge":
@@ -368,8 +375,11 @@ def train(config: TrainingConfig, train_lists: list[RankingList], dev_lists: lis
             scores = trace.score if trace is not None else model(batch)
             if solo_rate:
                 chunk = batches.units[start: start + settings.batch_size]
-                solo = torch.rand(len(chunk), generator=solo_generator) < solo_rate
-                scores = keywords_alone_where(model, batch, scores, solo[batches.unit_rows(chunk)].to(scores.device))
+                solo = (torch.rand(len(chunk), generator=solo_generator) < solo_rate)[batches.unit_rows(chunk)]
+                # An echo keeps its whole score: no keyword weight can tell a repeated question from an
+                # answer, so only the learned match can learn to put it down (`echo_negatives`).
+                solo = solo & ~batches.echo_rows(chunk)
+                scores = keywords_alone_where(model, batch, scores, solo.to(scores.device))
             loss = loss_of(scores.cpu())
             if trace is not None:
                 loss = loss + penalty * attention_entropy(trace, batch)
