@@ -121,8 +121,14 @@ def cmd_refresh(args: argparse.Namespace) -> None:
         data = card.data
         # A combined training folder keeps one data set's test split: where the test data given here
         # is that split (same fingerprint), the card records which data set it is.
+        # Another test split (a model trained on WikiQA + TRAIN-ALL, tested on WikiQA): the card names the
+        # split its figures now come from, so that they never read as the training folder's own test.
         if isinstance(data.get("test"), dict) and data["test"].get("fingerprint") == fingerprint(test):
             data = {**data, "test": {**data["test"], "source": Path(args.data).resolve().name}}
+        else:
+            data = {**data, "test": {"fingerprint": fingerprint(test), "questions": len(test),
+                                     "pairs": sum(len(x.candidates) for x in test),
+                                     "source": Path(args.data).resolve().name}}
         card = replace_card(card, data=data, metrics={**card.metrics, "test": metrics},
                             baselines={**card.baselines, "test": baselines}, significance=significance,
                             attention=attention, architecture=architecture_text(matcher.params),

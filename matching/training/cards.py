@@ -181,6 +181,10 @@ def trained_on_dev(card: ModelCard) -> bool:
     return bool(card.training.get("fit_on_dev"))
 
 
+SOURCE_NAMES = {**BUILT_IN, "trecqa-all": "TrecQA TRAIN-ALL"}
+"""Data folder name -> what a card calls it (runs/data/trecqa-all is TrecQA with TRAIN-ALL as its train split)."""
+
+
 def data_name(card: ModelCard, split: str | None = None) -> str:
     """The data a card's figures come from, e.g. 'WikiQA' or 'WikiQA+TrecQA' (a combined folder).
     For `split`, the data set that split was found to be, where `refresh` recorded it (a combined
@@ -188,7 +192,7 @@ def data_name(card: ModelCard, split: str | None = None) -> str:
     recorded = card.data.get(split, {}) if split else {}
     source = str((recorded.get("source") if isinstance(recorded, dict) else None)
                  or card.data.get("source") or "its training data")
-    return "+".join(BUILT_IN.get(part.lower(), part) for part in source.split("+"))
+    return "+".join(SOURCE_NAMES.get(part.lower(), part) for part in source.split("+"))
 
 
 def dev_role(card: ModelCard) -> str:
