@@ -13,7 +13,7 @@ import logging
 import streamlit as st
 
 from matching.explain.glossary import TERMS
-from ui.views import admission, components, state
+from ui.views import admission, cached, components, state
 
 # Presentation mode folds the sidebar away: decided before the first element, from the session or, on a
 # session's first run, from the link (one page-config call per run, so the sidebar never flickers open).
@@ -95,6 +95,13 @@ def _run(page: st.Page) -> None:
         st.error(f"This page hit an unexpected problem ({type(error).__name__}). The other pages still work; "
                  "changing the input or reloading usually helps.", icon=":material/error:")
 
+
+# A fresh server warms up first, outside the turns: the first run loads the models and imports what the
+# pages use while the runs arriving with it wait, so their turns and their patience start on a warm server.
+try:
+    cached.warm_up()
+except Exception:  # noqa: BLE001 - the page's own run says what failed (the guard in _run)
+    log.exception("warming up failed")
 
 # Page runs take turns, in arrival order (see ui/views/admission.py); a file upload or the sanity
 # checks run at once, without holding a turn others wait for.

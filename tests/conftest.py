@@ -35,6 +35,24 @@ settings.load_profile("matchlens")
 # Tiny tensors: threads only add contention (training sets this too, for reproducibility).
 torch.set_num_threads(1)
 
+
+LONGEST_FIRST = ("test_browser_deeplinks", "test_browser", "test_browser_why", "test_browser_teaching")
+"""The modules that take longest, in that order (--durations): started first, so no worker is left with one
+of them while the other has nothing to do."""
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Under xdist (pyproject: -n 2 --dist loadgroup) the tests of a module that share a module-scoped fixture
+    (a server, a browser, a kernel) run on one worker, which sets it up once; the others are spread one by one.
+    The longest modules go first."""
+    rank = {name: place for place, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.module.__name__, len(rank)))  # type: ignore[attr-defined]
+    for item in items:
+        info = getattr(item, "_fixtureinfo", None)
+        if info is not None and any(definition.scope == "module" for definitions in info.name2fixturedefs.values()
+                                    for definition in definitions):
+            item.add_marker(pytest.mark.xdist_group(item.module.__name__))  # type: ignore[attr-defined]
+
 TINY = {"hidden_size": 4, "k": 5, "mlp_hidden": 8, "tensor_slices": 2,
         "max_question_len": 12, "max_answer_len": 16}
 """Small enough to build and run in milliseconds, big enough to exercise every path."""

@@ -36,8 +36,10 @@ XSS = "<img src=x onerror=\"window.__xss=1;document.title='pwned'\"> <script>win
 WAIT_MS = 90_000
 RANK_TABLE = "[class*='st-key-rank_table_']"
 
-pytestmark = pytest.mark.skipif(not CHROMIUM.exists() and not os.environ.get("CI"),
-                                reason="/usr/bin/chromium is not installed (required in CI)")
+NEEDS_CHROMIUM = pytest.mark.skipif(not CHROMIUM.exists() and not os.environ.get("CI"),
+                                    reason="/usr/bin/chromium is not installed (required in CI)")
+"""Every browser module's mark (its tests share a module's server: conftest keeps them on one xdist worker)."""
+pytestmark = NEEDS_CHROMIUM
 
 if CHROMIUM.exists() or os.environ.get("CI"):
     from playwright.sync_api import Browser, Page, expect, sync_playwright
@@ -52,10 +54,11 @@ def free_port() -> int:
 
 
 @pytest.fixture(scope="module")
-def server() -> Iterator[str]:
-    """The app as the README runs it, its output in artifacts/streamlit-server.log."""
+def server(request: pytest.FixtureRequest) -> Iterator[str]:
+    """The app as the README runs it, one per module that uses it (modules may run side by side under
+    xdist), its output in artifacts/streamlit-server-<module>.log."""
     (ROOT / "artifacts").mkdir(exist_ok=True)
-    with started_app(free_port(), log=ROOT / "artifacts" / "streamlit-server.log") as app:
+    with started_app(free_port(), log=ROOT / "artifacts" / f"streamlit-server-{request.module.__name__}.log") as app:
         yield app.url
 
 

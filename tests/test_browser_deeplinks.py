@@ -35,7 +35,7 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlencode, urlparse
 
 import pytest
-from test_browser import ARGS, CHROMIUM, SHOTS, WAIT_MS, free_port, settle
+from test_browser import ARGS, CHROMIUM, NEEDS_CHROMIUM, SHOTS, WAIT_MS, free_port, settle
 
 from matching.explain.urlstate import SharedState, encode
 
@@ -60,8 +60,7 @@ CANDIDATES = (
     "Pizza is a dish of Italian origin consisting of a flattened base of dough.",
 )
 
-pytestmark = pytest.mark.skipif(not CHROMIUM.exists() and not os.environ.get("CI"),
-                                reason="/usr/bin/chromium is not installed (required in CI)")
+pytestmark = NEEDS_CHROMIUM
 
 if CHROMIUM.exists() or os.environ.get("CI"):
     from playwright.sync_api import Browser, Page, sync_playwright
@@ -106,6 +105,8 @@ class Tab:
     number: int
     tab: Page
     problems: list[str] = field(default_factory=list)
+    details: list[str] = field(default_factory=list)
+    """The whole text of each error (artifacts/deeplinks.json)."""
     dialog: bool = False
 
     @property
@@ -192,6 +193,7 @@ def test_deep_links_as_a_fresh_servers_first_requests(fresh_server: str) -> None
                 check_tab(opened, next_page, follow_link)
             except Exception as error:  # noqa: BLE001 - every tab is checked; all failures are reported
                 opened.problems.append(f"{type(error).__name__}: {str(error).splitlines()[0]}")
+                opened.details.append(str(error))  # playwright's call log: what the click waited for
             if opened.problems:
                 SHOTS.mkdir(parents=True, exist_ok=True)
                 opened.tab.screenshot(path=str(SHOTS / f"deeplink-{opened.page.path or 'rank'}-{opened.number}.png"))
@@ -204,7 +206,8 @@ def test_deep_links_as_a_fresh_servers_first_requests(fresh_server: str) -> None
           + (f" ({', '.join(dialogs)})" if dialogs else "") + f"; checked in {elapsed:.0f} s")
     (ROOT / "artifacts" / "deeplinks.json").write_text(json.dumps(
         {"app_root": str(APP_ROOT), "links": len(tabs), "dialogs": dialogs, "seconds": elapsed,
-         "problems": {opened.name: opened.problems for opened in tabs if opened.problems}}, indent=1))
+         "problems": {opened.name: opened.problems for opened in tabs if opened.problems},
+         "details": {opened.name: opened.details for opened in tabs if opened.details}}, indent=1))
     problems = [f"{opened.name}: {'; '.join(opened.problems)}" for opened in tabs if opened.problems]
     assert not problems, "\n".join(problems)
 

@@ -20,14 +20,13 @@ from urllib.parse import urlencode
 
 import pytest
 from test_app import checkpoints
-from test_browser import CHROMIUM, SHOTS, WAIT_MS, browser, server, settle  # noqa: F401 - fixtures
+from test_browser import CHROMIUM, NEEDS_CHROMIUM, SHOTS, WAIT_MS, browser, server, settle  # noqa: F401 - fixtures
 
 from matching.models import AMVLSTM
 from matching.text.examples import BY_KEY
 from matching.training.cards import default_models
 
-pytestmark = pytest.mark.skipif(not CHROMIUM.exists() and not os.environ.get("CI"),
-                                reason="/usr/bin/chromium is not installed (required in CI)")
+pytestmark = NEEDS_CHROMIUM
 
 if CHROMIUM.exists() or os.environ.get("CI"):
     from playwright.sync_api import Browser, Page
