@@ -416,6 +416,19 @@ class TracedExplanations(Sequence[Explanation]):
     def __len__(self) -> int:
         return len(self.answer_tokens)
 
+    @property
+    def nbytes(self) -> int:
+        """The bytes of the pass's arrays (an upper bound: an array that is a view of another counts again);
+        the explanations built from them add copies of one candidate's rows each."""
+        arrays = [self.scores, self._matrices, self._cells, self._cell_bias, *self._shown.values(), self._values,
+                  self._rows, self._cols, self._filler, self._windows, self._contributions, self._bias, self._hidden,
+                  self._features, *self._attention, *(a for pair in self._weights.values() for a in pair),
+                  *(self._channels[1:] if self._channels else ()), self._terms[1] if self._terms else None,
+                  *self._vectors.values(), *(a for q, a, _ in self._products.values() for a in (q, a)),
+                  *(getattr(side, name) for side in self._sides for name in ("words", "gate_logits", "gated_words",
+                                                                             "states"))]
+        return sum(a.nbytes for a in arrays if a is not None)
+
     @overload
     def __getitem__(self, index: int) -> Explanation: ...
 

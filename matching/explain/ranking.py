@@ -13,6 +13,7 @@ from matching.explain import glossary
 from matching.explain.display import box_html, heading_html, table_html
 from matching.explain.explanation import Explanation, TracedExplanations
 from matching.explain.matcher import Matcher, require_words
+from matching.explain.passes import PassCache
 from matching.text.baselines import baseline_scores
 from matching.text.embeddings import WordVectors
 from matching.text.inputs import MAX_CANDIDATES
@@ -188,8 +189,10 @@ def rank(question: str, candidates: Sequence[str], models: Mapping[str, Matcher]
 
 def rank_tokens(question: str, question_tokens: Sequence[Token], candidates: Sequence[str],
                 candidate_tokens: Sequence[Sequence[Token]], models: Mapping[str, Matcher],
-                labels: Sequence[int] | None = None, max_candidates: int = MAX_CANDIDATES) -> Ranking:
-    """`rank` for text already parsed (see `inputs.parse_input`): the words are not read again."""
+                labels: Sequence[int] | None = None, max_candidates: int = MAX_CANDIDATES,
+                passes: PassCache | None = None) -> Ranking:
+    """`rank` for text already parsed (see `inputs.parse_input`): the words are not read again. With `passes`,
+    each model's pass over these exact words is taken from there when it was computed before (and kept)."""
     if not candidates:
         raise TextError("give at least one candidate answer")
     if len(candidates) > max_candidates:
@@ -205,7 +208,8 @@ def rank_tokens(question: str, question_tokens: Sequence[Token], candidates: Seq
         candidate_tokens = [flag_unknown(tokens, vectors) for tokens in candidate_tokens]
     results = {}
     for name, matcher in models.items():
-        explanations = matcher.traced(question_tokens, candidate_tokens)
+        explanations = (matcher.traced(question_tokens, candidate_tokens) if passes is None
+                        else passes.traced(name, matcher, question_tokens, candidate_tokens))
         results[name] = ModelRanking(explanations.scores, competition_ranks(explanations.scores), explanations)
     baselines = baseline_scores(question_tokens, candidate_tokens)
     return Ranking(
