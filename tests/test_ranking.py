@@ -7,7 +7,7 @@ import pytest
 from conftest import VARIANTS, MatcherFactory, assert_explanation_invariants
 
 from matching.explain.matcher import Matcher
-from matching.explain.ranking import ModelRanking, Ranking, competition_ranks, rank
+from matching.explain.ranking import ModelRanking, Ranking, competition_ranks, rank, score_split_rows
 from matching.text.inputs import MAX_CANDIDATES
 from matching.text.tokens import MAX_TEXT_CHARS, TextError
 
@@ -133,3 +133,16 @@ def test_ranking_tokens_carry_the_unknown_flags(models: dict[str, Matcher]) -> N
     ranking = rank("who wrote zzqxvv ?", ["shakespeare wrote qqvzzx"], models)
     assert [t.unknown for t in ranking.question_tokens] == [False, False, True, False]
     assert [t.unknown for t in ranking.candidate_tokens[0]] == [False, False, True]
+
+
+def test_the_score_split_is_read_off_the_pass_without_building_explanations(make_matcher: MatcherFactory) -> None:
+    models = {"kw": make_matcher(name="kw", **VARIANTS["cosine-exact-keywords"]), "plain": make_matcher(name="plain")}
+    ranking = rank("where is the eiffel tower", ["the tower is in paris", "the river flows north"], models)
+    rows = score_split_rows(ranking, 1)
+    assert all(not result.explanations._built for result in ranking.models.values())  # type: ignore[attr-defined]
+    for row, (name, result) in zip(rows, ranking.models.items(), strict=True):
+        explanation = result.explanations[1]  # built now: the same numbers
+        assert row["score"] == explanation.score and row["learned match"] == explanation.learned_score
+        assert row["keywords"] == (explanation.keyword_score if explanation.keyword_terms else None)
+        assert abs(row["learned match"] + (row["keywords"] or 0.0) - row["score"]) < 1e-5, name
+    assert rows[0]["keywords"] is not None and rows[1]["keywords"] is None

@@ -9,7 +9,7 @@ every model family (`matching.models.base`).
 from __future__ import annotations
 
 import html
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, NamedTuple, overload
 
@@ -162,6 +162,28 @@ class ChannelValues:
 
 
 @dataclass(frozen=True)
+class ScoreSplit:
+    """A score and its named terms (sum == score exactly; empty without): the learned match and the keyword
+    term apart, as the Rank page shows them."""
+
+    score: float
+    terms: Mapping[str, float]
+
+    @property
+    def keyword_terms(self) -> dict[str, float]:
+        return {name: value for name, value in self.terms.items() if name in ALL_KEYWORD_FEATURES}
+
+    @property
+    def keyword_score(self) -> float:
+        return float(sum(self.keyword_terms.values()))
+
+    @property
+    def learned_score(self) -> float:
+        return float(sum(v for name, v in self.terms.items() if name not in ALL_KEYWORD_FEATURES)) if self.terms \
+            else self.score
+
+
+@dataclass(frozen=True)
 class Explanation:
     """Why one model gave one (question, answer) pair its score."""
 
@@ -203,18 +225,17 @@ class Explanation:
     @property
     def keyword_terms(self) -> dict[str, float]:
         """What each keyword feature adds to the score (w_k x_k; `blocks.keywords`), empty without a keyword term."""
-        return {name: value for name, value in self.terms.items() if name in ALL_KEYWORD_FEATURES}
+        return ScoreSplit(self.score, self.terms).keyword_terms
 
     @property
     def keyword_score(self) -> float:
         """The keyword term's share of the score (0 without one): score = learned match + this, exactly."""
-        return float(sum(self.keyword_terms.values()))
+        return ScoreSplit(self.score, self.terms).keyword_score
 
     @property
     def learned_score(self) -> float:
         """The score less the keyword term: what the family's own network gave, read off the trace."""
-        return float(sum(v for name, v in self.terms.items() if name not in ALL_KEYWORD_FEATURES)) if self.terms \
-            else self.score
+        return ScoreSplit(self.score, self.terms).learned_score
 
     def has(self, *parts: Part) -> bool:
         """True when this explanation carries every part named."""
@@ -444,6 +465,12 @@ class TracedExplanations(Sequence[Explanation]):
             built = self._built[b] = self._explain(b)
         return built
 
+    def score_split(self, b: int) -> ScoreSplit:
+        """Pair b's score and its terms, read off the pass without building its explanation."""
+        b = range(len(self))[b]
+        terms = {} if self._terms is None else dict(zip(self._terms[0], self._terms[1][b].tolist(), strict=True))
+        return ScoreSplit(float(self.scores[b]), terms)
+
     def _explain(self, b: int) -> Explanation:
         q_tokens, a_tokens = self.question_tokens[b], self.answer_tokens[b]
         m = sum(not t.truncated for t in q_tokens)
@@ -456,9 +483,9 @@ class TracedExplanations(Sequence[Explanation]):
         q_attention, a_attention = self._attention
         channels = None if self._channels is None else ChannelValues(
             self._channels[0], self._channels[1][b, :m].copy(), self._channels[2][b, :n].copy())
-        terms = {} if self._terms is None else dict(zip(self._terms[0], self._terms[1][b].tolist(), strict=True))
+        split = self.score_split(b)
         return Explanation(
-            model=self.model, family=self.params.family, score=float(self.scores[b]),
+            model=self.model, family=self.params.family, score=split.score,
             question_tokens=q_tokens, answer_tokens=a_tokens,
             question_attention=side(q_attention, m), answer_attention=side(a_attention, n),
             interaction_matrices=({} if self._matrices is None else
@@ -474,7 +501,7 @@ class TracedExplanations(Sequence[Explanation]):
                         vectors={name: values[b].copy() for name, values in self._vectors.items()}),
             parts=self._parts,
             word_weights={name: (side(q, m), side(a, n)) for name, (q, a) in self._weights.items()},
-            channels=channels, terms=terms,
+            channels=channels, terms=dict(split.terms),
             matrix_products={name: (q[b, :m].copy(), a[b, :n].copy(), cosine)  # type: ignore[index]
                              for name, (q, a, cosine) in self._products.items()})
 

@@ -11,7 +11,7 @@ import numpy as np
 
 from matching.explain import glossary
 from matching.explain.display import box_html, heading_html, table_html
-from matching.explain.explanation import Explanation, TracedExplanations
+from matching.explain.explanation import Explanation, ScoreSplit, TracedExplanations
 from matching.explain.matcher import Matcher, require_words
 from matching.explain.passes import PassCache
 from matching.text.baselines import baseline_scores
@@ -57,6 +57,14 @@ class ModelRanking:
 
     def answer_tokens(self, index: int) -> tuple[Token, ...]:
         return _tokens(self.explanations, index, question=False)
+
+    def score_split(self, index: int) -> ScoreSplit:
+        """Candidate `index`'s score and its terms (learned match, keyword features), without building its
+        explanation when it was not built yet."""
+        if isinstance(self.explanations, TracedExplanations):
+            return self.explanations.score_split(index)
+        explanation = self.explanations[index]
+        return ScoreSplit(explanation.score, explanation.terms)
 
 
 def _tokens(explanations: Sequence[Explanation], index: int, question: bool) -> tuple[Token, ...]:
@@ -225,11 +233,11 @@ def score_split_rows(ranking: Ranking, pick: int) -> list[dict[str, object]]:
     without a keyword term has keywords None: its whole score is learned match."""
     rows: list[dict[str, object]] = []
     for name, result in ranking.models.items():
-        explanation = result.explanations[pick]
-        has = bool(explanation.keyword_terms)
-        rows.append({"model": name, "score": explanation.score, "learned match": explanation.learned_score,
-                     "keywords": explanation.keyword_score if has else None,
-                     **{feature: value for feature, value in explanation.keyword_terms.items()}})
+        split = result.score_split(pick)
+        has = bool(split.keyword_terms)
+        rows.append({"model": name, "score": split.score, "learned match": split.learned_score,
+                     "keywords": split.keyword_score if has else None,
+                     **{feature: value for feature, value in split.keyword_terms.items()}})
     return rows
 
 
