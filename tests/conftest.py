@@ -36,17 +36,21 @@ settings.load_profile("matchlens")
 torch.set_num_threads(1)
 
 
-LONGEST_FIRST = ("test_browser_deeplinks", "test_browser", "test_browser_why", "test_browser_teaching")
-"""The modules that take longest, in that order (--durations): started first, so no worker is left with one
-of them while the other has nothing to do."""
+FIRST = "test_browser_deeplinks"
+"""Thirty browser contexts at once (the longest test): started first, beside the tests without a browser;
+the other browser modules go last (beside one another, a browser test takes twice as long or more)."""
+
+
+def _order(item: pytest.Item) -> int:
+    module = item.module.__name__  # type: ignore[attr-defined]
+    return 0 if module == FIRST else 2 if module.startswith("test_browser") else 1
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Under xdist (pyproject: -n 2 --dist loadgroup) the tests of a module that share a module-scoped fixture
     (a server, a browser, a kernel) run on one worker, which sets it up once; the others are spread one by one.
-    The longest modules go first."""
-    rank = {name: place for place, name in enumerate(LONGEST_FIRST)}
-    items.sort(key=lambda item: rank.get(item.module.__name__, len(rank)))  # type: ignore[attr-defined]
+    The deep-link test goes first, the other browser tests last (`_order`)."""
+    items.sort(key=_order)
     for item in items:
         info = getattr(item, "_fixtureinfo", None)
         if info is not None and any(definition.scope == "module" for definitions in info.name2fixturedefs.values()
