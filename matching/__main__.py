@@ -270,8 +270,9 @@ def cmd_paper_tables(args: argparse.Namespace) -> None:
     tests = against_original({name: result.ap(name)[answerable] for name in models}, settings)
     cards = {name: matcher.card or {} for name, matcher in models.items()}
     test = {name: card.get("metrics", {}).get("test", {}) for name, card in cards.items()}
-    spread = {name: (f"{card['seed_study']['mean']:.4f} ± {card['seed_study']['std']:.4f}"
-                     if card.get("seed_study") else "") for name, card in cards.items()}
+    spread = {name: (f"{card['seed_study']['mean']:.4f} ± {card['seed_study']['std']:.4f} "
+                     f"(n={len(card['seed_study']['seeds'])})" if card.get("seed_study") else "")
+              for name, card in cards.items()}
     table = paper_table(reference, settings, test, spread, tests)
     out = Path(args.out)
     out.write_text(table.to_json(), encoding="utf-8")

@@ -11,6 +11,7 @@ import pytest
 from matching.evaluation.paper_tables import (
     ECIR_TABLE1_WIKIQA,
     ORIGINAL,
+    SEEDS_COLUMN,
     PaperTable,
     Reference,
     against_original,
@@ -51,7 +52,7 @@ def test_rows_paired_tests_and_verdicts(tmp_path: Path) -> None:
     table = paper_table(reference, settings, test, {"net-q": "0.7 ± 0.01"}, tests)
     rows = {(r["row"], r["setting"]): r for r in table.rows}
     assert rows[("Net", "(Q)")]["model"] == "net-q" and rows[("Net", "(Q)")]["paper MAP"] == 0.5
-    assert rows[("Net", "(Q)")]["ours MAP, 5 seeds"] == "0.7 ± 0.01"
+    assert rows[("Net", "(Q)")][SEEDS_COLUMN] == "0.7 ± 0.01"
     assert rows[("Other", ORIGINAL)]["model"] == "not trained here" and rows[("Other", ORIGINAL)]["ours MAP"] is None
     assert table.verdicts[0].startswith("Net: (Q) beats the Original here, significantly")
     assert table.verdicts[1].startswith("Other: not checked here yet") and "(Q) 0.1000 against Original 0.2000" in \
@@ -73,3 +74,20 @@ def test_the_shipped_table_names_every_row_of_the_paper_and_its_checkpoints() ->
         found = next(r for r in shipped.rows if (r["row"], r["setting"]) == (row, setting))
         card = json.loads((root / "pretrained" / name / "card.json").read_text(encoding="utf-8"))
         assert found["model"] == name and found["ours MAP"] == round(card["metrics"]["test"]["MAP"], 4)
+
+
+def test_the_trecqa_table_reads_and_has_no_settings_to_compare() -> None:
+    from matching.evaluation.paper_tables import MCAN_TABLE2_TRECQA
+
+    reference = Reference.read(MCAN_TABLE2_TRECQA)
+    assert reference.test.startswith("TrecQA") and ("MCAN (FM)", "TRAIN-ALL") in {(r["row"], r["setting"])
+                                                                                 for r in reference.rows}
+    mcan = next(r for r in reference.rows if r["row"] == "MCAN (FM)")
+    assert (mcan["MAP"], mcan["MRR"]) == (0.838, 0.904)
+    table = paper_table(reference, {"ours": ("MCAN (FM)", "TRAIN-ALL")}, {"ours": {"MAP": 0.7, "MRR": 0.8}},
+                        {"ours": "0.7000 ± 0.0100 (n=3)"}, {})
+    row = next(r for r in table.rows if r["model"] == "ours")
+    assert row["ours MAP"] == 0.7 and row[SEEDS_COLUMN].endswith("(n=3)") and "vs Original: p" not in row
+    assert table.verdicts == []
+    unreported = next(r for r in table.rows if r["row"] == "MV-LSTM")
+    assert unreported["paper MAP"] is None and unreported["model"] == "not trained here"

@@ -26,6 +26,7 @@ ECIR_TABLE1_WIKIQA = Path(__file__).resolve().parent / "papers" / "ecir2019-tabl
 MCAN_TABLE2_TRECQA = Path(__file__).resolve().parent / "papers" / "mcan2018-table2-trecqa.json"
 """The MCAN paper's Table 2 (TrecQA clean, every system trained on TRAIN-ALL), as printed there."""
 ORIGINAL = "Original"
+SEEDS_COLUMN = "ours MAP over seeds"
 SETTINGS = (ORIGINAL, "(Q)", "(A)", "(Q+A)")
 """The settings of the ECIR paper's table: no omega, omega on the question, on the answer, on both."""
 
@@ -99,8 +100,9 @@ class PaperTable:
 def paper_table(reference: Reference, settings: Mapping[str, tuple[str, str]], test: Mapping[str, Mapping[str, float]],
                 spread: Mapping[str, str], tests: Mapping[str, PairedTest]) -> PaperTable:
     """Every row of the paper's table beside ours (`test`: each checkpoint's test metrics from its card;
-    `spread`: its 5-seed test MAP; `tests`: its paired test against its row's Original)."""
+    `spread`: its test MAP over seeds, mean ± sd (n); `tests`: its paired test against its row's Original)."""
     ours = {setting: name for name, setting in settings.items() if name in test}
+    compares_settings = any(r["setting"] == ORIGINAL for r in reference.rows)
     rows = []
     for paper_row in reference.rows:
         key = (paper_row["row"], paper_row["setting"])
@@ -110,10 +112,11 @@ def paper_table(reference: Reference, settings: Mapping[str, tuple[str, str]], t
             row[f"paper {metric}"] = paper_row[metric]
             row[f"ours {metric}"] = None if name is None or metric not in test[name] else \
                 round(float(test[name][metric]), 4)
-        row["ours MAP, 5 seeds"] = spread.get(name, "") if name else ""
-        paired = tests.get(name) if name else None
-        row["vs Original: ΔMAP"] = None if paired is None else round(paired.difference, 4)
-        row["vs Original: p"] = None if paired is None else round(paired.p_value, 4)
+        row[SEEDS_COLUMN] = spread.get(name, "") if name else ""
+        if compares_settings:  # a table of omega settings: each one's paired test against its row's Original
+            paired = tests.get(name) if name else None
+            row["vs Original: ΔMAP"] = None if paired is None else round(paired.difference, 4)
+            row["vs Original: p"] = None if paired is None else round(paired.p_value, 4)
         rows.append(row)
     return PaperTable(reference, rows, verdicts(rows))
 

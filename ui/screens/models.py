@@ -9,7 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from matching.evaluation.metrics import METRICS
-from matching.evaluation.paper_tables import PaperTable
+from matching.evaluation.paper_tables import SEEDS_COLUMN, PaperTable
 from matching.explain import glossary
 from matching.paths import paper_tables_files
 from matching.training.cards import (
@@ -204,13 +204,13 @@ def paper_table_view(path: Path, key: str) -> None:
     reference = table.reference
     st.markdown(f"**{components.md(reference.table)}**")
     st.caption(f"{components.md(reference.source)}. Beside each row: the shipped checkpoint for that setting on "
-               f"{components.md(reference.test)}, its test MAP over seeds and, where the paper compares settings, its "
-               "paired test against its row's Original. Written by `python -m matching paper-tables` from the cards "
-               "and one reading of the test split; never typed in.")
+               f"{components.md(reference.test)}, its test MAP over seeds (mean ± sd, n seeds) and, where the "
+               "paper compares settings, its paired test against its row's Original. Written by `python -m matching "
+               "paper-tables` from the cards and one reading of the test split; never typed in.")
     frame = table.frame()
     st.dataframe(frame, hide_index=True, width="stretch", key=f"{key}_table", placeholder="-",
                  column_config={c: st.column_config.NumberColumn(c, format="%.4f") for c in frame.columns
-                                if c.startswith(("paper ", "ours ")) and c != "ours MAP, 5 seeds"})
+                                if c.startswith(("paper ", "ours ")) and c != SEEDS_COLUMN})
     if table.verdicts:
         st.markdown("**Does omega on the question, (Q), beat the Original here?**")
         for line in table.verdicts:
