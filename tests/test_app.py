@@ -134,10 +134,11 @@ def test_every_page_renders(at: AppTest, name: str) -> None:
         labels = [plain(tab.label) for tab in at.tabs]
         assert all(any(model in label for label in labels) for model in checkpoints())
         assert len(at.get("vega_lite_chart")) >= 2
-        # the shipped cards' test figures are all on WikiQA test (the combined folders keep WikiQA's)
-        assert any("is on the WikiQA test split" in c for c in texts(at, "caption"))
+        # each overview table names its test split: WikiQA's, and TrecQA's for the models trained with TRAIN-ALL
+        assert any("on the test split its table names (WikiQA, TrecQA)" in c for c in texts(at, "caption"))
+        assert sum("test: TrecQA" in plain(m.value) for m in at.markdown) >= 2
         why = at.expander(key="models_why")  # why the defaults, a bullet each, from pretrained/defaults.json
-        assert any("trust most on text unlike WikiQA" in plain(m.value) for m in why.markdown)
+        assert any("carry over to text unlike any one training set" in plain(m.value) for m in why.markdown)
     # the input is kept in the link on every page
     assert "q" in at.query_params
 

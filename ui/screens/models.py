@@ -18,15 +18,18 @@ from matching.training.cards import (
     ModelCard,
     attention_rows,
     attention_verdict,
+    data_name,
     default_models,
     default_set,
     dev_role,
+    keyword_rows,
+    keyword_verdict,
     metrics_rows,
     seed_line,
     significance_rows,
     typed_card,
 )
-from matching.training.reporting import model_row, test_data_names
+from matching.training.reporting import model_row
 from ui.views import common, components, state
 
 st.title(":material/model_training: Models")
@@ -112,6 +115,11 @@ def card_view(name: str, card: ModelCard | None, key: str) -> None:
             st.markdown("**Does the attention matter?** The same model, gate overridden on test")
             figures_table(attention_rows(card), f"{key}_attention")
             st.caption(components.md(attention_verdict(card)))
+    if card.keywords:
+        st.markdown("**Does the keyword term decide?** On each dev set, the whole score beside each of its two "
+                    "parts alone")
+        figures_table(keyword_rows(card), f"{key}_keywords")
+        st.caption(components.md(keyword_verdict(card)))
     if card.deviations:
         with st.expander("Deviations from the paper", icon=":material/difference:"):
             for line in card.deviations:
@@ -148,20 +156,24 @@ if not loaded and not errors:
 
 if loaded:
     st.subheader("At a glance", divider="gray")
-    groups = sorted({c.group for c in cards.values() if c}, key=lambda g: g != PAPER_GROUP)
-    for group in groups:
-        st.markdown(f"**{components.md(group)}**: {components.md(GROUP_TEXT.get(group, ''))}")
-        rows = [model_row(c) for c in cards.values() if c and c.group == group]
-        overview = pd.DataFrame(rows)
-        st.dataframe(overview, hide_index=True, width="stretch", key=f"models_overview_{group}",
-                     placeholder="-", column_config=components.fit_headers(overview, {
-                         c: st.column_config.NumberColumn(c, format="%.4f")
-                         for c in ("test MAP", "dev MAP", "test MRR", "test P@1", "entropy", "top-weight ratio",
-                                   "uniform-α MAP", "permuted-α MAP", "paper MAP")}))
+    shipped = [c for c in cards.values() if c]
+    # One table per test set and group: a figure on WikiQA test never sits in a column beside one on TrecQA's.
+    tests = sorted({data_name(c, "test") for c in shipped}, key=lambda t: t != "WikiQA")
+    for test in tests:
+        on_test = [c for c in shipped if data_name(c, "test") == test]
+        for group in sorted({c.group for c in on_test}, key=lambda g: g != PAPER_GROUP):
+            st.markdown(f"**{components.md(group)}**, test: {components.md(test)}. "
+                        f"{components.md(GROUP_TEXT.get(group, ''))}")
+            overview = pd.DataFrame([model_row(c) for c in on_test if c.group == group])
+            st.dataframe(overview, hide_index=True, width="stretch", key=f"models_overview_{test}_{group}",
+                         placeholder="-", column_config=components.fit_headers(overview, {
+                             c: st.column_config.NumberColumn(c, format="%.4f")
+                             for c in ("test MAP", "dev MAP", "test MRR", "test P@1", "entropy", "top-weight ratio",
+                                       "uniform-α MAP", "permuted-α MAP", "paper MAP")}))
     st.caption(f"Every test figure here (test MAP, MRR, P@1, seeds, ΔMAP, entropy, uniform-α / permuted-α MAP) is "
-               f"on the {test_data_names(c for c in cards.values() if c)} test split. "
-               "Seeds: test MAP over the configuration's 5 seeds. Dev MAP: - for a model fitted on train + dev "
-               "(its dev figure is a training figure). ΔMAP (p): paired randomisation test on "
+               f"on the test split its table names ({', '.join(tests)}). "
+               "Seeds: test MAP over the configuration's seeds, n in brackets. Dev MAP: - for a model fitted on "
+               "train + dev (its dev figure is a training figure). ΔMAP (p): paired randomisation test on "
                "per-question AP. Entropy: mean H(alpha)/log n on test (1 = flat). Uniform-α / permuted-α MAP: "
                "the same model with alpha replaced at inference; if they match its own MAP, the bars carry "
                "little of the score.")
