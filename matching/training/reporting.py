@@ -40,21 +40,29 @@ def model_row(card: ModelCard) -> dict[str, Any]:
     return row
 
 
-def models_table(raw_cards: Iterable[Mapping[str, Any]]) -> str:
-    """Shipped models grouped by the test set of their figures (WikiQA first), then as in the paper before
-    MatchLens variants, each test set with its own baselines."""
+def by_test_set(cards: Iterable[ModelCard]) -> dict[str, dict[str, list[ModelCard]]]:
+    """Cards by the test set of their figures (WikiQA first), then by group (as in the paper first), by name:
+    a figure on one test set never sits in a column beside one on another."""
     def order(card: ModelCard) -> tuple[bool, str, bool, str]:
         return data_name(card, "test") != "WikiQA", data_name(card, "test"), card.group != PAPER_GROUP, card.name
 
-    cards = sorted((ModelCard.from_dict(dict(c)) for c in raw_cards), key=order)
+    found: dict[str, dict[str, list[ModelCard]]] = {}
+    for card in sorted(cards, key=order):
+        found.setdefault(data_name(card, "test"), {}).setdefault(card.group, []).append(card)
+    return found
+
+
+def models_table(raw_cards: Iterable[Mapping[str, Any]]) -> str:
+    """Shipped models grouped by the test set of their figures (WikiQA first), then as in the paper before
+    MatchLens variants, each test set with its own baselines."""
+    cards = [ModelCard.from_dict(dict(c)) for c in raw_cards]
+    tests = by_test_set(cards)
     sections = []
-    tests = list(dict.fromkeys(data_name(c, "test") for c in cards))
-    for test in tests:
-        on_test = [c for c in cards if data_name(c, "test") == test]
-        for group in dict.fromkeys(c.group for c in on_test):
+    for test, groups in tests.items():
+        for group, in_group in groups.items():
             heading = f"**{group}**" if len(tests) == 1 else f"**{group}, test: {test}**"
-            sections.append(f"{heading}\n\n" + markdown_table([model_row(c) for c in on_test if c.group == group]))
-        first = on_test[0]
+            sections.append(f"{heading}\n\n" + markdown_table([model_row(c) for c in in_group]))
+        first = next(iter(groups.values()))[0]
         baselines = [{"baseline": name, "test MAP": values.get("MAP"),
                       "dev MAP": first.baselines.get("dev", {}).get(name, {}).get("MAP"),
                       "test MRR": values.get("MRR"), "test P@1": values.get("P@1")}

@@ -18,7 +18,6 @@ from matching.training.cards import (
     ModelCard,
     attention_rows,
     attention_verdict,
-    data_name,
     default_models,
     default_set,
     dev_role,
@@ -29,12 +28,13 @@ from matching.training.cards import (
     significance_rows,
     typed_card,
 )
-from matching.training.reporting import model_row
+from matching.training.reporting import by_test_set, model_row
 from ui.views import common, components, state
 
 st.title(":material/model_training: Models")
-st.caption("One card per checkpoint in the models folder, read from its card.json. Metrics are on WikiQA "
-           "(ties scored as the mean over tie orders); the test split was read once, after model selection.")
+st.caption("One card per checkpoint in the models folder, read from its card.json. Test metrics are on the "
+           "test split each card and table names (WikiQA; TrecQA for the models trained with TRAIN-ALL), ties "
+           "scored as the mean over tie orders; the test split was read once, after model selection.")
 _defaults, _why = default_set()
 _opening = default_models(list(state.models()))
 if _opening:
@@ -156,15 +156,12 @@ if not loaded and not errors:
 
 if loaded:
     st.subheader("At a glance", divider="gray")
-    shipped = [c for c in cards.values() if c]
-    # One table per test set and group: a figure on WikiQA test never sits in a column beside one on TrecQA's.
-    tests = sorted({data_name(c, "test") for c in shipped}, key=lambda t: t != "WikiQA")
-    for test in tests:
-        on_test = [c for c in shipped if data_name(c, "test") == test]
-        for group in sorted({c.group for c in on_test}, key=lambda g: g != PAPER_GROUP):
+    tests = by_test_set(c for c in cards.values() if c)
+    for test, groups in tests.items():
+        for group, in_group in groups.items():
             st.markdown(f"**{components.md(group)}**, test: {components.md(test)}. "
                         f"{components.md(GROUP_TEXT.get(group, ''))}")
-            overview = pd.DataFrame([model_row(c) for c in on_test if c.group == group])
+            overview = pd.DataFrame([model_row(c) for c in in_group])
             st.dataframe(overview, hide_index=True, width="stretch", key=f"models_overview_{test}_{group}",
                          placeholder="-", column_config=components.fit_headers(overview, {
                              c: st.column_config.NumberColumn(c, format="%.4f")
