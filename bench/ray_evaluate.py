@@ -46,6 +46,10 @@ def resampled(folder: Path, pairs: int, seed: int = 0) -> list[RankingList]:
     return lists
 
 
+def arrived(arrivals: list[tuple[float, int]], done: int, _: int) -> None:
+    arrivals.append((time.perf_counter(), done))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data" / "wikiqa")
@@ -75,18 +79,33 @@ def main() -> None:
         local = evaluate(open_ranking_file(folder), models, workers=1)
         seconds = time.perf_counter() - started
         print(f"one process, 1 thread: {seconds:7.1f} s  {pairs / seconds:7.0f} pairs/s")
-        rates = {}
+        local_rate = pairs / seconds
+        rates, steady = {}, {}
         for workers in (1, 2):
+            arrivals: list[tuple[float, int]] = []
             started = time.perf_counter()
-            run = evaluate_ray(folder, checkpoints, Path(scratch) / f"out-{workers}", workers=workers)
+            run = evaluate_ray(folder, checkpoints, Path(scratch) / f"out-{workers}", workers=workers,
+                               progress=functools.partial(arrived, arrivals))
             seconds = time.perf_counter() - started
             rates[workers] = pairs / seconds
+            # Once every worker has written its first shard, the run scores at its steady rate; what comes
+            # before (starting Ray and the workers, loading the checkpoints) and after (stopping Ray, reading
+            # the results back) is paid once per run, whatever the file's size.
+            scored = [(at, done) for at, done in arrivals if done > arrivals[0][1]]
+            (first, first_done), (last, last_done) = scored[min(workers, len(scored) - 1) - 1], scored[-1]
+            steady[workers] = (last_done - first_done) / max(last - first, 1e-9)
+            fixed = seconds - pairs / steady[workers]
             differs = max(abs(run.evaluation.overall[s]["MAP"] - local.overall[s]["MAP"]) for s in local.systems)
             print(f"Ray, {workers} worker(s):    {seconds:7.1f} s  {rates[workers]:7.0f} pairs/s  "
                   f"{rates[workers] / workers:7.0f} pairs/s per worker  (largest MAP difference from one "
                   f"process: {differs:.1e})")
-        print(f"2 workers / 1 worker: {rates[2] / rates[1]:.2f}x; N machines of c cores score about "
-              f"N x c x {rates[2] / 2:.0f} pairs/s with these models, while shards outnumber workers")
+            print(f"   steady rate once the workers run: {steady[workers]:7.0f} pairs/s; start and stop cost "
+                  f"{fixed:.1f} s a run")
+        print(f"Ray's overhead at one core each (1 worker against one process): {local_rate / rates[1] - 1:+.0%} "
+              f"on this file, {local_rate / steady[1] - 1:+.0%} at the steady rate")
+        print(f"2 workers / 1 worker: {rates[2] / rates[1]:.2f}x on this file, {steady[2] / steady[1]:.2f}x at the "
+              f"steady rate; N machines of c cores score about N x c x {steady[2] / 2:.0f} pairs/s with these "
+              "models, while shards outnumber workers")
 
 
 if __name__ == "__main__":
