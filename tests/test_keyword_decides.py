@@ -137,3 +137,31 @@ def test_an_echo_is_never_scored_by_the_keywords_alone(vectors: WordVectors) -> 
         rows = [list(map(int, batch.answer_ids[r][: int(batch.answer_lengths[r])])) for r in range(len(echo))]
         asked = [list(map(int, batch.question_ids[r][: int(batch.question_lengths[r])])) for r in range(len(echo))]
         assert [row == question for row, question in zip(rows, asked, strict=True)] == echo.tolist()
+
+
+def test_an_echo_left_out_of_a_keyword_alone_question_adds_nothing_to_its_loss(vectors: WordVectors) -> None:
+    from matching.training.trainer import _Batches, solo_scores, with_echo_negatives
+
+    plain = tokenize_lists(toy_lists(0, 3))[0]
+    echoed = with_echo_negatives(plain)
+    matcher = train(tiny_config(keywords=True), toy_lists(0, 8), toy_lists(8, 10), vectors, show_progress=False)[0]
+    model = matcher.model
+    with torch.no_grad():
+        model.keywords.weights.copy_(torch.tensor([1.0, -0.5, 2.0]))
+    losses = {}
+    for name, tokens in (("plain", plain), ("echoed", echoed)):
+        settings = TrainingSettings(loss="listwise", echo_negatives=name == "echoed", keyword_solo=0.5,
+                                    solo_echoes="left out")
+        batches = _Batches(tokens, [list(t.question) for t in tokens],
+                           [[list(c) for c in t.candidates] for t in tokens], settings, model.params, vectors)
+        chunk = [unit for unit in batches.units if unit[0] == 0]  # the first question, whole
+        batch, loss_of = batches.batch(chunk)
+        solo = torch.ones(len(batches.unit_rows(chunk)), dtype=torch.bool)
+        with torch.no_grad():
+            for key, where in ((name, solo), (f"{name}, not solo", ~solo)):
+                scores = solo_scores(model, batch, model(batch), where, batches.echo_rows(chunk), settings.solo_echoes)
+                losses[key] = float(loss_of(scores))
+    assert abs(losses["echoed"] - losses["plain"]) < 1e-5  # the echo left the keyword-alone question's loss
+    assert losses["echoed, not solo"] > losses["plain, not solo"]  # and stays a wrong candidate elsewhere
+    with pytest.raises(ValueError, match="solo_echoes"):
+        TrainingSettings(solo_echoes="dropped").validate()

@@ -104,6 +104,12 @@ class TrainingSettings:
     beside a learned match that fits the training questions (the keyword issue: within a question the
     learned part spread by 1.2 to 1.9, the keywords by 0.02 to 0.09, so they never decided). The shipped
     model is scored as always: learned match + keywords, split exactly."""
+    solo_echoes: str = "whole"
+    """With `keyword_solo` and `echo_negatives`: what an echo is in a question scored by the keywords alone.
+    `whole`: it keeps its whole score (learned match + keywords), the only row of that question the learned
+    match scores, which it can only lower; over many such questions that pushed every learned score down
+    and left the learned match near chance (0.52 MAP alone). `left out`: the echo is not in that question's
+    loss, so the echoes teach the learned match only beside answers it scores too."""
     fit_on_dev: bool = False
     """True: train on train + dev with a schedule fixed in advance (needs `average_epochs`), and
     ship the config's own seed, fixed in advance: dev chooses nothing, and its 126 questions
@@ -118,6 +124,8 @@ class TrainingSettings:
             raise ValueError("hard_negative_copies repeats (correct, wrong) pairs: it needs the hinge loss")
         if not 0.0 <= self.keyword_solo < 1.0:
             raise ValueError(f"keyword_solo must be in [0, 1), not {self.keyword_solo}")
+        if self.solo_echoes not in SOLO_ECHOES:
+            raise ValueError(f"solo_echoes must be one of {', '.join(SOLO_ECHOES)}, not {self.solo_echoes!r}")
 
 
 @dataclass(frozen=True)
@@ -188,6 +196,11 @@ def drop_words(batch: PairBatch, rate: float, generator: torch.Generator) -> Pai
                    answer_unknown=dropped(batch.answer_unknown, batch.answer_lengths))
 
 
+SOLO_ECHOES = ("whole", "left out")
+LEFT_OUT = -1e4
+"""The score of a candidate taken out of its question's loss: its softmax share and its hinge terms are 0."""
+
+
 def keywords_alone_where(model: torch.nn.Module, batch: PairBatch, scores: torch.Tensor,
                          solo: torch.Tensor) -> torch.Tensor:
     """The scores with the learned match left out of the rows where `solo` (B,) is true: there the score is
@@ -195,6 +208,16 @@ def keywords_alone_where(model: torch.nn.Module, batch: PairBatch, scores: torch
     keywords = model.keywords(batch.question_ids, batch.answer_ids, batch.question_lengths,
                               batch.answer_lengths).sum(-1)
     return torch.where(solo, keywords, scores)
+
+
+def solo_scores(model: torch.nn.Module, batch: PairBatch, scores: torch.Tensor, solo: torch.Tensor,
+                echoes: torch.Tensor, solo_echoes: str) -> torch.Tensor:
+    """The training scores of a batch where `solo` (B,) marks the rows of keyword-alone units and `echoes`
+    (B,) the echo rows. No keyword weight can tell a repeated question from an answer, so an echo is
+    never scored by the keywords alone: it keeps its whole score or leaves the loss (`solo_echoes`)."""
+    solo, echoes = solo.to(scores.device), echoes.to(scores.device)
+    scores = keywords_alone_where(model, batch, scores, solo & ~echoes)
+    return torch.where(solo & echoes, LEFT_OUT, scores) if solo_echoes == "left out" else scores
 
 
 def dev_map(matcher: Matcher, lists: list[TokenizedList]) -> float:
@@ -376,10 +399,7 @@ def train(config: TrainingConfig, train_lists: list[RankingList], dev_lists: lis
             if solo_rate:
                 chunk = batches.units[start: start + settings.batch_size]
                 solo = (torch.rand(len(chunk), generator=solo_generator) < solo_rate)[batches.unit_rows(chunk)]
-                # An echo keeps its whole score: no keyword weight can tell a repeated question from an
-                # answer, so only the learned match can learn to put it down (`echo_negatives`).
-                solo = solo & ~batches.echo_rows(chunk)
-                scores = keywords_alone_where(model, batch, scores, solo.to(scores.device))
+                scores = solo_scores(model, batch, scores, solo, batches.echo_rows(chunk), settings.solo_echoes)
             loss = loss_of(scores.cpu())
             if trace is not None:
                 loss = loss + penalty * attention_entropy(trace, batch)
