@@ -180,7 +180,7 @@ def test_the_sources_rule_ships_the_seed_with_the_best_mean_over_dev_sources() -
     cards = [card(1, 0.74, 0.72, 0.78), card(2, 0.73, 0.70, 0.81), card(3, 0.72, 0.70, 0.79)]
     assert choose_seed(cards, "best dev MAP")[0].seed == 1
     chosen, words = choose_seed(cards, "best mean over dev sources")
-    assert chosen.seed == 2 and "wikiqa, trecqa" in words
+    assert chosen.seed == 2 and "MAP: wikiqa, trecqa" in words
     plain = [replace(c, keywords={}) for c in cards]
     fallback, words = choose_seed(plain, "best mean over dev sources")
     assert fallback.seed == 1 and "no dev MAP per source" in words

@@ -541,7 +541,7 @@ def choose_seed(cards: list[ModelCard], rule: str) -> tuple[ModelCard, str]:
     """The seed run to ship by `TrainingSettings.ship_rule`, and the rule's words for the card."""
     if rule == "best mean over dev sources" and all(card.keywords for card in cards):
         sources = ", ".join(cards[0].keywords)
-        return max(cards, key=mean_over_sources), f"best mean of the dev MAP of each source ({sources})"
+        return max(cards, key=mean_over_sources), f"best mean of each dev source's MAP: {sources}"
     best = max(cards, key=lambda card: card.metrics["dev"]["MAP"])
     if rule == "best dev MAP":
         return best, "best dev MAP"
