@@ -5,7 +5,8 @@ folder (every split of --data, drawn with replacement under new ids, so the text
 and nothing from the folder is written anywhere but a temporary folder removed at the end). Then,
 on that same file and the same --models:
 
-(a) the one-process path (`dataset.evaluate`, one torch thread, one scoring thread);
+(a) the one-process path (`dataset.evaluate`, one torch thread, one scoring thread; then two scoring
+    threads, the one-process path's use of two cores);
 (b) the Ray path on a local instance with 1 worker, then with 2 workers (one torch thread each).
 
 Each line prints the wall time, pairs/s and pairs/s per worker; (a) and (b) are checked to give
@@ -80,6 +81,11 @@ def main() -> None:
         seconds = time.perf_counter() - started
         print(f"one process, 1 thread: {seconds:7.1f} s  {pairs / seconds:7.0f} pairs/s")
         local_rate = pairs / seconds
+        started = time.perf_counter()
+        evaluate(open_ranking_file(folder), models, workers=2)
+        two_threads = time.perf_counter() - started
+        print(f"one process, 2 scoring threads: {two_threads:7.1f} s  {pairs / two_threads:7.0f} pairs/s  (two cores, "
+              "each model's passes on its own thread)")
         rates, steady = {}, {}
         for workers in (1, 2):
             arrivals: list[tuple[float, int]] = []
@@ -103,6 +109,8 @@ def main() -> None:
                   f"{fixed:.1f} s a run")
         print(f"Ray's overhead at one core each (1 worker against one process): {local_rate / rates[1] - 1:+.0%} "
               f"on this file, {local_rate / steady[1] - 1:+.0%} at the steady rate")
+        print(f"Ray's overhead at two cores each (2 workers against one process's 2 scoring threads): "
+              f"{pairs / rates[2] / two_threads - 1:+.0%} on this file")
         print(f"2 workers / 1 worker: {rates[2] / rates[1]:.2f}x on this file, {steady[2] / steady[1]:.2f}x at the "
               f"steady rate; N machines of c cores score about N x c x {steady[2] / 2:.0f} pairs/s with these "
               "models, while shards outnumber workers")
