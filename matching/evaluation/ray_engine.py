@@ -46,6 +46,7 @@ RUN_FILE = "run.json"
 """What a results folder was written for (file, shards, models): a resumed run must be the same run."""
 
 ONEDNN_CACHE = "ONEDNN_PRIMITIVE_CACHE_CAPACITY"
+"""The variable that stops a worker's torch from keeping oneDNN kernels per shape (set to 0; see the CLI's evaluate)."""
 
 RETRIES = 4
 """Restarts of a dead worker, and retries of the shard it held, before the run fails: enough for

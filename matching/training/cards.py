@@ -268,16 +268,11 @@ def keyword_rows(card: ModelCard) -> list[dict[str, Any]]:
              "spread: keywords": study.keywords_spread} for source, study in card.keywords.items()]
 
 
-def parts_beaten(card: ModelCard) -> list[str]:
-    """The dev sets on which a keyword model's whole score does not beat both of its parts alone."""
-    return [source for source, s in card.keywords.items() if s.MAP <= max(s.learned_MAP, s.keywords_MAP)]
-
-
 def keyword_verdict(card: ModelCard) -> str:
     """One plain sentence on whether the keyword term earns its place on every dev set."""
     if not card.keywords:
         return ""
-    beaten = parts_beaten(card)
+    beaten = [source for source, s in card.keywords.items() if s.MAP <= max(s.learned_MAP, s.keywords_MAP)]
     if beaten:
         return (f"On {', '.join(beaten)} the whole score does not beat both of its parts: there the keyword term "
                 "and the learned match do not add up to more than one of them.")

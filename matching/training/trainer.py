@@ -46,14 +46,7 @@ from matching.text.data import RankingList, fingerprint, read_toks_folder
 from matching.text.embeddings import WordVectors, load_glove
 from matching.text.tokenized import TokenizedList, tokenize_lists
 from matching.text.tokens import Token
-from matching.training.cards import (
-    HARD_NEGATIVES,
-    ModelCard,
-    SeedStudy,
-    deviations,
-    group_of,
-    render_card,
-)
+from matching.training.cards import HARD_NEGATIVES, ModelCard, SeedStudy, deviations, group_of, render_card
 from matching.training.checkpoint import load_checkpoint, save_checkpoint
 
 LOSSES = ("hinge", "listwise")
