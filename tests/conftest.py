@@ -269,10 +269,11 @@ def assert_explanation_invariants(explanation: Explanation, matcher: Matcher) ->
     else:
         assert_dynamic_pooling_cells(explanation)
     assert steps.answer.gated_words.shape == (n, params.embedding_dim)
-    # The pooled values through the model's own MLP give the score back ...
+    # The pooled values through the model's own MLP, on the model's device, give the score back ...
+    mlp_input = torch.from_numpy(explanation.mlp_input)[None].to(matcher.device)
     with torch.no_grad():
-        hidden = matcher.model.head.hidden(torch.from_numpy(explanation.mlp_input)[None])
-        replay = float(matcher.model.head(torch.from_numpy(explanation.mlp_input)[None])[0])
+        hidden = matcher.model.head.hidden(mlp_input).cpu()
+        replay = float(matcher.model.head(mlp_input)[0])
     assert abs(replay - explanation.learned_score) < 1e-5
     np.testing.assert_allclose(steps.hidden, hidden[0].numpy(), atol=1e-5)
     # ... and both decompositions split it exactly, with the keyword term where the model has one: over the

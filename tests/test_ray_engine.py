@@ -13,7 +13,6 @@ import pytest
 from conftest import DISTRACTORS, FACTS
 
 from matching.evaluation.dataset import Evaluation, evaluate, format_table
-from matching.explain.matcher import Matcher
 from matching.text.baselines import BASELINES
 from matching.text.data import RankingList, open_ranking_file, read_ranking_file, write_toks_folder
 from matching.text.shards import read_shard, shard_ranking_file
@@ -217,25 +216,3 @@ def test_cli_ray_engine_prints_the_local_tables(ray_instance, ranking_folder: Pa
     main([*common, "--engine", "ray", "--out", str(tmp_path / "out"), "--resume"])
     resumed = capsys.readouterr().out
     assert "Ray: 0 shards scored" in resumed and resumed.split("\n", 1)[1] == local
-
-
-def test_matcher_on_a_device_scores_and_explains_exactly(make_matcher) -> None:  # type: ignore[no-untyped-def]
-    """The device path (choose_device, Matcher.to, batches moved to the model's device) on the CPU:
-    the same scores, and explanations whose decompositions still add up to the score."""
-    from conftest import VARIANTS, assert_explanation_invariants
-
-    from matching.explain.matcher import choose_device
-
-    device = choose_device("auto")
-    assert choose_device("cpu").type == "cpu" and device.type in ("cpu", "cuda")
-    question, candidates = "where is the eiffel tower", ["the eiffel tower is in paris", "a spider has eight legs"]
-    for variant in ("amv-question-exact-idf", "pyramid-keywords", "mcan-fm", "cdssm-question", "duet", "arcii"):
-        plain = make_matcher(seed=4, name=variant, **VARIANTS[variant])
-        expected = [e.score for e in plain.explain(question, candidates)]
-        moved: Matcher = make_matcher(seed=4, name=variant, **VARIANTS[variant]).to(device)
-        assert moved.device == device
-        explanations = moved.explain(question, candidates)
-        assert [e.score for e in explanations] == pytest.approx(expected, abs=1e-5)
-        for explanation in explanations:
-            if device.type == "cpu":  # the invariants replay the head on CPU tensors
-                assert_explanation_invariants(explanation, moved)

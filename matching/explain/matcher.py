@@ -172,11 +172,16 @@ def choose_device(name: str = "cpu") -> torch.device:
     """The device named on the command line: 'cpu', 'cuda', or 'auto' (cuda where this machine has it).
     Chosen once, where a matcher or a trainer is built; the models read it from their tensors."""
     if name == "auto":
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        name = "cuda" if torch.cuda.is_available() else "cpu"
     if name not in ("cpu", "cuda"):
         raise ValueError(f"device {name!r}: choose cpu, cuda or auto")
     if name == "cuda" and not torch.cuda.is_available():
         raise ValueError("device 'cuda': torch sees no CUDA device on this machine (use cpu or auto)")
+    if name == "cuda":
+        # Full float32 in convolutions too (cuDNN would use TF32 on Ampere and later, about 1e-3 off): a score
+        # on the GPU is then the CPU's score to float32 rounding, and its explanation the same one.
+        torch.backends.cudnn.allow_tf32 = False
+        torch.backends.cuda.matmul.allow_tf32 = False
     return torch.device(name)
 
 
