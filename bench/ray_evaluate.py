@@ -7,11 +7,14 @@ on that same file and the same --models:
 
 (a) the one-process path (`dataset.evaluate`, one torch thread, one scoring thread; then two scoring
     threads, the one-process path's use of two cores);
-(b) the Ray path on a local instance with 1 worker, then with 2 workers (one torch thread each).
+(b) the Ray path on a local instance with 1 worker, then with 2 workers (one torch thread each);
+(c) the same on a local cluster started beforehand (`ray start --head`, then `--address`), as a lab's
+    cluster is: Ray's own start and stop are then paid once for many runs, not by each.
 
-Each line prints the wall time, pairs/s and pairs/s per worker; (a) and (b) are checked to give
-the same MAP per system. Ray's figures include starting the instance and the workers (each loads
-the checkpoints and the word vectors once), which a long run pays once.
+Each line prints the wall time, pairs/s and pairs/s per worker; (b) and (c) are checked to give (a)'s
+MAP per system. Ray's figures include starting the workers (each loads the checkpoints and the word
+vectors once), and in (b) starting and stopping the instance, which a long run pays once. (c) ends with
+`ray stop`, which stops every Ray process of this user: run the bench where no other Ray runs.
 
 Run: python bench/ray_evaluate.py [--data ../shared/data/wikiqa] [--pairs 100000] [--models mvlstm cdssm]
 """
@@ -22,6 +25,9 @@ import argparse
 import functools
 import os
 import random
+import socket
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -49,6 +55,16 @@ def resampled(folder: Path, pairs: int, seed: int = 0) -> list[RankingList]:
 
 def arrived(arrivals: list[tuple[float, int]], done: int, _: int) -> None:
     arrivals.append((time.perf_counter(), done))
+
+
+def ray_cli(*args: str) -> None:
+    subprocess.run([sys.executable, "-m", "ray.scripts.scripts", *args], check=True, capture_output=True)
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
 
 
 def main() -> None:
@@ -86,34 +102,52 @@ def main() -> None:
         two_threads = time.perf_counter() - started
         print(f"one process, 2 scoring threads: {two_threads:7.1f} s  {pairs / two_threads:7.0f} pairs/s  (two cores, "
               "each model's passes on its own thread)")
-        rates, steady = {}, {}
-        for workers in (1, 2):
-            arrivals: list[tuple[float, int]] = []
-            started = time.perf_counter()
-            run = evaluate_ray(folder, checkpoints, Path(scratch) / f"out-{workers}", workers=workers,
-                               progress=functools.partial(arrived, arrivals))
-            seconds = time.perf_counter() - started
-            rates[workers] = pairs / seconds
-            # Once every worker has written its first shard, the run scores at its steady rate; what comes
-            # before (starting Ray and the workers, loading the checkpoints) and after (stopping Ray, reading
-            # the results back) is paid once per run, whatever the file's size.
-            scored = [(at, done) for at, done in arrivals if done > arrivals[0][1]]
-            (first, first_done), (last, last_done) = scored[min(workers, len(scored) - 1) - 1], scored[-1]
-            steady[workers] = (last_done - first_done) / max(last - first, 1e-9)
-            fixed = seconds - pairs / steady[workers]
-            differs = max(abs(run.evaluation.overall[s]["MAP"] - local.overall[s]["MAP"]) for s in local.systems)
-            print(f"Ray, {workers} worker(s):    {seconds:7.1f} s  {rates[workers]:7.0f} pairs/s  "
-                  f"{rates[workers] / workers:7.0f} pairs/s per worker  (largest MAP difference from one "
-                  f"process: {differs:.1e})")
-            print(f"   steady rate once the workers run: {steady[workers]:7.0f} pairs/s; start and stop cost "
-                  f"{fixed:.1f} s a run")
-        print(f"Ray's overhead at one core each (1 worker against one process): {local_rate / rates[1] - 1:+.0%} "
-              f"on this file, {local_rate / steady[1] - 1:+.0%} at the steady rate")
-        print(f"Ray's overhead at two cores each (2 workers against one process's 2 scoring threads): "
-              f"{pairs / rates[2] / two_threads - 1:+.0%} on this file")
-        print(f"2 workers / 1 worker: {rates[2] / rates[1]:.2f}x on this file, {steady[2] / steady[1]:.2f}x at the "
-              f"steady rate; N machines of c cores score about N x c x {steady[2] / 2:.0f} pairs/s with these "
-              "models, while shards outnumber workers")
+        def timed_runs(label: str, address: str | None) -> tuple[dict[int, float], dict[int, float]]:
+            rates, steady = {}, {}
+            for workers in (1, 2):
+                arrivals: list[tuple[float, int]] = []
+                started = time.perf_counter()
+                run = evaluate_ray(folder, checkpoints, Path(scratch) / f"out-{label}-{workers}", workers=workers,
+                                   address=address, progress=functools.partial(arrived, arrivals))
+                seconds = time.perf_counter() - started
+                rates[workers] = pairs / seconds
+                # Once every worker has written its first shard, the run scores at its steady rate; what comes
+                # before (starting Ray and the workers, loading the checkpoints) and after (stopping Ray, reading
+                # the results back) is paid once per run, whatever the file's size.
+                scored = [(at, done) for at, done in arrivals if done > arrivals[0][1]]
+                (first, first_done), (last, last_done) = scored[min(workers, len(scored) - 1) - 1], scored[-1]
+                steady[workers] = (last_done - first_done) / max(last - first, 1e-9)
+                fixed = seconds - pairs / steady[workers]
+                differs = max(abs(run.evaluation.overall[s]["MAP"] - local.overall[s]["MAP"]) for s in local.systems)
+                print(f"Ray ({label}), {workers} worker(s): {seconds:7.1f} s  {rates[workers]:7.0f} pairs/s  "
+                      f"{rates[workers] / workers:7.0f} pairs/s per worker  (largest MAP difference from one "
+                      f"process: {differs:.1e})")
+                print(f"   steady rate once the workers run: {steady[workers]:7.0f} pairs/s; start and stop cost "
+                      f"{fixed:.1f} s a run")
+            return rates, steady
+
+        def summary(label: str, rates: dict[int, float], steady: dict[int, float]) -> None:
+            print(f"{label}: overhead at one core each (1 worker against one process, 1 thread): "
+                  f"{local_rate / rates[1] - 1:+.0%} on this file, {local_rate / steady[1] - 1:+.0%} steady")
+            print(f"{label}: overhead at two cores each (2 workers against one process's 2 scoring threads): "
+                  f"{pairs / rates[2] / two_threads - 1:+.1%} on this file")
+            print(f"{label}: 2 workers / 1 worker: {rates[2] / rates[1]:.2f}x on this file, "
+                  f"{steady[2] / steady[1]:.2f}x at the steady rate")
+
+        runs: dict[str, tuple[dict[int, float], dict[int, float]]] = {}
+        runs["a local instance each run"] = timed_runs("a local instance each run", None)
+        port = free_port()
+        ray_cli("start", "--head", "--port", str(port), "--num-cpus", "2", "--include-dashboard", "false",
+                "--disable-usage-stats")
+        try:
+            runs["a cluster started beforehand"] = timed_runs("a cluster started beforehand", f"127.0.0.1:{port}")
+        finally:  # stops every Ray process of this user on the machine: run the bench where no other Ray runs
+            ray_cli("stop")
+        for label, (rates, steady) in runs.items():
+            summary(label, rates, steady)
+        steady_two = runs["a local instance each run"][1][2]
+        print(f"N machines of c cores score about N x c x {steady_two / 2:.0f} pairs/s with these models, while "
+              "shards outnumber workers")
 
 
 if __name__ == "__main__":

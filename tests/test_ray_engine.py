@@ -5,7 +5,12 @@ from __future__ import annotations
 
 import os
 import random
+import shutil
 import signal
+import socket
+import subprocess
+import sys
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -216,3 +221,48 @@ def test_cli_ray_engine_prints_the_local_tables(ray_instance, ranking_folder: Pa
     main([*common, "--engine", "ray", "--out", str(tmp_path / "out"), "--resume"])
     resumed = capsys.readouterr().out
     assert "Ray: 0 shards scored" in resumed and resumed.split("\n", 1)[1] == local
+
+
+def test_cli_joins_a_cluster_started_beforehand(ranking_folder: Path, tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """The documented path (docs/deployment.md): `ray start --head`, then `evaluate --address` from a fresh process,
+    which prints the local tables. Ray (2.59 on) starts such a cluster with token authentication when a token is at
+    hand, and a process joining it must use the token too (`token_mode_for_joining`)."""
+    pytest.importorskip("ray.data", reason="Ray is an optional extra: pip install 'matchlens[ray]'")
+    from matching.__main__ import main
+
+    root = str(PRETRAINED.parent)
+    env = {key: value for key, value in os.environ.items() if key != "RAY_AUTH_MODE"} | {"PYTHONPATH": root}
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    # --block in a session of its own: the head's processes are this session, and are stopped with it (not by
+    # `ray stop`, which would stop every Ray of this user, the module's own instance too). Its own temporary
+    # folder (a short path: Ray's sockets live there): the address file it leaves would otherwise make a later
+    # `ray.init()` join this cluster.
+    temp = tempfile.mkdtemp(prefix="ray-")
+    head = subprocess.Popen([sys.executable, "-m", "ray.scripts.scripts", "start", "--head", "--port", str(port),
+                             "--num-cpus", "2", "--include-dashboard", "false", "--disable-usage-stats",
+                             "--temp-dir", temp, "--block"],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
+                            start_new_session=True)
+    try:
+        assert head.stdout is not None
+        for line in head.stdout:
+            if "Ray runtime started" in line:
+                break
+        else:
+            pytest.fail("ray start --head ended before the runtime started")
+        common = ["evaluate", "--pretrained", str(PRETRAINED), "--models", *CHECKPOINTS, "--data", str(ranking_folder)]
+        main(common)
+        local = capsys.readouterr().out
+        joined = subprocess.run([sys.executable, "-m", "matching", *common, "--engine", "ray", "--address",
+                                 f"127.0.0.1:{port}", "--workers", "2", "--out", str(tmp_path / "out")],
+                                capture_output=True, text=True, env=env, cwd=root, timeout=240)
+        assert joined.returncode == 0, joined.stderr[-2000:]
+        assert "shards scored by 2 workers" in joined.stdout
+        assert joined.stdout.split("\n", 1)[1] == local
+    finally:  # killed: stopped gently, the head waits some 30 s for its processes; it holds nothing to keep
+        os.killpg(head.pid, signal.SIGKILL)
+        head.wait(timeout=60)
+        shutil.rmtree(temp, ignore_errors=True)

@@ -53,6 +53,20 @@ RETRIES = 4
 a machine or two lost, not endless on a shard that kills every worker it is given."""
 
 
+AUTH_MODE = "RAY_AUTH_MODE"
+
+
+def token_mode_for_joining() -> None:
+    """Ray (2.59 on) starts a cluster, `ray start --head` included, with token authentication when a token is at
+    hand (~/.ray/auth_token, which its first local start writes; RAY_AUTH_TOKEN; RAY_AUTH_TOKEN_PATH), but a
+    driver joining it with RAY_AUTH_MODE unset connects without the token and is refused. Joining, this process
+    does what Ray's own start does: token mode where a token is at hand. A RAY_AUTH_MODE that is set decides."""
+    token_at_hand = (os.environ.get("RAY_AUTH_TOKEN") or os.environ.get("RAY_AUTH_TOKEN_PATH")
+                     or (Path.home() / ".ray" / "auth_token").is_file())
+    if AUTH_MODE not in os.environ and token_at_hand:
+        os.environ[AUTH_MODE] = "token"
+
+
 class EngineError(RuntimeError):
     """A Ray run that cannot start or whose results do not add up; the message says why."""
 
@@ -243,6 +257,8 @@ def evaluate_ray(path: str | Path, checkpoints: Mapping[str, str | Path], out: s
     or fewer; each scored in chunks of at most CHUNK_QUESTIONS, as the one-process path scores
     them). `progress(pairs done, pairs)` is called as shards are written.
     """
+    if address:
+        token_mode_for_joining()  # before Ray is imported: it reads its settings once
     import ray
 
     chunk_questions = min(shard_questions, CHUNK_QUESTIONS)
@@ -262,8 +278,15 @@ def evaluate_ray(path: str | Path, checkpoints: Mapping[str, str | Path], out: s
             # workers get the setting as a runtime environment; a local instance's inherit this process's
             # environment, which spares the 2 s of starting workers apart from the ones Ray starts with.
             if address:
-                ray.init(address=address, runtime_env={"env_vars": {ONEDNN_CACHE: "0"}}, log_to_driver=False,
-                         logging_level=logging.WARNING)
+                try:
+                    ray.init(address=address, runtime_env={"env_vars": {ONEDNN_CACHE: "0"}}, log_to_driver=False,
+                             logging_level=logging.WARNING)
+                except ConnectionError as error:
+                    raise EngineError(
+                        f"could not join the Ray cluster at {address} ({error}). Is it running (ray status on its "
+                        f"head)? A cluster with token authentication needs its token here too: ~/.ray/auth_token "
+                        f"or RAY_AUTH_TOKEN, with {AUTH_MODE}=token set before Ray is imported "
+                        "(docs/deployment.md)") from error
             else:  # as many logical CPUs as workers, so that the pool starts whole even on a small machine
                 os.environ.setdefault(ONEDNN_CACHE, "0")
                 local = workers or max(1, os.cpu_count() or 1)
