@@ -266,3 +266,16 @@ def test_cli_joins_a_cluster_started_beforehand(ranking_folder: Path, tmp_path: 
         os.killpg(head.pid, signal.SIGKILL)
         head.wait(timeout=60)
         shutil.rmtree(temp, ignore_errors=True)
+
+
+def test_an_address_nothing_answers_is_a_clear_error_at_once(ranking_folder: Path, tmp_path: Path) -> None:
+    """A mistyped --address: Ray would retry it for minutes; the engine says so at once."""
+    pytest.importorskip("ray.data", reason="Ray is an optional extra: pip install 'matchlens[ray]'")
+    from matching.evaluation.ray_engine import EngineError, evaluate_ray
+
+    with socket.socket() as probe:  # a port nothing listens on once the probe is closed
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    with pytest.raises(EngineError, match=f"no Ray cluster answers at 127.0.0.1:{port}"):
+        evaluate_ray(ranking_folder, {name: str(path) for name, path in CHECKPOINTS.items()}, tmp_path / "out",
+                     address=f"127.0.0.1:{port}")

@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import socket
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -65,6 +66,19 @@ def token_mode_for_joining() -> None:
                      or (Path.home() / ".ray" / "auth_token").is_file())
     if AUTH_MODE not in os.environ and token_at_hand:
         os.environ[AUTH_MODE] = "token"
+
+
+def answers(address: str, seconds: float = 5.0) -> bool:
+    """Whether something listens at a host:port address (Ray retries an address that nothing answers for
+    minutes); other forms ("auto", "ray://...") are Ray's to resolve."""
+    host, _, port = address.rpartition(":")
+    if not host or not port.isdigit() or "://" in host:
+        return True
+    try:
+        with socket.create_connection((host, int(port)), timeout=seconds):
+            return True
+    except OSError:
+        return False
 
 
 class EngineError(RuntimeError):
@@ -258,6 +272,9 @@ def evaluate_ray(path: str | Path, checkpoints: Mapping[str, str | Path], out: s
     them). `progress(pairs done, pairs)` is called as shards are written.
     """
     if address:
+        if not answers(address):
+            raise EngineError(f"no Ray cluster answers at {address}: start one there (ray start --head --port PORT, "
+                              "docs/deployment.md) or check the address")
         token_mode_for_joining()  # before Ray is imported: it reads its settings once
     import ray
 
