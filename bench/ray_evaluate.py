@@ -134,20 +134,20 @@ def main() -> None:
             print(f"{label}: 2 workers / 1 worker: {rates[2] / rates[1]:.2f}x on this file, "
                   f"{steady[2] / steady[1]:.2f}x at the steady rate")
 
-        runs: dict[str, tuple[dict[int, float], dict[int, float]]] = {}
-        runs["a local instance each run"] = timed_runs("a local instance each run", None)
+        instance = "a local instance each run"
+        on_instance = timed_runs(instance, None)
         port = free_port()
         ray_cli("start", "--head", "--port", str(port), "--num-cpus", "2", "--include-dashboard", "false",
                 "--disable-usage-stats")
+        cluster = "a cluster started beforehand"
         try:
-            runs["a cluster started beforehand"] = timed_runs("a cluster started beforehand", f"127.0.0.1:{port}")
+            on_cluster = timed_runs(cluster, f"127.0.0.1:{port}")
         finally:  # stops every Ray process of this user on the machine: run the bench where no other Ray runs
             ray_cli("stop")
-        for label, (rates, steady) in runs.items():
-            summary(label, rates, steady)
-        steady_two = runs["a local instance each run"][1][2]
-        print(f"N machines of c cores score about N x c x {steady_two / 2:.0f} pairs/s with these models, while "
-              "shards outnumber workers")
+        summary(instance, *on_instance)
+        summary(cluster, *on_cluster)
+        print(f"N machines of c cores score about N x c x {on_instance[1][2] / 2:.0f} pairs/s with these models, "
+              "while shards outnumber workers")
 
 
 if __name__ == "__main__":

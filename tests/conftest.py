@@ -6,6 +6,7 @@ themselves into a temporary folder.
 
 from __future__ import annotations
 
+import socket
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -119,6 +120,14 @@ VARIANTS: dict[str, dict[str, object]] = {
 
 TUNED_WORDS = ["the", "tower", "paris", "zzqxjvtk"]
 """The words the tiny tuned variants fine-tune (one of them unknown to GloVe)."""
+
+
+
+def free_port() -> int:
+    """A port on 127.0.0.1 that nothing listens on (the probe is closed when it returns)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
 
 
 def tiny_params(family: str = "mvlstm", **overrides: object) -> ModelParams:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import socket
 import statistics
 import sys
 import time
@@ -21,6 +20,7 @@ from pathlib import Path
 from urllib.parse import urlencode
 
 import pytest
+from conftest import free_port
 
 from matching.text.examples import BY_KEY
 
@@ -45,12 +45,6 @@ if CHROMIUM.exists() or os.environ.get("CI"):
     from playwright.sync_api import Browser, Page, expect, sync_playwright
 else:  # pragma: no cover
     Browser = Page = object  # type: ignore[assignment,misc]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @pytest.fixture(scope="module")

@@ -36,7 +36,8 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlencode, urlparse
 
 import pytest
-from test_browser import ARGS, CHROMIUM, NEEDS_CHROMIUM, SHOTS, WAIT_MS, free_port, settle
+from conftest import free_port
+from test_browser import ARGS, CHROMIUM, NEEDS_CHROMIUM, SHOTS, WAIT_MS, settle
 
 from matching.explain.urlstate import SharedState, encode
 

@@ -11,7 +11,6 @@ import asyncio
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import urllib.request
@@ -20,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from conftest import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
@@ -34,12 +34,6 @@ class Deployment:
     url: str
     ports: list[int]
     run_dir: Path
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 @pytest.fixture(scope="module")

@@ -17,6 +17,7 @@ from conftest import FACTS, VARIANTS, assert_explanation_invariants, tiny_config
 
 from matching.explain.matcher import Matcher, choose_device
 from matching.text.embeddings import WordVectors
+from matching.text.tokens import tokenize
 from matching.training.cards import ModelCard
 from matching.training.checkpoint import load_checkpoint
 from matching.training.trainer import save_trained, train_and_card
@@ -52,8 +53,6 @@ def test_a_matcher_on_a_device_scores_and_explains_exactly(make_matcher, device_
     assert [e.score for e in explanations] == pytest.approx(expected, abs=1e-5)
     for explanation in explanations:
         assert_explanation_invariants(explanation, moved)
-    from matching.text.tokens import tokenize
-
     scores = moved.score_tokens([tokenize(QUESTION)] * len(CANDIDATES), [tokenize(c) for c in CANDIDATES])
     np.testing.assert_allclose(scores, expected, atol=1e-5)
 

@@ -7,7 +7,6 @@ import os
 import random
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -15,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import DISTRACTORS, FACTS
+from conftest import DISTRACTORS, FACTS, free_port
 
 from matching.evaluation.dataset import Evaluation, evaluate, format_table
 from matching.text.baselines import BASELINES
@@ -233,9 +232,7 @@ def test_cli_joins_a_cluster_started_beforehand(ranking_folder: Path, tmp_path: 
 
     root = str(PRETRAINED.parent)
     env = {key: value for key, value in os.environ.items() if key != "RAY_AUTH_MODE"} | {"PYTHONPATH": root}
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = free_port()
     # --block in a session of its own: the head's processes are this session, and are stopped with it (not by
     # `ray stop`, which would stop every Ray of this user, the module's own instance too). Its own temporary
     # folder (a short path: Ray's sockets live there): the address file it leaves would otherwise make a later
@@ -273,9 +270,7 @@ def test_an_address_nothing_answers_is_a_clear_error_at_once(ranking_folder: Pat
     pytest.importorskip("ray.data", reason="Ray is an optional extra: pip install 'matchlens[ray]'")
     from matching.evaluation.ray_engine import EngineError, evaluate_ray
 
-    with socket.socket() as probe:  # a port nothing listens on once the probe is closed
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = free_port()
     with pytest.raises(EngineError, match=f"no Ray cluster answers at 127.0.0.1:{port}"):
         evaluate_ray(ranking_folder, {name: str(path) for name, path in CHECKPOINTS.items()}, tmp_path / "out",
                      address=f"127.0.0.1:{port}")
