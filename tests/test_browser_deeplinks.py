@@ -37,7 +37,7 @@ from urllib.parse import parse_qs, urlencode, urlparse
 
 import pytest
 from conftest import free_port
-from test_browser import ARGS, CHROMIUM, NEEDS_CHROMIUM, SHOTS, WAIT_MS, settle
+from test_browser import ARGS, CALM, CHROMIUM, NEEDS_CHROMIUM, SHOTS, WAIT_MS, settle
 
 from matching.explain.urlstate import SharedState, encode
 
@@ -204,8 +204,8 @@ def test_deep_links_as_a_fresh_servers_first_requests(fresh_server: str) -> None
         # The default page's links go last in each round: the server's very first run always takes the
         # legacy path where it would, and only a link naming a page can show the dialog.
         in_order = sorted(pages, key=lambda page: page.path == "")
-        tabs = [Tab(page, number, browser.new_context(viewport={"width": 1280, "height": 900}).new_page())
-                for number in range(TABS_PER_PAGE) for page in in_order]
+        tabs = [Tab(page, number, browser.new_context(viewport={"width": 1280, "height": 900}, **CALM)
+                    .new_page()) for number in range(TABS_PER_PAGE) for page in in_order]
         # Every context exists before the first request; then the requests go out back to back, so the
         # links' script runs are the server's first and overlap, as a class opening one link together.
         for opened in tabs:
@@ -253,7 +253,7 @@ def test_walkthrough_keys_move_the_step_after_revealing_pooled_cells(fresh_serve
     query = urlencode({**(encode(SharedState(question=QUESTION, candidates=CANDIDATES)) or {}), "step": "6"})
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        tab = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+        tab = browser.new_context(viewport={"width": 1280, "height": 900}, **CALM).new_page()
         progress = tab.locator("[data-testid=stProgress]").first
         revealed = tab.get_by_text("Cells revealed, in pooling order").first
         tab.goto(f"{fresh_server}/walkthrough?{query}")

@@ -20,7 +20,7 @@ from urllib.parse import urlencode
 
 import pytest
 from test_app import checkpoints
-from test_browser import CHROMIUM, NEEDS_CHROMIUM, SHOTS, WAIT_MS, browser, server, settle  # noqa: F401 - fixtures
+from test_browser import CALM, CHROMIUM, NEEDS_CHROMIUM, SHOTS, WAIT_MS, browser, server, settle  # noqa: F401 - fixtures
 
 from matching.models import AMVLSTM
 from matching.text.examples import BY_KEY
@@ -111,7 +111,7 @@ RANK_COLUMNS = """
 
 
 def context_page(browser: Browser, width: int, height: int) -> Iterator[Page]:  # noqa: F811
-    context = browser.new_context(viewport={"width": width, "height": height}, device_scale_factor=1.5)
+    context = browser.new_context(viewport={"width": width, "height": height}, device_scale_factor=1.5, **CALM)
     tab = context.new_page()
     yield tab
     context.close()
