@@ -170,7 +170,8 @@ def test_a_stopped_run_resumed_gives_the_same_tables(ray_instance, ranking_folde
             return super().score(shard, lists)
 
     out = tmp_path / "out"
-    with pytest.raises(Exception, match="the run is stopped here"):
+    stopped = r"workers failed: RuntimeError: the run is stopped here\. 1 of \d+ shards are written .*--resume"
+    with pytest.raises(EngineError, match=stopped):
         evaluate_ray(ranking_folder, CHECKPOINTS, out, workers=1, shard_questions=SHARD_QUESTIONS,
                      scorer=StoppingScorer)
     shards = len(shard_ranking_file(ranking_folder, SHARD_QUESTIONS).shards)
@@ -263,6 +264,25 @@ def test_cli_joins_a_cluster_started_beforehand(ranking_folder: Path, tmp_path: 
         os.killpg(head.pid, signal.SIGKILL)
         head.wait(timeout=60)
         shutil.rmtree(temp, ignore_errors=True)
+
+
+def test_a_local_instance_from_another_folder_of_a_checkout_not_installed(ranking_folder: Path, tmp_path: Path) -> None:
+    """The bench's way (`sys.path` set by the script, run from another folder, the checkout not installed): the local
+    instance's workers import the package too (they died unpickling the scorer: "No module named 'matching'")."""
+    pytest.importorskip("ray.data", reason="Ray is an optional extra: pip install 'matchlens[ray]'")
+    root = PRETRAINED.parent
+    code = (f"import sys; sys.path.insert(0, {str(root)!r})\n"
+            "from matching.evaluation.ray_engine import evaluate_ray\n"
+            f"run = evaluate_ray({str(ranking_folder)!r}, {{'mvlstm': {str(CHECKPOINTS['mvlstm'])!r}}}, "
+            f"{str(tmp_path / 'out')!r}, workers=1, shard_questions=60)\n"
+            "print('scored', len(run.scored), 'questions', len(run.evaluation.qids))\n")
+    env = {key: value for key, value in os.environ.items() if key not in ("PYTHONPATH", "RAY_ADDRESS")}
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=elsewhere,
+                          timeout=240)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert f"scored 1 questions {len(generated_lists()) - 1}" in done.stdout  # the question without words skipped
 
 
 def test_an_address_nothing_answers_is_a_clear_error_at_once(ranking_folder: Path, tmp_path: Path) -> None:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import socket
 import warnings
 from collections.abc import Callable, Mapping, Sequence
@@ -252,6 +253,27 @@ def read_results(out: Path, sharded: ShardedFile, models: Sequence[str]) -> Eval
     return assemble(list(models), parts)
 
 
+def importable_in_workers() -> None:
+    """A local instance's workers inherit this process's environment but not its `sys.path`: a checkout that is
+    not installed, run from another folder (`cd bench && python ray_evaluate.py`, a notebook elsewhere), gave
+    workers that could not unpickle the scorer ("No module named 'matching'"). Its folder goes on PYTHONPATH; an
+    installed package needs nothing (a cluster's machines install it: docs/deployment.md)."""
+    root = str(Path(__file__).resolve().parents[2])
+    if Path(root).name in ("site-packages", "dist-packages"):
+        return
+    paths = [path for path in os.environ.get("PYTHONPATH", "").split(os.pathsep) if path]
+    if root not in paths:
+        os.environ["PYTHONPATH"] = os.pathsep.join([root, *paths])
+
+
+def failure(error: BaseException) -> str:
+    """What went wrong in a worker, in one line: the first exception of the user's code that a Ray error's message
+    quotes ("ModuleNotFoundError: No module named 'matching'"), not Ray's pages of its own traceback around it."""
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+    quoted = [line for line in lines if re.match(r"[A-Za-z_]\w*(Error|Exception): ", line)]
+    return (quoted or lines or [type(error).__name__])[0]
+
+
 def default_workers(address: str | None) -> int:
     """Scoring workers: one per CPU of the cluster joined, or of this machine."""
     import ray
@@ -306,6 +328,7 @@ def evaluate_ray(path: str | Path, checkpoints: Mapping[str, str | Path], out: s
                         "(docs/deployment.md)") from error
             else:  # as many logical CPUs as workers, so that the pool starts whole even on a small machine
                 os.environ.setdefault(ONEDNN_CACHE, "0")
+                importable_in_workers()
                 local = workers or max(1, os.cpu_count() or 1)
                 ray.init(num_cpus=max(local, os.cpu_count() or 1), include_dashboard=False, log_to_driver=False,
                          logging_level=logging.WARNING)
@@ -328,11 +351,17 @@ def evaluate_ray(path: str | Path, checkpoints: Mapping[str, str | Path], out: s
                                            "device": device, "chunk_questions": chunk_questions},
                     num_cpus=1, num_gpus=1 if device == "cuda" else None,
                     max_restarts=RETRIES, max_task_retries=RETRIES)
-            for row in results.iter_rows():
-                scored.append(int(row["shard"]))
-                done += int(row["pairs"])
-                if progress:
-                    progress(done, sharded.pairs)
+            try:
+                for row in results.iter_rows():
+                    scored.append(int(row["shard"]))
+                    done += int(row["pairs"])
+                    if progress:
+                        progress(done, sharded.pairs)
+            except ray.exceptions.RayError as error:  # the shards written so far stay: --resume goes on from them
+                kept = len(list(out.glob("shard-*.parquet")))
+                raise EngineError(f"the Ray workers failed: {failure(error)}. {kept} of {len(sharded.shards)} shards "
+                                  f"are written in {out} (--resume goes on from them); every machine needs the "
+                                  "package and its word vectors installed (docs/deployment.md)") from error
         finally:
             if started:
                 ray.shutdown()
