@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import socket
 import sys
 from pathlib import Path
 
@@ -11,6 +12,14 @@ sys.path.insert(0, str(ROOT))
 
 from matching.text.data import RankingList  # noqa: E402
 from matching.text.embeddings import WordVectors  # noqa: E402
+
+
+def free_port() -> int:
+    """A port on 127.0.0.1 that nothing listens on (the probe is closed when it returns); the tests use it too."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
 
 QUESTION = "how did the roman empire fall ?"
 CANDIDATES = [

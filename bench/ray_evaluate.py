@@ -25,14 +25,13 @@ import argparse
 import functools
 import os
 import random
-import socket
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-from common import ROOT
+from common import ROOT, free_port
 
 from matching.text.data import RankingList, read_toks_folder, write_toks_folder
 
@@ -59,12 +58,6 @@ def arrived(arrivals: list[tuple[float, int]], done: int, _: int) -> None:
 
 def ray_cli(*args: str) -> None:
     subprocess.run([sys.executable, "-m", "ray.scripts.scripts", *args], check=True, capture_output=True)
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def main() -> None:

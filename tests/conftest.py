@@ -6,7 +6,7 @@ themselves into a temporary folder.
 
 from __future__ import annotations
 
-import socket
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -25,6 +25,9 @@ from matching.text.data import RankingList, write_toks_folder
 from matching.text.embeddings import WordVectors, load_glove
 from matching.training.cards import ModelCard
 from matching.training.trainer import TrainingConfig, TrainingSettings, train_and_card
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+from common import free_port  # noqa: E402,F401 - the bench's, shared by the tests that start servers
 
 # Deterministic, fast property tests: no example database, no wall-clock deadline
 # (another process may be training on this machine), a modest number of examples.
@@ -121,13 +124,6 @@ VARIANTS: dict[str, dict[str, object]] = {
 TUNED_WORDS = ["the", "tower", "paris", "zzqxjvtk"]
 """The words the tiny tuned variants fine-tune (one of them unknown to GloVe)."""
 
-
-
-def free_port() -> int:
-    """A port on 127.0.0.1 that nothing listens on (the probe is closed when it returns)."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def tiny_params(family: str = "mvlstm", **overrides: object) -> ModelParams:
