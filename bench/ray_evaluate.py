@@ -6,10 +6,14 @@ and nothing from the folder is written anywhere but a temporary folder removed a
 on that same file and the same --models:
 
 (a) the one-process path (`dataset.evaluate`, one torch thread, one scoring thread; then two scoring
-    threads, the one-process path's use of two cores);
+    threads, the one-process path's use of two cores), with oneDNN's kernel cache off as the command line
+    and the Ray workers have it;
 (b) the Ray path on a local instance with 1 worker, then with 2 workers (one torch thread each);
 (c) the same on a local cluster started beforehand (`ray start --head`, then `--address`), as a lab's
-    cluster is: Ray's own start and stop are then paid once for many runs, not by each.
+    cluster is: Ray's own start and stop are then paid once for many runs, not by each;
+(d) no engine at all: 1, then 2 plain processes, each a fresh interpreter that builds the Ray workers'
+    scorer (`ShardScorer`) and scores every shard, or every other one: the most that any engine could
+    give on this machine, and what a fresh worker costs before its first shard.
 
 Each line prints the wall time, pairs/s and pairs/s per worker; (b) and (c) are checked to give (a)'s
 MAP per system. Ray's figures include starting the workers (each loads the checkpoints and the word
@@ -30,10 +34,13 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from common import ROOT, free_port
 
+from matching.evaluation.dataset import CHUNK_QUESTIONS
 from matching.text.data import RankingList, read_toks_folder, write_toks_folder
+from matching.text.shards import ShardedFile, shard_ranking_file
 
 print = functools.partial(print, flush=True)  # noqa: A001  (each figure shows as it comes, piped or not)
 
@@ -56,6 +63,56 @@ def arrived(arrivals: list[tuple[float, int]], done: int, _: int) -> None:
     arrivals.append((time.perf_counter(), done))
 
 
+def plain_worker(sharded: ShardedFile, checkpoints: dict[str, str], out: str, part: int, parts: int,
+                 ready: Any, begin: Any) -> tuple[float, float, float]:
+    """(d): one plain process doing a Ray worker's job on shards part, part + parts, ...: seconds to build
+    the scorer (its imports came before, in the spawned interpreter), to score its first shard, and the rest."""
+    import numpy as np
+    import torch
+
+    from matching.evaluation.ray_engine import ShardScorer
+
+    torch.set_num_threads(1)
+    started = time.perf_counter()
+    scorer = ShardScorer(sharded, checkpoints, out, "cpu", CHUNK_QUESTIONS)
+    built = time.perf_counter() - started
+    ready.wait()  # the scoring of all processes starts together
+    begin.wait()
+    seconds = []
+    for shard in sharded.shards[part::parts]:
+        started = time.perf_counter()
+        scorer({"shard": np.array([shard.index])})
+        seconds.append(time.perf_counter() - started)
+    return built, seconds[0], sum(seconds[1:])
+
+
+def without_engine(sharded: ShardedFile, checkpoints: dict[str, str], scratch: Path, processes: int) -> None:
+    """(d) with `processes` plain processes: the whole wall time (from starting the interpreters) and the
+    scoring's, which no engine can shorten."""
+    import multiprocessing
+
+    context = multiprocessing.get_context("spawn")  # fresh interpreters, as a Ray worker's process is
+    out = scratch / f"out-plain-{processes}"
+    out.mkdir()
+    with context.Manager() as manager:
+        ready, begin = manager.Barrier(processes + 1), manager.Barrier(processes + 1)
+        started = time.perf_counter()
+        with context.Pool(processes) as pool:
+            pending = [pool.apply_async(plain_worker, (sharded, checkpoints, str(out), part, processes, ready, begin))
+                       for part in range(processes)]
+            ready.wait()
+            scoring = time.perf_counter()
+            begin.wait()
+            results = [result.get() for result in pending]
+        ended = time.perf_counter()
+    built = max(result[0] for result in results)
+    first = max(result[1] for result in results)
+    print(f"no engine, {processes} plain process(es): {ended - started:7.1f} s in all, of which scoring "
+          f"{ended - scoring:5.1f} s (the slowest's first shard {first:.1f} s); {scoring - started:.1f} s before "
+          f"it: starting the interpreters and their imports, then {built:.1f} s building the scorer")
+    return ended - started, ended - scoring
+
+
 def ray_cli(*args: str) -> None:
     subprocess.run([sys.executable, "-m", "ray.scripts.scripts", *args], check=True, capture_output=True)
 
@@ -71,10 +128,14 @@ def main() -> None:
     import torch
 
     from matching.evaluation.dataset import evaluate
-    from matching.evaluation.ray_engine import evaluate_ray
+    from matching.evaluation.ray_engine import ONEDNN_CACHE, evaluate_ray
     from matching.text.data import open_ranking_file
     from matching.training.checkpoint import load_checkpoint
 
+    # The one-process path as `python -m matching evaluate` runs it, and as the Ray workers run: without oneDNN's
+    # cache of kernels (set before torch's first operation). Left on, it made only the one-process rows faster
+    # (the three default models: 15.0 s against 17.6 s on 30,000 pairs), an unequal reference.
+    os.environ.setdefault(ONEDNN_CACHE, "0")
     torch.set_num_threads(1)
     checkpoints = {name: args.pretrained / name for name in args.models}
     print(f"{os.cpu_count()} cores; models {', '.join(args.models)}; other load on this machine skews these "
@@ -137,8 +198,13 @@ def main() -> None:
             on_cluster = timed_runs(cluster, f"127.0.0.1:{port}")
         finally:  # stops every Ray process of this user on the machine: run the bench where no other Ray runs
             ray_cli("stop")
+        sharded = shard_ranking_file(folder, CHUNK_QUESTIONS)
+        plain = {processes: without_engine(sharded, {n: str(p) for n, p in checkpoints.items()}, Path(scratch),
+                                           processes) for processes in (1, 2)}
         summary(instance, *on_instance)
         summary(cluster, *on_cluster)
+        print(f"no engine: 2 processes / 1 process: {plain[1][0] / plain[2][0]:.2f}x in all, "
+              f"{plain[1][1] / plain[2][1]:.2f}x the scoring alone: an engine's ceiling on this machine and file")
         print(f"N machines of c cores score about N x c x {on_instance[1][2] / 2:.0f} pairs/s with these models, "
               "while shards outnumber workers")
 
