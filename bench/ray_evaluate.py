@@ -133,8 +133,8 @@ def main() -> None:
     from matching.training.checkpoint import load_checkpoint
 
     # The one-process path as `python -m matching evaluate` runs it, and as the Ray workers run: without oneDNN's
-    # cache of kernels (set before torch's first operation). Left on, it made only the one-process rows faster
-    # (the three default models: 15.0 s against 17.6 s on 30,000 pairs), an unequal reference.
+    # cache of kernels (set before torch's first operation). Left on, it can make only the one-process rows faster
+    # (the three default models on 30,000 pairs: 15.0 s to 17.2 s with it, 17.6 s to 21.5 s without).
     os.environ.setdefault(ONEDNN_CACHE, "0")
     torch.set_num_threads(1)
     checkpoints = {name: args.pretrained / name for name in args.models}
