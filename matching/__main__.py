@@ -20,6 +20,17 @@ DEVICE = {"choices": ["cpu", "cuda", "auto"], "default": "cpu",
           "help": "where the models run: cpu, cuda, or auto (cuda where this machine has it)"}
 
 
+def at_least_one(text: str) -> int:
+    """A count of workers as argparse reads it: a whole number from 1 ("--workers 0" would quietly mean all cores)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value}: give at least 1")
+    return value
+
+
 def _load_models(root: Path, names: list[str] | None):  # type: ignore[no-untyped-def]
     from matching.training.checkpoint import load_all
 
@@ -373,8 +384,9 @@ def build_parser(prog: str = "python -m matching") -> argparse.ArgumentParser:
                                "docs/deployment.md), with the same tables")
     evaluate.add_argument("--address", help="--engine ray: join this Ray cluster (e.g. 10.0.0.1:6379) instead of "
                                             "starting a local instance")
-    evaluate.add_argument("--workers", type=int, help="--engine ray: scoring workers, one thread each (default: one "
-                                                      "per CPU of the machine or cluster)")
+    evaluate.add_argument("--workers", type=at_least_one,
+                          help="--engine ray: scoring workers, one thread each (default: one per CPU of the machine "
+                               "or cluster)")
     evaluate.add_argument("--out", help="--engine ray: folder for each shard's per-question results (Parquet)")
     evaluate.add_argument("--resume", action="store_true",
                           help="--engine ray: score only the shards --out does not hold yet (a stopped run)")

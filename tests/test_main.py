@@ -154,3 +154,14 @@ def test_evaluate_reports_several_data_sets_each_with_its_baselines(pretrained: 
     assert f"{toy_data / 'test'}: 2 questions (0 skipped)" in out and f"{other}: 5 questions (0 skipped)" in out
     assert out.count("| system | MAP | MRR | P@1 | nDCG@3 | nDCG@5 |") == 2
     assert out.count("| BM25 | ") == 2 and out.count("Paired randomisation test on per-question AP") == 2
+
+
+@pytest.mark.parametrize("workers", ["0", "-2", "two"])
+def test_evaluate_refuses_a_count_of_workers_below_one(pretrained: Path, toy_data: Path, workers: str,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """--workers 0 used to start one worker per CPU without a word; now argparse says what it needs."""
+    with pytest.raises(SystemExit) as stopped:
+        main(["evaluate", "--pretrained", str(pretrained), "--data", str(toy_data), "--engine", "ray",
+              "--workers", workers])
+    assert stopped.value.code == 2
+    assert "--workers" in capsys.readouterr().err

@@ -294,3 +294,13 @@ def test_an_address_nothing_answers_is_a_clear_error_at_once(ranking_folder: Pat
     with pytest.raises(EngineError, match=f"no Ray cluster answers at 127.0.0.1:{port}"):
         evaluate_ray(ranking_folder, {name: str(path) for name, path in CHECKPOINTS.items()}, tmp_path / "out",
                      address=f"127.0.0.1:{port}")
+
+
+def test_fewer_than_one_worker_is_refused_before_ray_starts(ranking_folder: Path, tmp_path: Path) -> None:
+    pytest.importorskip("ray.data", reason="Ray is an optional extra: pip install 'matchlens[ray]'")
+    from matching.evaluation.ray_engine import EngineError, evaluate_ray
+
+    with pytest.raises(EngineError, match="0 workers: give at least 1"):
+        evaluate_ray(ranking_folder, {name: str(path) for name, path in CHECKPOINTS.items()}, tmp_path / "out",
+                     workers=0)
+    assert not (tmp_path / "out").exists()  # refused before anything was written

@@ -300,6 +300,8 @@ def evaluate_ray(path: str | Path, checkpoints: Mapping[str, str | Path], out: s
         token_mode_for_joining()  # before Ray is imported: it reads its settings once
     import ray
 
+    if workers is not None and workers < 1:
+        raise EngineError(f"{workers} workers: give at least 1, or None for one per CPU")
     chunk_questions = min(shard_questions, CHUNK_QUESTIONS)
     if shard_questions % chunk_questions:
         raise EngineError(f"shards of {shard_questions} questions: give fewer than {CHUNK_QUESTIONS} or a multiple")
