@@ -64,9 +64,9 @@ def arrived(arrivals: list[tuple[float, int]], done: int, _: int) -> None:
 
 
 def plain_worker(sharded: ShardedFile, checkpoints: dict[str, str], out: str, part: int, parts: int,
-                 ready: Any, begin: Any) -> tuple[float, float, float]:
+                 ready: Any, begin: Any) -> tuple[float, float]:
     """(d): one plain process doing a Ray worker's job on shards part, part + parts, ...: seconds to build
-    the scorer (its imports came before, in the spawned interpreter), to score its first shard, and the rest."""
+    the scorer (its imports came before, in the spawned interpreter), and to score its first shard."""
     import numpy as np
     import torch
 
@@ -83,10 +83,11 @@ def plain_worker(sharded: ShardedFile, checkpoints: dict[str, str], out: str, pa
         started = time.perf_counter()
         scorer({"shard": np.array([shard.index])})
         seconds.append(time.perf_counter() - started)
-    return built, seconds[0], sum(seconds[1:])
+    return built, seconds[0]
 
 
-def without_engine(sharded: ShardedFile, checkpoints: dict[str, str], scratch: Path, processes: int) -> None:
+def without_engine(sharded: ShardedFile, checkpoints: dict[str, str], scratch: Path,
+                   processes: int) -> tuple[float, float]:
     """(d) with `processes` plain processes: the whole wall time (from starting the interpreters) and the
     scoring's, which no engine can shorten."""
     import multiprocessing
