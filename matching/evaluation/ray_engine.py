@@ -293,6 +293,8 @@ def evaluate_ray(path: str | Path, checkpoints: Mapping[str, str | Path], out: s
     or fewer; each scored in chunks of at most CHUNK_QUESTIONS, as the one-process path scores
     them). `progress(pairs done, pairs)` is called as shards are written.
     """
+    if workers is not None and workers < 1:
+        raise EngineError(f"{workers} workers: give at least 1, or None for one per CPU")
     if address:
         if not answers(address):
             raise EngineError(f"no Ray cluster answers at {address}: start one there (ray start --head --port PORT, "
@@ -300,8 +302,6 @@ def evaluate_ray(path: str | Path, checkpoints: Mapping[str, str | Path], out: s
         token_mode_for_joining()  # before Ray is imported: it reads its settings once
     import ray
 
-    if workers is not None and workers < 1:
-        raise EngineError(f"{workers} workers: give at least 1, or None for one per CPU")
     chunk_questions = min(shard_questions, CHUNK_QUESTIONS)
     if shard_questions % chunk_questions:
         raise EngineError(f"shards of {shard_questions} questions: give fewer than {CHUNK_QUESTIONS} or a multiple")
