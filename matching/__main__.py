@@ -252,11 +252,12 @@ def cmd_combine(args: argparse.Namespace) -> None:
             if not count.isdigit():
                 sys.exit(f"error: --train-copies {item}: write NAME=N, e.g. trecqa=3")
             copies[name] = int(count)
-        counts = combine_data(args.data, args.test, args.out, copies)
+        counts = combine_data(args.data, args.test, args.out, copies, args.dev)
     except DataError as error:
         sys.exit(f"error: {error}")
+    dev = ", ".join(map(str, args.dev or args.data))
     print(f"{args.out}: " + ", ".join(f"{split} {count} questions" for split, count in counts.items())
-          + f" (train and dev of {', '.join(map(str, args.data))}; test of {args.test})")
+          + f" (train of {', '.join(map(str, args.data))}; dev of {dev}; test of {args.test})")
 
 
 def cmd_paper_tables(args: argparse.Namespace) -> None:
@@ -395,6 +396,9 @@ def build_parser(prog: str = "python -m matching") -> argparse.ArgumentParser:
     combine = sub.add_parser("combine", help="one data folder from the train and dev splits of several")
     combine.add_argument("--data", required=True, nargs="+", help="data folders with train/ and dev/")
     combine.add_argument("--test", required=True, help="the data folder whose test/ the combined folder keeps")
+    combine.add_argument("--dev", nargs="+", help="data folders whose dev/ the combined folder keeps instead of "
+                                                  "--data's: a cross-source check (train on one set, measure every "
+                                                  "epoch on another's dev)")
     combine.add_argument("--out", required=True)
     combine.add_argument("--train-copies", nargs="+", metavar="NAME=N",
                          help="put a source's training questions in N times (e.g. trecqa=3); dev is not copied")

@@ -239,6 +239,23 @@ def test_combine_keeps_every_train_and_dev_and_one_test(tmp_path: Path) -> None:
         combine_data([tmp_path / "one"], tmp_path / "one", tmp_path / "bad", {"three": 2})
 
 
+def test_combine_can_take_dev_from_another_data_set_for_a_cross_source_check(tmp_path: Path) -> None:
+    from conftest import toy_lists
+
+    from matching.text.data import combine_data, read_toks_folder, write_toks_folder
+
+    for name, (start, stop) in (("one", (0, 6)), ("two", (6, 10))):
+        for split in ("train", "dev", "test"):
+            write_toks_folder(tmp_path / name / split, toy_lists(start, stop))
+    counts = combine_data([tmp_path / "one"], tmp_path / "two", tmp_path / "cross", dev=[tmp_path / "two"])
+    assert counts == {"train": 6, "dev": 4, "test": 4}
+    assert {i.qid.split(":")[0] for i in read_toks_folder(tmp_path / "cross" / "train")} == {"one"}
+    dev = read_toks_folder(tmp_path / "cross" / "dev")
+    assert [i.qid for i in dev] == [f"two:Q{n}" for n in range(6, 10)]
+    assert [(i.question, i.candidates, i.labels) for i in dev] == [
+        (i.question, i.candidates, i.labels) for i in toy_lists(6, 10)]
+
+
 def test_built_in_splits_are_the_complete_folders_under_the_data_root(tmp_path: Path,
                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     from matching.text.data import RankingList, write_toks_folder

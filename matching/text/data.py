@@ -99,14 +99,18 @@ def write_toks_folder(folder: str | Path, lists: Sequence[RankingList]) -> Path:
 
 
 def combine_data(sources: Sequence[str | Path], test: str | Path, out: str | Path,
-                 train_copies: Mapping[str, int] | None = None) -> dict[str, int]:
+                 train_copies: Mapping[str, int] | None = None,
+                 dev: Sequence[str | Path] | None = None) -> dict[str, int]:
     """One data folder from several: out/train and out/dev hold every source's train and dev (question ids
     prefixed with the source folder's name, so none collide), out/test is `test`'s test split alone, so the
     figures stay comparable with models trained on that data set. Returns the questions per split.
 
     `train_copies` (source folder name -> n) puts a small source's training questions in n times
     (ids suffixed #2, #3, ...), so that it weighs more in each epoch; dev is never copied, so
-    selection still weighs each dev question once."""
+    selection still weighs each dev question once.
+
+    `dev` (folders) takes out/dev from these folders' dev splits instead of the sources': a cross-source
+    check, a model trained on one data set whose every epoch is measured on another's dev questions."""
     out = Path(out)
     copies = dict(train_copies or {})
     unknown = set(copies) - {Path(source).name for source in sources}
@@ -116,7 +120,7 @@ def combine_data(sources: Sequence[str | Path], test: str | Path, out: str | Pat
     counts = {}
     for split in ("train", "dev"):
         lists = []
-        for source in sources:
+        for source in (dev if split == "dev" and dev else sources):
             name = Path(source).name
             items = read_toks_folder(Path(source) / split)
             for copy in range(1, (copies.get(name, 1) if split == "train" else 1) + 1):
