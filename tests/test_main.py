@@ -137,6 +137,25 @@ def test_sweep_and_report(config_file: Path, toy_data: Path, tmp_path: Path,
     assert "| 1 2 |" in row and f"{sum(study['test_MAP']) / 2:.4f} ± " in row
 
 
+def test_cross_source_check_trains_on_one_set_and_measures_every_epoch_on_another(
+        config_file: Path, toy_data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    other = tmp_path / "other"
+    for split, (start, stop) in (("train", (0, 4)), ("dev", (10, 12)), ("test", (8, 10))):
+        write_toks_folder(other / split, toy_lists(start, stop))  # another "source": its dev is toy_data's test
+    cross = tmp_path / "toy-to-other"
+    main(["combine", "--data", str(toy_data), "--dev", str(other), "--test", str(other), "--out", str(cross)])
+    assert "dev of " + str(other) in capsys.readouterr().out
+    assert (cross / "dev" / "id.txt").read_text().split() == ["other:Q10"] * 4 + ["other:Q11"] * 4
+    main(["train", "--config", str(config_file), "--data", str(cross), "--out", str(tmp_path / "model"), "--seed", "1"])
+    card = json.loads((tmp_path / "model" / "card.json").read_text(encoding="utf-8"))
+    assert card["data"]["train"]["questions"] == 8 and card["data"]["dev"]["questions"] == 2
+    printed = subprocess.run([sys.executable, str(REPO / "bench" / "transfer_curves.py"), str(tmp_path / "model")],
+                             capture_output=True, text=True, check=True).stdout
+    row = next(line for line in printed.splitlines() if line.startswith("cli-tiny seed 1 on toy-to-other"))
+    assert row.endswith(" ".join(f"{entry['dev_MAP']:.3f}" for entry in card["log"]))
+    assert f"{card['metrics']['dev']['MAP']:.4f}" in row
+
+
 def test_python_dash_m_entry_point(pretrained: Path) -> None:
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     result = subprocess.run([sys.executable, "-m", "matching", "explain", "--pretrained", str(pretrained),
