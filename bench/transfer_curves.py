@@ -14,22 +14,24 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
+from statistics import fmean
 
-WINDOWS = {"5": (3, 5), "8": (6, 8), "12": (10, 12)}
+WINDOWS = ((3, 5), (6, 8), (10, 12))
+"""The epochs a 5-, 8- and 12-epoch schedule averages (the last 3)."""
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("folders", nargs="+", type=Path, help="model folders, each with its card.json")
     args = parser.parse_args()
-    print(f"{'run':64s} {'epochs 3-5':>10s} {'6-8':>7s} {'10-12':>7s} {'averaged':>9s}  per epoch")
+    labels = [f"epochs {first}-{last}" if n == 0 else f"{first}-{last}" for n, (first, last) in enumerate(WINDOWS)]
+    print(f"{'run':64s} {labels[0]:>10s} {labels[1]:>7s} {labels[2]:>7s} {'averaged':>9s}  per epoch")
     for folder in args.folders:
         card = json.loads((folder / "card.json").read_text())
         by_epoch = {entry["epoch"]: entry["dev_MAP"] for entry in card["log"]}
-        windows = []
-        for first, last in WINDOWS.values():
-            values = [by_epoch[e] for e in range(first, last + 1) if e in by_epoch]
-            windows.append(f"{sum(values) / len(values):.4f}" if len(values) == last - first + 1 else "-")
+        # a window's mean only where the run reached its last epoch
+        windows = [f"{fmean(by_epoch[e] for e in range(first, last + 1)):.4f}" if last in by_epoch else "-"
+                   for first, last in WINDOWS]
         label = f"{card['name']} seed {card['seed']} on {card['data']['source']}"
         curve = " ".join(f"{by_epoch[e]:.3f}" for e in sorted(by_epoch))
         print(f"{label:64s} {windows[0]:>10s} {windows[1]:>7s} {windows[2]:>7s} "
