@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import random
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -105,6 +106,20 @@ def test_hard_negatives_repeat_the_pairs_of_the_most_overlapping_wrong_candidate
     assert training_pairs(tokenized, hard_negative_copies=2) == [*plain, (0, 0, 3), (0, 0, 1), (0, 0, 3), (0, 0, 1)]
 
 
+def test_hinge_negatives_draw_that_many_wrong_candidates_of_the_question_per_correct_one() -> None:
+    lists = [RankingList("A", "who", ("x", "y", "z", "w", "v"), (1, 0, 1, 0, 0)),
+             RankingList("B", "what", ("u", "t"), (1, 0))]
+    tokenized, _ = tokenize_lists(lists)
+    every = set(training_pairs(tokenized))
+    drawn = training_pairs(tokenized, negatives_each=2, draw=random.Random(3))
+    assert set(drawn) <= every  # only pairs of one question, correct with wrong
+    assert [sum(1 for n, p, _ in drawn if (n, p) == key) for key in ((0, 0), (0, 2), (1, 0))] == [2, 2, 1]
+    assert all(len({q for n, p, q in drawn if (n, p) == key}) == count for key, count in (((0, 0), 2), ((0, 2), 2)))
+    assert drawn == training_pairs(tokenized, negatives_each=2, draw=random.Random(3))  # seeded
+    draws = {tuple(training_pairs(tokenized, negatives_each=1, draw=random.Random(seed))) for seed in range(8)}
+    assert len(draws) > 1  # drawn afresh, not always the same ones
+
+
 def test_echo_negatives_add_the_question_as_a_wrong_candidate() -> None:
     tokenized, _ = tokenize_lists(toy_lists(0, 2))
     echoed = with_echo_negatives(tokenized)
@@ -135,7 +150,8 @@ def test_word_dropout_marks_real_words_only_and_is_seeded(vectors: WordVectors) 
 
 
 def test_training_options_train_and_are_checked(vectors: WordVectors) -> None:
-    for options in ({"word_dropout": 0.2}, {"echo_negatives": True}, {"hard_negative_copies": 1}):
+    for options in ({"word_dropout": 0.2}, {"echo_negatives": True}, {"hard_negative_copies": 1},
+                    {"hinge_negatives": 1}):
         config = tiny_config()
         config = replace(config, settings=replace(config.settings, **options))
         matcher, log = train(config, TRAIN, DEV, vectors, show_progress=False)
@@ -146,6 +162,12 @@ def test_training_options_train_and_are_checked(vectors: WordVectors) -> None:
     with pytest.raises(ValueError, match="needs the hinge loss"):
         train(replace(tiny_config(), settings=replace(tiny_config().settings, hard_negative_copies=1,
                                                       loss="listwise")), TRAIN, DEV, vectors, show_progress=False)
+    for options, message in (({"hinge_negatives": 1, "loss": "listwise"}, "needs the hinge loss"),
+                             ({"hinge_negatives": -1}, "hinge_negatives must be"),
+                             ({"hinge_negatives": 1, "hard_negative_copies": 1}, "choose one")):
+        with pytest.raises(ValueError, match=message):
+            train(replace(tiny_config(), settings=replace(tiny_config().settings, **options)), TRAIN, DEV, vectors,
+                  show_progress=False)
 
 
 def test_no_training_pair_is_an_error(vectors: WordVectors) -> None:

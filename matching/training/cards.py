@@ -152,6 +152,9 @@ def training_additions(training: dict[str, Any]) -> list[str]:
         out.append(f"MatchLens addition: the pairs of each question's {HARD_NEGATIVES} wrong candidates of most "
                    "word overlap "
                    f"{training['hard_negative_copies']} extra times an epoch")
+    if training.get("hinge_negatives"):
+        out.append(f"MatchLens addition: each correct answer paired with {training['hinge_negatives']} of its "
+                   "question's wrong candidates an epoch, drawn afresh (the papers pair it with every one)")
     return out
 
 

@@ -97,6 +97,11 @@ class TrainingSettings:
     hard_negative_copies: int = 0
     """Hinge loss: each (correct, wrong) pair whose wrong candidate is one of the question's two with
     the most words in common with it (word overlap) comes this many extra times an epoch."""
+    hinge_negatives: int = 0
+    """Hinge loss: 0 pairs each correct candidate with every wrong one of its question, every epoch; N > 0
+    with N of them (all, where it has fewer), drawn afresh each epoch with the seed. TRAIN-ALL pairs its
+    6,303 correct answers with 504,501 wrong ones in all, about ten times the listwise loss's work an
+    epoch; one drawn for each correct answer is a quarter of it."""
     keyword_solo: float = 0.0
     """Each training unit (a question for the listwise loss, a pair for the hinge loss) is scored by the
     keyword term alone with this probability, drawn afresh every epoch: on those, the keyword weights must
@@ -128,6 +133,13 @@ class TrainingSettings:
             raise ValueError(f"hard_negative_copies must be >= 0, not {self.hard_negative_copies}")
         if self.hard_negative_copies and self.loss != "hinge":
             raise ValueError("hard_negative_copies repeats (correct, wrong) pairs: it needs the hinge loss")
+        if self.hinge_negatives < 0:
+            raise ValueError(f"hinge_negatives must be >= 0, not {self.hinge_negatives}")
+        if self.hinge_negatives and self.loss != "hinge":
+            raise ValueError("hinge_negatives draws (correct, wrong) pairs: it needs the hinge loss")
+        if self.hinge_negatives and self.hard_negative_copies:
+            raise ValueError("hinge_negatives draws the wrong candidates; hard_negative_copies repeats fixed ones: "
+                             "choose one")
         if not 0.0 <= self.keyword_solo < 1.0:
             raise ValueError(f"keyword_solo must be in [0, 1), not {self.keyword_solo}")
         if self.ship_rule not in SHIP_RULES:
@@ -170,15 +182,21 @@ def code_version() -> str:
     return f"{__version__}+{commit}" if commit else __version__
 
 
-def training_pairs(lists: list[TokenizedList], hard_negative_copies: int = 0) -> list[tuple[int, int, int]]:
+def training_pairs(lists: list[TokenizedList], hard_negative_copies: int = 0, negatives_each: int = 0,
+                   draw: random.Random | None = None) -> list[tuple[int, int, int]]:
     """(list, positive, negative) for every positive/negative pair of every question; with
     `hard_negative_copies`, the pairs of each question's HARD_NEGATIVES wrong candidates of most
-    word overlap with it (ties: the earlier candidate) that many extra times."""
+    word overlap with it (ties: the earlier candidate) that many extra times; with `negatives_each`,
+    only that many of each positive's pairs, their wrong candidates drawn with `draw`."""
     pairs = []
     for n, item in enumerate(lists):
         labels = item.item.labels
         positives = [j for j, y in enumerate(labels) if y and item.candidates[j]]
         negatives = [j for j, y in enumerate(labels) if not y and item.candidates[j]]
+        if negatives_each and draw is not None:
+            pairs.extend((n, p, q) for p in positives
+                         for q in draw.sample(negatives, min(negatives_each, len(negatives))))
+            continue
         pairs.extend((n, p, q) for p in positives for q in negatives)
         if hard_negative_copies and positives and negatives:
             overlap = word_overlap(item.question, [item.candidates[j] for j in negatives])
@@ -272,7 +290,7 @@ class _Batches:
                  answers: list[list[list[Token] | None]], settings: TrainingSettings, params: ModelParams,
                  vectors: WordVectors) -> None:
         self.questions, self.answers, self.settings, self.params = questions, answers, settings, params
-        self.vectors = vectors
+        self.vectors, self.lists = vectors, lists
         if settings.loss == "hinge":
             self.units: list[Any] = training_pairs(lists, settings.hard_negative_copies)
             if not self.units:
@@ -290,6 +308,12 @@ class _Batches:
 
     def __len__(self) -> int:
         return len(self.units)
+
+    def new_epoch(self, generator: random.Random) -> None:
+        """The epoch's units in a new order; with `hinge_negatives`, their wrong candidates drawn anew first."""
+        if self.settings.hinge_negatives:
+            self.units = training_pairs(self.lists, negatives_each=self.settings.hinge_negatives, draw=generator)
+        generator.shuffle(self.units)
 
     def unit_rows(self, chunk: list[Any]) -> torch.Tensor:
         """(rows,) the place in `chunk` of the unit each row of its batch belongs to."""
@@ -394,7 +418,7 @@ def train(config: TrainingConfig, train_lists: list[RankingList], dev_lists: lis
     epochs = tqdm(range(1, settings.max_epochs + 1), desc=config.name, unit="epoch", disable=not bars)
     for epoch in epochs:
         model.train()
-        generator.shuffle(batches.units)
+        batches.new_epoch(generator)
         losses = []
         steps = tqdm(range(0, len(batches), settings.batch_size), leave=False, unit="batch",
                      desc=f"epoch {epoch}", disable=not bars)
