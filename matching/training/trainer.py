@@ -99,9 +99,9 @@ class TrainingSettings:
     the most words in common with it (word overlap) comes this many extra times an epoch."""
     hinge_negatives: int = 0
     """Hinge loss: 0 pairs each correct candidate with every wrong one of its question, every epoch; N > 0
-    with N of them (all, where it has fewer), drawn afresh each epoch with the seed. TRAIN-ALL pairs its
-    6,303 correct answers with 504,501 wrong ones in all, about ten times the listwise loss's work an
-    epoch; one drawn for each correct answer is a quarter of it."""
+    with N of them (all, where it has fewer), drawn afresh each epoch with the seed. TRAIN-ALL's 6,303
+    correct answers make 504,501 (correct, wrong) pairs, about ten times the listwise loss's work an
+    epoch; two drawn for each correct answer (12,529 pairs) are half of it."""
     keyword_solo: float = 0.0
     """Each training unit (a question for the listwise loss, a pair for the hinge loss) is scored by the
     keyword term alone with this probability, drawn afresh every epoch: on those, the keyword weights must
