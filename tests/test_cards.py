@@ -107,6 +107,16 @@ def test_groups_and_deviations() -> None:
     assert any("exact-match" in line for line in listed) and any("last 3 epochs" in line for line in listed)
 
 
+def test_an_mcan_card_names_its_loss_against_the_papers_whichever_it_is() -> None:
+    mcan = {"family": "mcan", "hidden_size": 100, "projection_size": 50, "highway_size": 100}
+    drawn = deviations(mcan, {"loss": "hinge", "margin": 1.0, "hinge_negatives": 2})
+    assert "pairwise hinge loss, margin 1.0 (paper: cross entropy over (question, answer) labels)" in drawn
+    assert any("paired with 2 of its question's wrong candidates an epoch" in line for line in drawn)
+    listwise = deviations(mcan, {"loss": "listwise"})
+    assert "listwise loss (paper: cross entropy over (question, answer) labels)" in listwise
+    assert not any("wrong candidates an epoch" in line for line in deviations(mcan, {"loss": "hinge"}))
+
+
 def test_a_card_fitted_on_dev_never_shows_dev_as_a_held_out_figure(trained: tuple[Matcher, ModelCard]) -> None:
     from matching.training.cards import dev_role, render_card, trained_on_dev
     from matching.training.reporting import model_row

@@ -234,8 +234,9 @@ class MCAN(MatchingModel):
         if params.get("dropout"):
             out.append(f"dropout {params['dropout']} on the projected words, the LSTM input and the prediction "
                        "layers (paper: 0.2 on all layers but the embedding)")
-        if training.get("loss", "hinge") != "hinge":
-            out.append(f"{training['loss']} loss (paper: cross entropy over (question, answer) labels)")
+        loss = training.get("loss", "hinge")
+        loss = f"pairwise hinge loss, margin {training.get('margin', 1.0)}" if loss == "hinge" else f"{loss} loss"
+        out.append(f"{loss} (paper: cross entropy over (question, answer) labels)")
         if training.get("average_epochs"):
             out.append(f"ships the mean of the weights of the last {training['average_epochs']} epochs "
                        "(no early stopping)")
