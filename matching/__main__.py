@@ -144,7 +144,7 @@ def cmd_refresh(args: argparse.Namespace) -> None:
                             baselines={**card.baselines, "test": baselines}, significance=significance,
                             attention=attention, architecture=architecture_text(matcher.params),
                             group=group_of(card.params, card.training),
-                            deviations=deviations(card.params, card.training))
+                            deviations=deviations(card.params, card.training, str(card.data.get("source", ""))))
         assert matcher.path is not None
         save_checkpoint(matcher, matcher.path, card.to_dict())
         (matcher.path / "README.md").write_text(render_card(card), encoding="utf-8")

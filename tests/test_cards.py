@@ -117,6 +117,22 @@ def test_an_mcan_card_names_its_loss_against_the_papers_whichever_it_is() -> Non
     assert not any("wrong candidates an epoch" in line for line in deviations(mcan, {"loss": "hinge"}))
 
 
+def test_a_card_names_the_data_it_was_trained_on_against_the_papers() -> None:
+    mcan = {"family": "mcan", "hidden_size": 100, "projection_size": 50, "highway_size": 100}
+    mvlstm = {"family": "mvlstm", "k": 5}
+    on_wikiqa = deviations(mcan, {}, "wikiqa")
+    assert on_wikiqa[0].startswith("trained on WikiQA's standard split") and on_wikiqa == deviations(mcan, {})
+    own = deviations(mcan, {}, "trecqa-all")  # the MCAN paper's own TrecQA training data: no deviation
+    assert not any("WikiQA" in line or line.startswith("trained on") for line in own)
+    assert own == on_wikiqa[1:]
+    both = deviations(mcan, {}, "wikiqa+trecqa-all")
+    assert both[0] == ("trained on WikiQA train + TrecQA TRAIN-ALL (paper: TrecQA TRAIN-ALL, as for Ubuntu, "
+                       "QatarLiving and Tweets each its own training set)")
+    assert deviations(mvlstm, {}, "trecqa-all")[0].startswith("trained on TrecQA TRAIN-ALL (paper: WikiQA")
+    assert deviations(mvlstm, {}, "mine")[0].startswith("trained on the data folder mine (paper: ")
+    assert deviations(mvlstm, {}, "wikiqa")[0].startswith("WikiQA's standard split")
+
+
 def test_a_card_fitted_on_dev_never_shows_dev_as_a_held_out_figure(trained: tuple[Matcher, ModelCard]) -> None:
     from matching.training.cards import dev_role, render_card, trained_on_dev
     from matching.training.reporting import model_row

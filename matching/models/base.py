@@ -183,6 +183,10 @@ class MatchingModel(nn.Module):
     family: ClassVar[str]
     params_type: ClassVar[type[ModelParams]]
     descriptor: ClassVar[Descriptor]
+    paper_data: ClassVar[tuple[str, str]] = ("", "WikiQA, 80/10/10 splits cross-validated in MatchZoo (ECIR 2019)")
+    """The data folder whose training split is the paper's own ("" if none here) and the paper's training data in
+    words. `deviations` lists WikiQA's split first, the data most models here learn from; a card trained on another
+    folder gets its own line instead (`matching.training.cards.deviations`)."""
     params: ModelParams
 
     def __init__(self, params: ModelParams) -> None:

@@ -116,6 +116,7 @@ def meanmax(states: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
 class MCAN(MatchingModel):
     family = "mcan"
     params_type = MCANParams
+    paper_data = ("trecqa-all", "TrecQA TRAIN-ALL, as for Ubuntu, QatarLiving and Tweets each its own training set")
     params: MCANParams
     descriptor = Descriptor(
         title="MCAN", short_name="MCAN", paper="Tay, Tuan and Hui, KDD 2018",

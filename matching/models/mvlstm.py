@@ -69,6 +69,7 @@ MVLSTM_TERM = ("MV-LSTM", "Wan et al. 2016: Bi-LSTM positions, their interaction
 class MVLSTM(MatchingModel):
     family = "mvlstm"
     params_type = MVLSTMParams
+    paper_data = ("", "WikiQA in MatchZoo's own split, in the aMV-LSTM paper")
     params: MVLSTMParams
     descriptor = Descriptor(
         title="MV-LSTM", short_name="MV", paper="Wan et al., AAAI 2016",

@@ -125,16 +125,28 @@ class ModelCard:
         return self.metrics.get("test", {}).get("MAP")
 
 
-def deviations(params: dict[str, Any], training: dict[str, Any]) -> list[str]:
-    """How a configuration differs from its paper, in its family's words (`MatchingModel.deviations`)."""
+TRAINING_DATA = {"wikiqa+trecqa-all": "WikiQA train + TrecQA TRAIN-ALL", "trecqa-all": "TrecQA TRAIN-ALL",
+                 "wikiqa+trecqa": "WikiQA train + TrecQA TRAIN", "trecqa": "TrecQA TRAIN"}
+"""The data folders the configs name (`runs/data/...`, made by `configs/data/*.sh`), in words."""
+
+
+def deviations(params: dict[str, Any], training: dict[str, Any], source: str = "") -> list[str]:
+    """How a configuration differs from its paper, in its family's words (`MatchingModel.deviations`). A family's
+    first line is about WikiQA's split; a model trained on another data folder (`source`, its card's) says what it
+    learned from instead, or nothing where that is the paper's own training data (`MatchingModel.paper_data`)."""
+    family = family_of(str(params.get("family")))
+    lines = family.deviations(params, training)
+    if source and source != "wikiqa":
+        folder, paper = family.paper_data
+        data = TRAINING_DATA.get(source, f"the data folder {source}")
+        lines = ([] if source == folder else [f"trained on {data} (paper: {paper})"]) + lines[1:]
     types = (", number asked and given, date asked and given over a table of "
              f"{params.get('answer_type_words', 0):,} vocabulary words" if params.get("keyword_answer_types") else "")
     keywords = ([f"MatchLens addition: a learned keyword term (word overlap, IDF-weighted overlap, BM25{types}) added "
                  "to the score"] if params.get("keywords") else [])
     tuned = ([f"MatchLens addition: the word vectors of the {params.get('tuned_words', 0):,} training answer words "
               "fine-tuned (a learned offset to GloVe's)"] if params.get("tune_vectors") else [])
-    return (family_of(str(params.get("family"))).deviations(params, training) + keywords + tuned
-            + training_additions(training))
+    return lines + keywords + tuned + training_additions(training)
 
 
 HARD_NEGATIVES = 2

@@ -538,7 +538,7 @@ def train_and_card(config: TrainingConfig, data: Path, vectors: WordVectors | No
         vocabulary=vectors.describe(), date=datetime.now(UTC).strftime("%Y-%m-%d"), code_version=code_version(),
         command=f"python -m matching train --config {config.path or config.name + '.json'} --data {data} "
                 f"--out pretrained/{config.name} --seed {config.settings.seed}",
-        group=group_of(params, training), deviations=deviations(params, training),
+        group=group_of(params, training), deviations=deviations(params, training, data.name),
         significance=significance, attention=attention,
         keywords=keyword_studies(matcher, splits["dev"], data.name))
     return matcher, card
