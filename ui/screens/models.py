@@ -217,7 +217,8 @@ def paper_table_view(path: Path, key: str) -> None:
                "paper compares settings, its paired test against its row's Original. Written by `python -m matching "
                "paper-tables` from the cards and one reading of the test split; never typed in.")
     frame = table.frame()
-    st.dataframe(frame, hide_index=True, width="stretch", key=f"{key}_table", placeholder="-",
+    # Every row in view: ours stand at the bottom of a paper's table, below the ten rows a frame shows by default.
+    st.dataframe(frame, hide_index=True, width="stretch", height="content", key=f"{key}_table", placeholder="-",
                  column_config={c: st.column_config.NumberColumn(c, format="%.4f") for c in frame.columns
                                 if c.startswith(("paper ", "ours ")) and c != SEEDS_COLUMN})
     if table.verdicts:
