@@ -183,10 +183,11 @@ class MatchingModel(nn.Module):
     family: ClassVar[str]
     params_type: ClassVar[type[ModelParams]]
     descriptor: ClassVar[Descriptor]
+    wikiqa_split: ClassVar[str] = "WikiQA's standard split (the ECIR paper cross-validated 80/10/10 splits in MatchZoo)"
+    """A card's data line for a model trained on WikiQA's standard split, the data most models here learn from."""
     paper_data: ClassVar[tuple[str, str]] = ("", "WikiQA, 80/10/10 splits cross-validated in MatchZoo (ECIR 2019)")
     """The data folder whose training split is the paper's own ("" if none here) and the paper's training data in
-    words. `deviations` lists WikiQA's split first, the data most models here learn from; a card trained on another
-    folder gets its own line instead (`matching.training.cards.deviations`)."""
+    words: a card trained on another folder says so instead (`matching.training.cards.deviations`)."""
     params: ModelParams
 
     def __init__(self, params: ModelParams) -> None:
@@ -291,20 +292,20 @@ class MatchingModel(nn.Module):
 
     @classmethod
     def deviations(cls, params: dict[str, Any], training: dict[str, Any]) -> list[str]:
-        """How a configuration differs from its paper, in plain lines for the model card."""
+        """How a configuration differs from its paper, in plain lines for the model card (the training data's
+        line apart: `wikiqa_split`, `paper_data`)."""
         return []
 
 
-ECIR_SPLIT = "WikiQA's standard split (the ECIR paper cross-validated 80/10/10 splits in MatchZoo)"
 ECIR_VECTORS = "GloVe 6B 50d, frozen, one learned vector for unknown words (paper: GloVe 300d, Common Crawl)"
 
 
 def ecir_deviations(params: dict[str, Any], training: dict[str, Any], sizes: list[str], vectors: str = ECIR_VECTORS,
                     omega: str | None = None) -> list[str]:
     """The card lines of a family the ECIR 2019 paper ran in MatchZoo, trained here on a fixed schedule: the
-    split and vectors, the family's own `sizes` lines, the schedule, then where omega (`omega`: what it
+    vectors, the family's own `sizes` lines, the schedule, then where omega (`omega`: what it
     reweights, where that needs saying) and the training recipe differ from the paper."""
-    out = [ECIR_SPLIT, vectors, *sizes,
+    out = [vectors, *sizes,
            f"{training.get('optimizer', 'adam')} lr {training.get('learning_rate')}, batch "
            f"{training.get('batch_size')}, {training.get('max_epochs')} epochs (paper: 400 epochs)"]
     if params.get("attention", "none") != "none":

@@ -94,8 +94,7 @@ class MatchPyramid(MatchingModel):
     @classmethod
     def deviations(cls, params: dict[str, Any], training: dict[str, Any]) -> list[str]:
         """How a MatchPyramid configuration differs from the ECIR 2019 paper's MatchZoo runs."""
-        out = ["WikiQA's standard split (the ECIR paper cross-validated 80/10/10 splits in MatchZoo)",
-               "GloVe 6B 50d, frozen, one learned vector for unknown words (paper: GloVe 300d, Common Crawl)",
+        out = ["GloVe 6B 50d, frozen, one learned vector for unknown words (paper: GloVe 300d, Common Crawl)",
                f"{training.get('optimizer', 'adam')} lr {training.get('learning_rate')}, batch "
                f"{training.get('batch_size')}, at most {training.get('max_epochs')} epochs with early stopping on dev "
                "(paper: 400 epochs, figures at the end of training)",

@@ -116,6 +116,8 @@ def meanmax(states: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
 class MCAN(MatchingModel):
     family = "mcan"
     params_type = MCANParams
+    wikiqa_split = ("trained on WikiQA's standard split (the paper reports TrecQA, Ubuntu, QatarLiving and Tweets, "
+                    "no WikiQA figure)")
     paper_data = ("trecqa-all", "TrecQA TRAIN-ALL, as for Ubuntu, QatarLiving and Tweets each its own training set")
     params: MCANParams
     descriptor = Descriptor(
@@ -221,9 +223,7 @@ class MCAN(MatchingModel):
     @classmethod
     def deviations(cls, params: dict[str, Any], training: dict[str, Any]) -> list[str]:
         """How a configuration differs from the paper's TrecQA setting (section 3.2.2)."""
-        out = ["trained on WikiQA's standard split (the paper reports TrecQA, Ubuntu, QatarLiving and Tweets, "
-               "no WikiQA figure)",
-               "GloVe 6B 50d, frozen, one learned vector for unknown words (paper: GloVe 300d, frozen)",
+        out = ["GloVe 6B 50d, frozen, one learned vector for unknown words (paper: GloVe 300d, frozen)",
                f"LSTM of {params.get('hidden_size')}, highway layers of {params.get('projection_size')} and "
                f"{params.get('highway_size')} (paper on TrecQA: LSTM 300, highway 200)",
                "one linear score per pair (the paper's two-class softmax gives the same ranking: its logit "

@@ -69,6 +69,7 @@ MVLSTM_TERM = ("MV-LSTM", "Wan et al. 2016: Bi-LSTM positions, their interaction
 class MVLSTM(MatchingModel):
     family = "mvlstm"
     params_type = MVLSTMParams
+    wikiqa_split = "WikiQA's standard split (the aMV-LSTM paper used MatchZoo's own split)"
     paper_data = ("", "WikiQA in MatchZoo's own split, in the aMV-LSTM paper")
     params: MVLSTMParams
     descriptor = Descriptor(
@@ -194,8 +195,7 @@ class MVLSTM(MatchingModel):
         """How a configuration differs from its paper (MV-LSTM: Wan et al. 2016; aMV-LSTM:
         Belkacem et al. 2019), as MODELS.md records the papers' settings."""
         amv = params.get("family") == "amvlstm"
-        out = ["WikiQA's standard split (the aMV-LSTM paper used MatchZoo's own split)",
-               "GloVe 6B 50d, frozen, one learned vector for unknown words"
+        out = ["GloVe 6B 50d, frozen, one learned vector for unknown words"
                + (" (paper: GloVe 840B 300d, normalised)" if amv else ""),
                f"k = {params.get('k')} (paper: {'100' if amv else '5 for QA'})",
                f"{training.get('optimizer', 'adam')} lr {training.get('learning_rate')}, batch "

@@ -131,15 +131,18 @@ TRAINING_DATA = {"wikiqa+trecqa-all": "WikiQA train + TrecQA TRAIN-ALL", "trecqa
 
 
 def deviations(params: dict[str, Any], training: dict[str, Any], source: str = "") -> list[str]:
-    """How a configuration differs from its paper, in its family's words (`MatchingModel.deviations`). A family's
-    first line is about WikiQA's split; a model trained on another data folder (`source`, its card's) says what it
-    learned from instead, or nothing where that is the paper's own training data (`MatchingModel.paper_data`)."""
+    """How a configuration differs from its paper, in its family's words (`MatchingModel.deviations`), after a line
+    on the data it learned from (`source`, its card's data folder; none given: WikiQA's split), none where that is
+    the paper's own training data (`MatchingModel.paper_data`)."""
     family = family_of(str(params.get("family")))
-    lines = family.deviations(params, training)
-    if source and source != "wikiqa":
-        folder, paper = family.paper_data
-        data = TRAINING_DATA.get(source, f"the data folder {source}")
-        lines = ([] if source == folder else [f"trained on {data} (paper: {paper})"]) + lines[1:]
+    folder, paper = family.paper_data
+    if not source or source == "wikiqa":
+        data = [family.wikiqa_split]
+    elif source == folder:
+        data = []
+    else:
+        data = [f"trained on {TRAINING_DATA.get(source, f'the data folder {source}')} (paper: {paper})"]
+    lines = data + family.deviations(params, training)
     types = (", number asked and given, date asked and given over a table of "
              f"{params.get('answer_type_words', 0):,} vocabulary words" if params.get("keyword_answer_types") else "")
     keywords = ([f"MatchLens addition: a learned keyword term (word overlap, IDF-weighted overlap, BM25{types}) added "

@@ -188,6 +188,8 @@ def training_pairs(lists: list[TokenizedList], hard_negative_copies: int = 0, ne
     `hard_negative_copies`, the pairs of each question's HARD_NEGATIVES wrong candidates of most
     word overlap with it (ties: the earlier candidate) that many extra times; with `negatives_each`,
     only that many of each positive's pairs, their wrong candidates drawn with `draw`."""
+    if negatives_each and draw is None:
+        raise ValueError("negatives_each draws the wrong candidates: it needs a random generator to draw with")
     pairs = []
     for n, item in enumerate(lists):
         labels = item.item.labels
@@ -292,7 +294,10 @@ class _Batches:
         self.questions, self.answers, self.settings, self.params = questions, answers, settings, params
         self.vectors, self.lists = vectors, lists
         if settings.loss == "hinge":
-            self.units: list[Any] = training_pairs(lists, settings.hard_negative_copies)
+            # With hinge_negatives each epoch draws its own pairs (`new_epoch`); this draw, with a generator of its
+            # own, only shows whether there is any pair, without building all of them (504,501 on TRAIN-ALL).
+            self.units: list[Any] = training_pairs(lists, settings.hard_negative_copies, settings.hinge_negatives,
+                                                   random.Random(settings.seed))
             if not self.units:
                 raise ValueError("the training data has no (correct, wrong) candidate pair")
         elif settings.loss == "listwise":
