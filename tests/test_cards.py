@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from scipy.stats import ttest_ind
 
-from matching.evaluation.studies import AttentionStudy
+from matching.evaluation.studies import AttentionStudy, KeywordStudy
 from matching.explain.matcher import Matcher
 from matching.text.baselines import BASELINES
 from matching.training.cards import (
@@ -131,6 +131,37 @@ def test_a_card_names_the_data_it_was_trained_on_against_the_papers() -> None:
     assert deviations(mvlstm, {}, "trecqa-all")[0].startswith("trained on TrecQA TRAIN-ALL (paper: WikiQA")
     assert deviations(mvlstm, {}, "mine")[0].startswith("trained on the data folder mine (paper: ")
     assert deviations(mvlstm, {}, "wikiqa")[0].startswith("WikiQA's standard split")
+
+
+def test_runs_table_tests_the_mean_of_the_dev_sources_where_cards_have_one(tmp_path: Path) -> None:
+    """Keyword models trained on two sources are chosen by the mean of each dev source's MAP: `runs` shows it per
+    seed and tests it against --against's, beside the pooled dev MAP; configurations without it leave it empty."""
+    def study(value: float) -> KeywordStudy:
+        return KeywordStudy(MAP=value, learned_MAP=0.5, keywords_MAP=0.5, top_changed=0, questions=10,
+                            learned_spread=1.0, keywords_spread=1.0)
+
+    sources = {"base": [(0.70, 0.80), (0.71, 0.81), (0.69, 0.79)], "new": [(0.72, 0.84), (0.73, 0.83), (0.72, 0.85)]}
+    for name, pairs in sources.items():
+        for seed, (wikiqa, trecqa) in enumerate(pairs, start=1):
+            folder = tmp_path / "w" / name / f"seed-{seed}"
+            folder.mkdir(parents=True)
+            card = ModelCard(name=name, seed=seed, metrics={"dev": {"MAP": 0.74 + seed / 100}, "test": {"MAP": 0.7}},
+                             keywords={"wikiqa": study(wikiqa), "trecqa-all": study(trecqa)})
+            (folder / "card.json").write_text(json.dumps(card.to_dict()), encoding="utf-8")
+    folder = tmp_path / "w" / "pooled-only" / "seed-1"
+    folder.mkdir(parents=True)
+    (folder / "card.json").write_text(json.dumps(ModelCard(
+        name="pooled-only", seed=1, metrics={"dev": {"MAP": 0.7}, "test": {"MAP": 0.7}}).to_dict()), encoding="utf-8")
+    table = runs_table([tmp_path / "w"], against="base")
+    header = [cell.strip() for cell in table.splitlines()[0].split("|")]
+    rows = {line.split("|")[1].strip(): [cell.strip() for cell in line.split("|")] for line in table.splitlines()[2:]}
+    means = {name: [(a + b) / 2 for a, b in pairs] for name, pairs in sources.items()}
+    p = ttest_ind(means["new"], means["base"], equal_var=False).pvalue
+    new = dict(zip(header, rows["new"], strict=True))
+    assert new["mean of the dev sources per seed"] == "0.7800 0.7800 0.7850"
+    assert new["vs base: Δ (Welch p)"] == f"+0.0317 ({p:.3f})" and p < 0.05
+    assert new["dev vs base: Δ mean (Welch p)"] == "+0.0000 (1.000)"  # the pooled dev MAP does not see it
+    assert dict(zip(header, rows["pooled-only"], strict=True))["mean of the dev sources per seed"] in ("", "-")
 
 
 def test_a_card_fitted_on_dev_never_shows_dev_as_a_held_out_figure(trained: tuple[Matcher, ModelCard]) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, field, fields
 from functools import cache
+from statistics import fmean
 from typing import Any
 
 from matching.evaluation.metrics import METRICS
@@ -192,6 +193,11 @@ def typed_card(name: str, raw: dict[str, Any]) -> ModelCard | None:
         return ModelCard.from_dict({"name": name, **raw}) if raw else None
     except (TypeError, ValueError):
         return None
+
+
+def mean_over_sources(card: ModelCard) -> float:
+    """The mean of a card's dev MAP per source (its keyword study's), each source counting the same."""
+    return fmean(study.MAP for study in card.keywords.values())
 
 
 def trained_on_dev(card: ModelCard) -> bool:

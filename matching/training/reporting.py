@@ -12,7 +12,15 @@ from scipy.stats import ttest_ind
 
 from matching.evaluation.dataset import Evaluation
 from matching.evaluation.studies import p_text, paired_tests
-from matching.training.cards import PAPER_GROUP, ModelCard, data_name, markdown_table, seed_line, trained_on_dev
+from matching.training.cards import (
+    PAPER_GROUP,
+    ModelCard,
+    data_name,
+    markdown_table,
+    mean_over_sources,
+    seed_line,
+    trained_on_dev,
+)
 
 TESTED_AGAINST = ("original order", "word overlap")
 """The baselines every model's paired test is reported against in the tables."""
@@ -81,7 +89,10 @@ def runs_table(works: Sequence[Path], against: str | None = None) -> str:
     """Every configuration trained under the `works` folders: dev and test MAP per seed, their means
     (± std), and with `against` (a configuration's name) Welch's t-test of each configuration's dev
     MAP over its seeds against that one's: whether a training choice changed the dev figure by more
-    than the seeds do. Dev, not test, as choices are made on dev."""
+    than the seeds do. Dev, not test, as choices are made on dev. Runs whose cards hold a dev MAP per
+    source (a keyword model trained on several sources) also get the mean of those, each source counting the
+    same (the measure `ship_rule: best mean over dev sources` and the default models are chosen by), and its
+    Welch test."""
     missing = [str(work) for work in works if not work.is_dir()]
     if missing:
         raise ValueError(f"no such folder: {', '.join(missing)} (a sweep's --work folder)")
@@ -100,7 +111,13 @@ def runs_table(works: Sequence[Path], against: str | None = None) -> str:
     def dev_of(cards: list[ModelCard]) -> list[float] | None:
         return None if any(trained_on_dev(c) for c in cards) else [c.metrics["dev"]["MAP"] for c in cards]
 
+    def per_source_of(cards: list[ModelCard]) -> list[float] | None:
+        keyed = dev_of(cards) is not None and all(len(c.keywords) > 1 for c in cards)
+        return [mean_over_sources(c) for c in cards] if keyed else None
+
     reference = dev_of(studies[against]) if against else None
+    reference_sources = per_source_of(studies[against]) if against else None
+    by_source = any(per_source_of(cards) for cards in studies.values())
     rows = []
     for name, cards in studies.items():
         test, dev = [c.metrics["test"]["MAP"] for c in cards], dev_of(cards)
@@ -115,12 +132,23 @@ def runs_table(works: Sequence[Path], against: str | None = None) -> str:
             "entropy mean": float(np.mean([a.entropy for a in attention])) if attention else None,
             "uniform-α MAP mean": float(np.mean([a.uniform_MAP for a in attention])) if attention else None}
         if against:
-            comparable = name != against and dev and reference and len(dev) > 1 and len(reference) > 1
-            welch = ttest_ind(dev, reference, equal_var=False).pvalue if comparable else None
-            row[f"dev vs {against}: Δ mean (Welch p)"] = (
-                f"{np.mean(dev) - np.mean(reference):+.4f} ({p_text(welch)})" if welch is not None else None)
+            row[f"dev vs {against}: Δ mean (Welch p)"] = welch_text(name != against, dev, reference)
+        if by_source:
+            sources = per_source_of(cards)
+            row["mean of the dev sources per seed"] = " ".join(f"{x:.4f}" for x in sources) if sources else None
+            row["its mean"] = float(np.mean(sources)) if sources else None
+            if against:
+                row[f"vs {against}: Δ (Welch p)"] = welch_text(name != against, sources, reference_sources)
         rows.append(row)
     return markdown_table(rows)
+
+
+def welch_text(compared: bool, values: Sequence[float] | None, reference: Sequence[float] | None) -> str | None:
+    """'+0.0114 (0.072)': the difference of the means and Welch's p, where both sides have two seeds or more."""
+    if not (compared and values and reference and len(values) > 1 and len(reference) > 1):
+        return None
+    p = ttest_ind(values, reference, equal_var=False).pvalue
+    return f"{np.mean(values) - np.mean(reference):+.4f} ({p_text(p)})"
 
 
 def seed_spread_label(card: ModelCard) -> str | None:

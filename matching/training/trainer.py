@@ -46,7 +46,15 @@ from matching.text.data import RankingList, fingerprint, read_toks_folder
 from matching.text.embeddings import WordVectors, load_glove
 from matching.text.tokenized import TokenizedList, tokenize_lists
 from matching.text.tokens import Token
-from matching.training.cards import HARD_NEGATIVES, ModelCard, SeedStudy, deviations, group_of, render_card
+from matching.training.cards import (
+    HARD_NEGATIVES,
+    ModelCard,
+    SeedStudy,
+    deviations,
+    group_of,
+    mean_over_sources,
+    render_card,
+)
 from matching.training.checkpoint import load_checkpoint, save_checkpoint
 
 LOSSES = ("hinge", "listwise")
@@ -552,11 +560,6 @@ def train_and_card(config: TrainingConfig, data: Path, vectors: WordVectors | No
 def save_trained(matcher: Matcher, card: ModelCard, out: Path) -> None:
     save_checkpoint(matcher, out, card.to_dict())
     (out / "README.md").write_text(render_card(card), encoding="utf-8")
-
-
-def mean_over_sources(card: ModelCard) -> float:
-    """The mean of a card's dev MAP per source (its keyword study's), each source counting the same."""
-    return float(np.mean([study.MAP for study in card.keywords.values()]))
 
 
 def choose_seed(cards: list[ModelCard], rule: str) -> tuple[ModelCard, str]:
