@@ -252,7 +252,11 @@ class EvaluationResult:
                        f"{a} top answer": top_a, f"{b} top answer": top_b,
                        f"{a} top is correct": bool(item.labels[top_a]), f"{b} top is correct": bool(item.labels[top_b]),
                        f"{a} AP": row[f"{a} AP"], f"{b} AP": row[f"{b} AP"]}
-        frame = pd.DataFrame.from_dict(rows, orient="index")
+        # The columns are named even where no question differs, so that a filter on them finds no rows rather than
+        # failing (the three default models agree on every top answer of the shipped sample).
+        columns = ["qid", "question", f"{a} top answer", f"{b} top answer", f"{a} top is correct",
+                   f"{b} top is correct", f"{a} AP", f"{b} AP"]
+        frame = pd.DataFrame.from_dict(rows, orient="index", columns=columns) if rows else pd.DataFrame(columns=columns)
         frame.index.name = "question"
         return frame
 

@@ -313,6 +313,11 @@ def test_disagreements_and_ranking_a_question_again(pair: dict[str, Matcher], sa
     assert result.ranking(item.qid).candidates == item.candidates
     with pytest.raises(KeyError, match="not evaluated"):
         result.top_answers("other")
+    same = matching.evaluate(sample_csv, {"plain": pair["plain"], "again": pair["plain"]})
+    agreeing = same.disagreements("plain", "again")  # none: still the columns, so a filter on them finds no rows
+    assert agreeing.empty and agreeing.index.name == "question"
+    assert agreeing[agreeing["plain top is correct"]].empty
+    assert list(agreeing.columns) == [column.replace("gated", "again") for column in disagree.columns]
 
 
 # ---------------------------------------------------------------- the console command

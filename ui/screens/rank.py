@@ -265,8 +265,9 @@ if ranking.models:
     keyword_models = int(split["keywords"].notna().sum())
     with st.expander(f"Keywords and learned match: candidate #{pick + 1}'s score, split",
                      icon=":material/call_split:", expanded=keyword_models > 0 and not presenting):
-        st.caption("score = learned match (the network's own layers) + keywords (a learned weight times word "
-                   "overlap, IDF-weighted overlap and BM25), exactly. "
+        st.caption("score = learned match (the network's own layers) + keywords (a learned weight times each keyword "
+                   "feature: word overlap, IDF-weighted overlap, BM25 and, in models that have them, the answer-type "
+                   "features, a number or a date asked and given), exactly. "
                    + ("Models with an empty keywords cell have no keyword term: their whole score is learned match."
                       if keyword_models < len(split) else ""),
                    help=glossary.help_for("keyword term", "learned match"))
