@@ -23,8 +23,8 @@ st.title(":material/format_list_numbered: Rank candidate answers")
 st.caption("Every model ranks the candidate answers side by side; the other pages show why." if presenting else
            "Type a question and candidate answers, or start from an example: every model ranks them side by side, "
            "and the other pages show why.")
-components.glossary(["score", "rank", "rank spread", "baseline", "keyword term", "learned match", "unknown word",
-                     "truncated",
+components.glossary(["score", "rank", "rank spread", "baseline", "keyword term", "answer-type features",
+                     "learned match", "unknown word", "truncated",
                      *glossary.FAMILY_TERM_NAMES, "attention gate"], key="rank_glossary")
 
 
@@ -270,7 +270,7 @@ if ranking.models:
                    "features, a number or a date asked and given), exactly. "
                    + ("Models with an empty keywords cell have no keyword term: their whole score is learned match."
                       if keyword_models < len(split) else ""),
-                   help=glossary.help_for("keyword term", "learned match"))
+                   help=glossary.help_for("keyword term", "answer-type features", "learned match"))
         st.dataframe(split, hide_index=True, width="stretch", key="rank_split", placeholder="",
                      column_config=components.fit_headers(split, {
                          c: st.column_config.NumberColumn(c, format="%+.3f") for c in split.columns if c != "model"}))
