@@ -243,20 +243,18 @@ class EvaluationResult:
 
         tops_a, tops_b = self.top_answers(a), self.top_answers(b)
         per_question = self.evaluation.per_question
+        # The columns are named even where no question differs, so that a filter on them finds no rows rather than
+        # failing (the three default models agree on every top answer of the shipped sample).
+        columns = ["qid", "question", f"{a} top answer", f"{b} top answer", f"{a} top is correct",
+                   f"{b} top is correct", f"{a} AP", f"{b} AP"]
         rows = {}
         for n, (top_a, top_b) in enumerate(zip(tops_a, tops_b, strict=True)):
             if top_a == top_b:
                 continue
             item, row = self.lists[n], per_question[n]
-            rows[n] = {"qid": item.qid, "question": item.question,
-                       f"{a} top answer": top_a, f"{b} top answer": top_b,
-                       f"{a} top is correct": bool(item.labels[top_a]), f"{b} top is correct": bool(item.labels[top_b]),
-                       f"{a} AP": row[f"{a} AP"], f"{b} AP": row[f"{b} AP"]}
-        # The columns are named even where no question differs, so that a filter on them finds no rows rather than
-        # failing (the three default models agree on every top answer of the shipped sample).
-        columns = ["qid", "question", f"{a} top answer", f"{b} top answer", f"{a} top is correct",
-                   f"{b} top is correct", f"{a} AP", f"{b} AP"]
-        frame = pd.DataFrame.from_dict(rows, orient="index", columns=columns) if rows else pd.DataFrame(columns=columns)
+            rows[n] = [item.qid, item.question, top_a, top_b, bool(item.labels[top_a]), bool(item.labels[top_b]),
+                       row[f"{a} AP"], row[f"{b} AP"]]
+        frame = pd.DataFrame.from_dict(rows, orient="index", columns=columns)
         frame.index.name = "question"
         return frame
 
