@@ -167,6 +167,34 @@ def test_an_echo_left_out_of_a_keyword_alone_question_adds_nothing_to_its_loss(v
         TrainingSettings(solo_echoes="dropped").validate()
 
 
+def test_with_the_echo_feature_the_keywords_alone_score_the_echo_too(vectors: WordVectors) -> None:
+    from dataclasses import replace
+
+    from matching.training.trainer import _Batches, solo_scores, with_echo_negatives
+
+    echoed = with_echo_negatives(tokenize_lists(toy_lists(0, 3))[0])
+    config = tiny_config(keywords=True, keyword_answer_types=True, keyword_echo=True)
+    settings = replace(config.settings, echo_negatives=True, keyword_solo=0.5, solo_echoes="keywords alone")
+    matcher = train(replace(config, settings=settings), toy_lists(0, 8), toy_lists(8, 10), vectors,
+                    show_progress=False)[0]
+    model = matcher.model
+    batches = _Batches(echoed, [list(t.question) for t in echoed], [[list(c) for c in t.candidates] for t in echoed],
+                       settings, model.params, vectors)
+    chunk = [unit for unit in batches.units if unit[0] == 0]
+    batch, _ = batches.batch(chunk)
+    echoes = batches.echo_rows(chunk)
+    solo = torch.ones(len(echoes), dtype=torch.bool)
+    with torch.no_grad():
+        keywords = model.keywords(batch.question_ids, batch.answer_ids, batch.question_lengths,
+                                  batch.answer_lengths)
+        scores = solo_scores(model, batch, model(batch), solo, echoes, settings.solo_echoes)
+    torch.testing.assert_close(scores, keywords.sum(-1))  # every row, the echo's too, by the keywords alone
+    assert float(keywords[echoes, -1].abs().min()) > 0  # and the echo's own feature fires there
+    without = tiny_config(keywords=True, keyword_answer_types=True)
+    with pytest.raises(ValueError, match="keyword_echo"):
+        train(replace(without, settings=settings), toy_lists(0, 8), toy_lists(8, 10), vectors, show_progress=False)
+
+
 def test_the_sources_rule_ships_the_seed_with_the_best_mean_over_dev_sources() -> None:
     from matching.training.trainer import choose_seed
 

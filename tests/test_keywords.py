@@ -89,18 +89,18 @@ def test_the_rank_split_adds_up_for_every_model(make_matcher: MatcherFactory) ->
 
 
 def test_answer_type_kinds_read_the_vocabulary() -> None:
-    from matching.models.blocks.keywords import DATE, HOW, NUMBER, QUANTITY, WHEN, answer_type_kinds
+    from matching.models.blocks.keywords import DATE, HOW, NUMBER, QUANTITY, WH, WHEN, answer_type_kinds
 
     kinds = answer_type_kinds(["1945", "eight", "3.5", "march", "1990s", "paris", "many", "how", "when"])
     assert kinds["1945"] == NUMBER | DATE and kinds["eight"] == NUMBER and kinds["3.5"] == NUMBER
     assert kinds["march"] == DATE and kinds["1990s"] == DATE and "paris" not in kinds
-    assert kinds["many"] == QUANTITY and kinds["how"] == HOW and kinds["when"] == WHEN
+    assert kinds["many"] == QUANTITY and kinds["how"] == HOW | WH and kinds["when"] == WHEN | WH
 
 
 def test_answer_type_features_ask_and_give(vectors: object, tmp_path: Path) -> None:
     from matching.explain.matcher import Matcher
     from matching.models.base import build_model, fit_to_corpus
-    from matching.models.blocks.keywords import ALL_KEYWORD_FEATURES
+    from matching.models.blocks.keywords import ALL_KEYWORD_FEATURES, ANSWER_TYPE_FEATURES
 
     tokens, _ = tokenize_lists(toy_lists(0, 6))
     corpus = Corpus.of((c for t in tokens for c in t.candidates), vectors)  # type: ignore[arg-type]
@@ -119,9 +119,9 @@ def test_answer_type_features_ask_and_give(vectors: object, tmp_path: Path) -> N
     def types(question: str, answers: list[str]) -> list[list[float]]:
         found = matcher.explain(question, answers)
         for e in found:  # the split still adds up, with the two new terms
-            assert list(e.keyword_terms) == list(ALL_KEYWORD_FEATURES)
+            assert list(e.keyword_terms) == [*KEYWORD_FEATURES, *ANSWER_TYPE_FEATURES]
             assert e.learned_score + e.keyword_score == pytest.approx(e.score, abs=1e-5)
-        return [[e.keyword_terms[f] / w for f, w in zip(ALL_KEYWORD_FEATURES[3:], (2.0, 3.0), strict=True)]
+        return [[e.keyword_terms[f] / w for f, w in zip(ALL_KEYWORD_FEATURES[3:5], (2.0, 3.0), strict=True)]
                 for e in found]
 
     assert types("how many legs does a spider have", ["a spider has eight legs", "a spider has legs",
@@ -134,3 +134,46 @@ def test_answer_type_features_ask_and_give(vectors: object, tmp_path: Path) -> N
     again = loaded.explain("when did the war end", ["the war ended in 1945"])[0]
     assert again.score == pytest.approx(matcher.explain("when did the war end", ["the war ended in 1945"])[0].score,
                                         abs=1e-6)
+
+
+def test_the_echo_feature_finds_a_restated_question(vectors: object, tmp_path: Path) -> None:
+    from matching.explain.matcher import Matcher
+    from matching.explain.walkthrough import term_rows
+    from matching.models.base import build_model, fit_to_corpus
+    from matching.models.blocks.keywords import ALL_KEYWORD_FEATURES, ECHO_FEATURE
+
+    tokens, _ = tokenize_lists(toy_lists(0, 6))
+    corpus = Corpus.of((c for t in tokens for c in t.candidates), vectors)  # type: ignore[arg-type]
+    with pytest.raises(ParamsError, match="needs keyword_answer_types"):
+        MVLSTMParams(keywords=True, keyword_echo=True).validate()
+    params = sized_for_corpus(MVLSTMParams(hidden_size=4, k=2, mlp_hidden=4, keywords=True,
+                                           keyword_answer_types=True, keyword_echo=True), corpus)
+    torch.manual_seed(0)
+    model = build_model(params)
+    fit_to_corpus(model, corpus)
+    with torch.no_grad():
+        model.keywords.weights.copy_(torch.tensor([0.5, 0.5, 0.1, 2.0, 3.0, -4.0]))  # type: ignore[union-attr]
+    matcher = Matcher("echo", model, vectors)  # type: ignore[arg-type]
+
+    def echoes(question: str, answers: list[str]) -> list[float]:
+        found = matcher.explain(question, answers)
+        for e in found:  # the split adds up with the sixth term, and the walkthrough reads its x and w
+            assert list(e.keyword_terms) == list(ALL_KEYWORD_FEATURES)
+            assert e.learned_score + e.keyword_score == pytest.approx(e.score, abs=1e-5)
+            row = next(r for r in term_rows(e) if r["term"] == ECHO_FEATURE)
+            assert row["feature x"] * row["weight w"] == pytest.approx(row["value"], abs=1e-6)
+        return [e.keyword_terms[ECHO_FEATURE] / -4.0 for e in found]
+
+    question = "Who wrote the novel Frankenstein?"
+    assert echoes(question, ["Who wrote the novel Frankenstein is a common quiz question.",
+                             "Frankenstein was written by Mary Shelley.",
+                             "The monster who the novel made famous wrote letters.",  # not side by side
+                             question]) == [1, 0, 0, 1]
+    assert echoes("In which city is the Louvre?", ["Which city is the Louvre in, asks the guide.",
+                                                   "The Louvre is in Paris."]) == [1, 0]  # the first wh-word
+    assert echoes("name the capital of japan", ["name the capital of japan"]) == [0]  # no wh-word: no opening
+    assert echoes("what", ["what"]) == [0]  # a wh-word with no word after it
+    save_checkpoint(matcher, tmp_path / "echo", {})
+    loaded = load_checkpoint(tmp_path / "echo", vectors)  # type: ignore[arg-type]
+    assert loaded.params.keyword_echo
+    assert loaded.explain(question, [question])[0].keyword_terms[ECHO_FEATURE] == pytest.approx(-4.0)

@@ -70,6 +70,9 @@ class ModelParams:
     keyword_answer_types: bool = False
     """With `keywords`: two more features, whether the question asks for a number (how many, how long...)
     and the answer gives one it does not repeat, and the same for a date (`blocks.keywords`)."""
+    keyword_echo: bool = False
+    """With `keyword_answer_types`: one more feature, whether the answer holds the question's first wh-word
+    and the word after it side by side, as a text restating the question does (`blocks.keywords`)."""
     answer_type_words: int = 0
     """How many vocabulary words the answer-type table holds (number, date and cue words; sized from the
     word vectors' vocabulary)."""
@@ -89,7 +92,7 @@ class ModelParams:
         _require_finite(self, "dropout")
         if not 0.0 <= self.dropout < 1.0:
             raise ParamsError(f"dropout must be in [0, 1), not {self.dropout!r}")
-        for name in ("keywords", "tune_vectors", "keyword_answer_types"):
+        for name in ("keywords", "tune_vectors", "keyword_answer_types", "keyword_echo"):
             if not isinstance(getattr(self, name), bool):
                 raise ParamsError(f"{name} must be true or false, not {getattr(self, name)!r}")
         for name in ("keyword_words", "tuned_words", "answer_type_words"):
@@ -98,6 +101,9 @@ class ModelParams:
                 raise ParamsError(f"{name} must be a non-negative integer, not {value!r}")
         if self.keyword_answer_types and not self.keywords:
             raise ParamsError("keyword_answer_types adds features to the keyword term: it needs keywords true")
+        if self.keyword_echo and not self.keyword_answer_types:
+            raise ParamsError("keyword_echo reads the answer-type features' word table: it needs "
+                              "keyword_answer_types true")
 
 
 @dataclass(frozen=True)

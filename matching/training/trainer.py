@@ -122,7 +122,9 @@ class TrainingSettings:
     `whole`: it keeps its whole score (learned match + keywords), the only row of that question the learned
     match scores, which it can only lower; over many such questions that pushed every learned score down
     and left the learned match near chance (0.52 MAP alone). `left out`: the echo is not in that question's
-    loss, so the echoes teach the learned match only beside answers it scores too."""
+    loss, so the echoes teach the learned match only beside answers it scores too. `keywords alone`: it is
+    scored by the keywords alone like the question's other rows, for a model whose keyword term has the
+    echo feature (`ModelParams.keyword_echo`), which can tell a restated question from an answer."""
     ship_rule: str = "best dev MAP"
     """How a sweep chooses the seed to ship, on dev only. `best dev MAP`: over the dev split's questions
     pooled; `best mean over dev sources`: the mean of each dev source's MAP (a keyword model trained on
@@ -232,7 +234,7 @@ def drop_words(batch: PairBatch, rate: float, generator: torch.Generator) -> Pai
                    answer_unknown=dropped(batch.answer_unknown, batch.answer_lengths))
 
 
-SOLO_ECHOES = ("whole", "left out")
+SOLO_ECHOES = ("whole", "left out", "keywords alone")
 SHIP_RULES = ("best dev MAP", "best mean over dev sources")
 LEFT_OUT = -1e4
 """The score of a candidate taken out of its question's loss: its softmax share and its hinge terms are 0."""
@@ -250,9 +252,12 @@ def keywords_alone_where(model: torch.nn.Module, batch: PairBatch, scores: torch
 def solo_scores(model: torch.nn.Module, batch: PairBatch, scores: torch.Tensor, solo: torch.Tensor,
                 echoes: torch.Tensor, solo_echoes: str) -> torch.Tensor:
     """The training scores of a batch where `solo` (B,) marks the rows of keyword-alone units and `echoes`
-    (B,) the echo rows. No keyword weight can tell a repeated question from an answer, so an echo is
-    never scored by the keywords alone: it keeps its whole score or leaves the loss (`solo_echoes`)."""
+    (B,) the echo rows. Without the echo feature no keyword weight can tell a repeated question from an
+    answer, so an echo keeps its whole score or leaves the loss; with it, the keywords alone score it too
+    (`solo_echoes`)."""
     solo, echoes = solo.to(scores.device), echoes.to(scores.device)
+    if solo_echoes == "keywords alone":
+        return keywords_alone_where(model, batch, scores, solo)
     scores = keywords_alone_where(model, batch, scores, solo & ~echoes)
     return torch.where(solo & echoes, LEFT_OUT, scores) if solo_echoes == "left out" else scores
 
@@ -397,6 +402,9 @@ def train(config: TrainingConfig, train_lists: list[RankingList], dev_lists: lis
             raise ValueError("fit_on_dev needs a fixed schedule (average_epochs > 0): no dev is left to stop on")
         train_lists = [*train_lists, *dev_lists]
     settings.validate()
+    if settings.solo_echoes == "keywords alone" and not getattr(params, "keyword_echo", False):
+        raise ValueError("solo_echoes 'keywords alone' scores echoes by the keyword term: it needs a model with "
+                         "keyword_echo true, whose keywords can tell a restated question from an answer")
     given_tok, _ = tokenize_lists(train_lists)
     train_tok = with_echo_negatives(given_tok) if settings.echo_negatives else given_tok
     dev_tok, _ = tokenize_lists(dev_lists)

@@ -15,6 +15,14 @@ TrecQA systems:
 - date asked, date given: the question asks "when" (or for a year or date) and the answer has a
   year, month or weekday it does not share with the question.
 
+With the echo feature (a configuration's choice, beside the answer types), one more:
+
+- echoes the question: the answer holds the question's opening, its first wh-word and the word after
+  it, side by side ("who wrote", "how tall"), as a text that restates the question instead of answering
+  it does ("Who wrote the novel Frankenstein is a common quiz question."). Rare in real answers (0.8% of
+  the training answers, 0.2% of the wrong ones); trained beside echo negatives, its weight learns what
+  overlap and BM25 cannot: that such a text repeats the question rather than answers it.
+
 IDF and the mean answer length come from the training answers only, the answer-type word table
 from the word vectors' vocabulary; both are kept as buffers in the checkpoint, so scoring reads no
 other text. The term has no bias of its own (the learned part has one), so each feature's share
@@ -34,13 +42,14 @@ from matching.models.blocks.masks import length_mask
 
 KEYWORD_FEATURES = ("word overlap", "IDF-weighted overlap", "BM25")
 ANSWER_TYPE_FEATURES = ("number asked, number given", "date asked, date given")
-ALL_KEYWORD_FEATURES = (*KEYWORD_FEATURES, *ANSWER_TYPE_FEATURES)
+ECHO_FEATURE = "echoes the question"
+ALL_KEYWORD_FEATURES = (*KEYWORD_FEATURES, *ANSWER_TYPE_FEATURES, ECHO_FEATURE)
 """Every name a keyword feature can have, in the order of the features vector."""
 BM25_K1 = 1.2
 BM25_B = 0.75
 
 # Word kinds of the answer-type table, as bit flags (a year is a number and a date).
-NUMBER, DATE, QUANTITY, HOW, WHEN, TIME_NOUN = 1, 2, 4, 8, 16, 32
+NUMBER, DATE, QUANTITY, HOW, WHEN, TIME_NOUN, WH = 1, 2, 4, 8, 16, 32, 64
 NUMBER_WORD = re.compile(r"^[+-]?\d[\d,.]*%?$|^(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
                          r"twenty|thirty|forty|fifty|hundred|hundreds|thousand|thousands|million|millions|billion|"
                          r"billions|dozen|dozens|half)$")
@@ -49,7 +58,8 @@ DATE_WORD = re.compile(r"^(1[0-9]|20)\d\d$|^\d{3,4}s$|^(january|february|march|a
                        r"sunday|century|centuries)$")
 CUE_WORDS = {QUANTITY: ("many", "much", "long", "old", "far", "tall", "big", "large", "high", "deep", "fast", "wide",
                         "heavy", "often"),
-             HOW: ("how",), WHEN: ("when",), TIME_NOUN: ("year", "date")}
+             HOW: ("how",), WHEN: ("when",), TIME_NOUN: ("year", "date"),
+             WH: ("who", "whom", "whose", "what", "which", "when", "where", "why", "how")}
 
 
 def answer_type_kinds(vocabulary: Iterable[str]) -> dict[str, int]:
@@ -67,14 +77,17 @@ def answer_type_kinds(vocabulary: Iterable[str]) -> dict[str, int]:
 
 class KeywordTerm(nn.Module):
     """x (B, K) keyword features of each pair from the lookup-key ids, and w_k x_k, each feature's term
-    (K = 3, or 5 with the answer-type features)."""
+    (K = 3, 5 with the answer-type features, 6 with the echo feature too, which reads their word table)."""
 
-    def __init__(self, idf_words: int, answer_type_words: int = 0) -> None:
+    def __init__(self, idf_words: int, answer_type_words: int = 0, echo: bool = False) -> None:
         super().__init__()
         self.idf = IdfTable(idf_words)
         self.register_buffer("mean_answer_length", torch.ones(()))
         self.answer_types = answer_type_words > 0
-        self.names = ALL_KEYWORD_FEATURES if self.answer_types else KEYWORD_FEATURES
+        if echo and not self.answer_types:
+            raise ValueError("the echo feature reads the answer-type word table: it needs answer types")
+        self.echo = echo
+        self.names = ALL_KEYWORD_FEATURES[:6 if echo else 5 if self.answer_types else 3]
         # The answer-type table: sorted key ids of the vocabulary words with a kind, and their flags (kept in
         # the checkpoint only by a model that has them, so checkpoints without answer types load unchanged).
         if self.answer_types:
@@ -114,10 +127,20 @@ class KeywordTerm(nn.Module):
         asks_date = has(asked, WHEN) | has(asked, TIME_NOUN)
         return torch.stack([asks_number & has(given, NUMBER), asks_date & has(given, DATE)], dim=-1).float()
 
+    def echo_feature(self, question_ids: torch.Tensor, q_mask: torch.Tensor, same: torch.Tensor) -> torch.Tensor:
+        """(B, 1): 1 where the answer holds the question's first wh-word and the word after it side by side.
+        `same` (B, m, n): question word i has answer word j's lookup key."""
+        wh = q_mask & (self.flags_of(question_ids) & WH).ne(0)
+        first = wh & (wh.cumsum(-1) == 1)  # the question's first wh-word only
+        opening = first[:, :-1] & q_mask[:, 1:]  # ... with a word after it
+        bigram = same[:, :-1, :-1] & same[:, 1:, 1:]  # (B, m-1, n-1): words i, i+1 at answer words j, j+1
+        return (bigram & opening[:, :, None]).flatten(1).any(-1, keepdim=True).float()
+
     def features(self, question_ids: torch.Tensor, answer_ids: torch.Tensor, question_lengths: torch.Tensor,
                  answer_lengths: torch.Tensor) -> torch.Tensor:
         """(B, K): word overlap, IDF-weighted overlap, BM25 per question word (and the answer-type
-        features). Padding ids differ per side and from every real id, so padding never matches."""
+        features, and the echo feature). Padding ids differ per side and from every real id, so padding
+        never matches."""
         q_mask = length_mask(question_lengths, question_ids.shape[1])
         same = question_ids[:, :, None] == answer_ids[:, None, :]  # (B, m, n)
         found = same.any(-1) & q_mask
@@ -133,7 +156,9 @@ class KeywordTerm(nn.Module):
             return lexical
         a_mask = length_mask(answer_lengths, answer_ids.shape[1])
         shared = (same & q_mask[:, :, None]).any(1)
-        return torch.cat([lexical, self.answer_type_features(question_ids, answer_ids, q_mask, a_mask, shared)], -1)
+        types = self.answer_type_features(question_ids, answer_ids, q_mask, a_mask, shared)
+        echo = [self.echo_feature(question_ids, q_mask, same)] if self.echo else []
+        return torch.cat([lexical, types, *echo], -1)
 
     def forward(self, question_ids: torch.Tensor, answer_ids: torch.Tensor, question_lengths: torch.Tensor,
                 answer_lengths: torch.Tensor) -> torch.Tensor:
