@@ -151,6 +151,11 @@ SHORT_NAMES = (*sorted(((family, model_type.descriptor.short_name) for family, m
                        key=lambda pair: -len(pair[0])), ("tensor", "T"))
 """Word replacements for the short model names: each family's name by its descriptor's short name."""
 SHORT_BASELINES = {"original order": "order", "word overlap": "overlap", "BM25": "BM25"}
+SHORT_FEATURES = {"word overlap": "overlap", "IDF-weighted overlap": "IDF overlap", "BM25": "BM25",
+                  "number asked, number given": "number", "date asked, date given": "date",
+                  "echoes the question": "echo"}
+"""Column labels for the keyword features, so a split with all six fits a laptop's width (the full name is
+the column's help)."""
 
 
 def term(name: str) -> Term:
