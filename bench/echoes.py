@@ -1,0 +1,90 @@
+"""The echo check, on dev only: does a model put a restated question above the answers?
+
+Each dev question gets one more wrong candidate, the question restated as a statement (its words
+without the question mark, then one of three tails: "... is a common quiz question."), the failure
+the keyword issue found on text unlike the training data ("Who wrote the novel Frankenstein is a
+common quiz question." ranked above the answer). Models trained with echo negatives saw the bare
+question as a wrong candidate, never these tails. Prints, per dev set and model (and word overlap and
+BM25, which put every echo first or tie it there), the MAP without and with the echo and the share of
+questions whose echo is ranked first (a tie for first counts as its expected value, as the metrics do).
+
+    python bench/echoes.py [--data ../shared/data/wikiqa ../shared/data/trecqa] [--models ...]
+                           [--checkpoints FOLDER ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+from common import ROOT
+
+from matching.evaluation.dataset import model_scores
+from matching.evaluation.metrics import mean_metrics, question_metrics
+from matching.text.baselines import baseline_scores
+from matching.text.data import RankingList, read_toks_folder
+from matching.text.tokenized import tokenize_lists
+from matching.training.cards import default_models
+from matching.training.checkpoint import load_all, load_checkpoint
+
+TAILS = ("is a common quiz question.", "has been asked for a long time.", "is a question many people ask.")
+BASELINES = ("word overlap", "BM25")
+
+
+def restated(question: str, index: int) -> str:
+    """The question as a statement about itself, as an echo is written."""
+    words = question.strip().rstrip("?").strip()
+    return f"{words[:1].upper()}{words[1:]} {TAILS[index % len(TAILS)]}"
+
+
+def with_echo(lists: list[RankingList]) -> list[RankingList]:
+    """Each list with its restated question as a last, wrong candidate."""
+    return [replace(item, candidates=(*item.candidates, restated(item.question, index)),
+                    labels=(*item.labels, 0)) for index, item in enumerate(lists)]
+
+
+def echo_first(scores: np.ndarray) -> float:
+    """1 where the last candidate (the echo) has the top score alone; 1/k where k candidates tie there."""
+    top = scores.max()
+    return float(scores[-1] == top) / int((scores == top).sum())
+
+
+def figures(scores: list[np.ndarray], lists: list[RankingList]) -> tuple[float, float, float]:
+    """(MAP without the echo, MAP with it, share of questions whose echo comes first)."""
+    plain = mean_metrics([question_metrics(s[:-1], item.labels[:-1]) for s, item in zip(scores, lists, strict=True)])
+    echoed = mean_metrics([question_metrics(s, item.labels) for s, item in zip(scores, lists, strict=True)])
+    return plain["MAP"], echoed["MAP"], float(np.mean([echo_first(s) for s in scores]))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--data", nargs="+", default=[str(ROOT.parent / "shared/data/wikiqa"),
+                                                       str(ROOT.parent / "shared/data/trecqa")])
+    parser.add_argument("--pretrained", default=str(ROOT / "pretrained"))
+    parser.add_argument("--models", nargs="*", help="names in --pretrained (default: the default models)")
+    parser.add_argument("--checkpoints", nargs="*", default=[], help="checkpoint folders, beside --models")
+    args = parser.parse_args()
+    models, _ = load_all(args.pretrained)
+    if args.models is None:
+        args.models = default_models(list(models))
+    chosen = {name: models[name] for name in args.models}
+    vectors = next(iter(models.values())).vectors
+    for folder in args.checkpoints:
+        chosen[str(Path(folder).relative_to(ROOT) if Path(folder).resolve().is_relative_to(ROOT)
+                   else folder)] = load_checkpoint(folder, vectors)
+    for data in args.data:
+        lists = [item for item in with_echo(read_toks_folder(Path(data) / "dev")) if item.has_relevant]
+        tokens, _ = tokenize_lists(lists)
+        print(f"{Path(data).name} dev, {len(lists)} questions with a correct answer, each with its echo")
+        print(f"  {'system':<44} {'MAP':>7} {'with echo':>10} {'echo first':>11}")
+        rows = {name: figures(model_scores(matcher, tokens), lists) for name, matcher in chosen.items()}
+        for baseline in BASELINES:
+            rows[baseline] = figures([baseline_scores(t.question, t.candidates)[baseline] for t in tokens], lists)
+        for name, (plain, echoed, first) in rows.items():
+            print(f"  {name:<44} {plain:>7.4f} {echoed:>10.4f} {first:>10.1%}")
+
+
+if __name__ == "__main__":
+    main()
