@@ -72,8 +72,8 @@ def main() -> None:
     chosen = {name: models[name] for name in args.models}
     vectors = next(iter(models.values())).vectors
     for folder in args.checkpoints:
-        chosen[str(Path(folder).relative_to(ROOT) if Path(folder).resolve().is_relative_to(ROOT)
-                   else folder)] = load_checkpoint(folder, vectors)
+        path = Path(folder).resolve()
+        chosen[str(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path)] = load_checkpoint(path, vectors)
     for data in args.data:
         lists = [item for item in with_echo(read_toks_folder(Path(data) / "dev")) if item.has_relevant]
         tokens, _ = tokenize_lists(lists)
