@@ -170,7 +170,7 @@ def test_an_echo_left_out_of_a_keyword_alone_question_adds_nothing_to_its_loss(v
 def test_with_the_echo_feature_the_keywords_alone_score_the_echo_too(vectors: WordVectors) -> None:
     from dataclasses import replace
 
-    from matching.training.trainer import _Batches, solo_scores, with_echo_negatives
+    from matching.training.trainer import LEFT_OUT, _Batches, solo_scores, with_echo_negatives
 
     echoed = with_echo_negatives(tokenize_lists(toy_lists(0, 3))[0])
     config = tiny_config(keywords=True, keyword_answer_types=True, keyword_echo=True)
@@ -190,6 +190,13 @@ def test_with_the_echo_feature_the_keywords_alone_score_the_echo_too(vectors: Wo
         scores = solo_scores(model, batch, model(batch), solo, echoes, settings.solo_echoes)
     torch.testing.assert_close(scores, keywords.sum(-1))  # every row, the echo's too, by the keywords alone
     assert float(keywords[echoes, -1].abs().min()) > 0  # and the echo's own feature fires there
+    with torch.no_grad():  # keywords only: the same in a keyword-alone question; elsewhere the echo leaves the loss
+        learned = model(batch)
+        only = solo_scores(model, batch, learned, solo, echoes, "keywords only")
+        elsewhere = solo_scores(model, batch, learned, ~solo, echoes, "keywords only")
+    torch.testing.assert_close(only, keywords.sum(-1))
+    assert bool((elsewhere[echoes] == LEFT_OUT).all())
+    torch.testing.assert_close(elsewhere[~echoes], learned[~echoes])
     without = tiny_config(keywords=True, keyword_answer_types=True)
     with pytest.raises(ValueError, match="keyword_echo"):
         train(replace(without, settings=settings), toy_lists(0, 8), toy_lists(8, 10), vectors, show_progress=False)
