@@ -197,6 +197,14 @@ def test_with_the_echo_feature_the_keywords_alone_score_the_echo_too(vectors: Wo
     torch.testing.assert_close(only, keywords.sum(-1))
     assert bool((elsewhere[echoes] == LEFT_OUT).all())
     torch.testing.assert_close(elsewhere[~echoes], learned[~echoes])
+    # echo weight only: the same scores, and an echo's loss moves the echo feature's weight alone
+    model.zero_grad()
+    weighted = solo_scores(model, batch, model(batch), solo, echoes, "echo weight only")
+    torch.testing.assert_close(weighted.detach(), keywords.sum(-1))
+    weighted[echoes].sum().backward()
+    grad = model.keywords.weights.grad
+    assert grad is not None and bool((grad[:-1] == 0).all()) and float(grad[-1]) != 0
+    assert all(p.grad is None or bool((p.grad == 0).all()) for n, p in model.named_parameters() if "keywords" not in n)
     without = tiny_config(keywords=True, keyword_answer_types=True)
     with pytest.raises(ValueError, match="keyword_echo"):
         train(replace(without, settings=settings), toy_lists(0, 8), toy_lists(8, 10), vectors, show_progress=False)
