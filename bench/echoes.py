@@ -69,6 +69,9 @@ def main() -> None:
     models, _ = load_all(args.pretrained)
     if args.models is None:
         args.models = default_models(list(models))
+    missing = [name for name in args.models if name not in models]
+    if missing:
+        parser.error(f"no checkpoint {', '.join(missing)} in {args.pretrained} (give its folder with --checkpoints)")
     chosen = {name: models[name] for name in args.models}
     vectors = next(iter(models.values())).vectors
     for folder in args.checkpoints:

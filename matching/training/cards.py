@@ -155,6 +155,9 @@ def deviations(params: dict[str, Any], training: dict[str, Any], source: str = "
     return lines + keywords + tuned + training_additions(training)
 
 
+ECHOES_TEACH = {"keywords only": ", which teaches the keyword term alone",
+                "echo weight only": ", which teaches the echo feature's weight alone"}
+"""What the echo negatives teach, where a `solo_echoes` mode keeps them from the rest of the model."""
 HARD_NEGATIVES = 2
 """Wrong candidates per question counted as hard (`TrainingSettings.hard_negative_copies`)."""
 
@@ -165,7 +168,8 @@ def training_additions(training: dict[str, Any]) -> list[str]:
     if training.get("word_dropout"):
         out.append(f"MatchLens addition: word dropout {training['word_dropout']} (a training word read as unknown)")
     if training.get("echo_negatives"):
-        out.append("MatchLens addition: each training question also a wrong candidate of its own")
+        out.append("MatchLens addition: each training question also a wrong candidate of its own"
+                   + ECHOES_TEACH.get(str(training.get("solo_echoes", "")), ""))
     if training.get("hard_negative_copies"):
         out.append(f"MatchLens addition: the pairs of each question's {HARD_NEGATIVES} wrong candidates of most "
                    "word overlap "
