@@ -184,3 +184,21 @@ def test_evaluate_refuses_a_count_of_workers_below_one(pretrained: Path, toy_dat
               "--workers", workers])
     assert stopped.value.code == 2
     assert "--workers" in capsys.readouterr().err
+
+
+def test_the_echo_check_restates_each_dev_question_as_a_wrong_candidate(pretrained: Path, toy_data: Path) -> None:
+    printed = subprocess.run([sys.executable, str(REPO / "bench" / "echoes.py"), "--data", str(toy_data),
+                              "--pretrained", str(pretrained), "--models", "cli-tiny"],
+                             capture_output=True, text=True, check=True, timeout=300).stdout
+    rows = {line.split()[0]: line.split()[-3:] for line in printed.splitlines() if line.startswith("  ")}
+    assert set(rows) >= {"cli-tiny", "word", "BM25"}, printed
+    for name, (plain, echoed, first) in rows.items():
+        if name == "system":
+            continue
+        assert float(echoed) <= float(plain) + 1e-9, name  # one more wrong candidate never raises a question's AP
+        assert 0.0 <= float(first.rstrip("%")) <= 100.0
+    assert float(rows["word"][2].rstrip("%")) > 0  # overlap ranks the echo, which has every question word, first
+    missing = subprocess.run([sys.executable, str(REPO / "bench" / "echoes.py"), "--data", str(toy_data),
+                              "--pretrained", str(pretrained), "--models", "no-such-model"],
+                             capture_output=True, text=True, check=False, timeout=300)
+    assert missing.returncode == 2 and "no checkpoint no-such-model" in missing.stderr
