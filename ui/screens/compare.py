@@ -140,8 +140,8 @@ def _details(name: str, c: ModelContrast, view: CompareView, ranking: Ranking, l
     # The keyword term gets its own tile where the model has one, so the tiles add up as shown.
     has_keywords = bool(ea.keyword_terms or eb.keyword_terms)
     keywords = [("keywords A - keywords B", f"{c.keyword_difference:+.4f}",
-                 "The keyword term (word overlap, IDF-weighted overlap, BM25) of A minus B's, exact; the rest "
-                 "of the gap is the learned match.")] if has_keywords else []
+                 f"The keyword term ({', '.join(ea.keyword_terms or eb.keyword_terms)}) of A minus B's, exact; the "
+                 "rest of the gap is the learned match.")] if has_keywords else []
     if c.exact:
         tiles = [("gap A - B", f"{c.gap:+.4f}", None), ("cells A - cells B", f"{c.cells_a - c.cells_b:+.4f}", None),
                  *keywords, ("bias difference", f"{c.bias_difference:+.4f}", None),
