@@ -257,15 +257,6 @@ def keywords_alone_where(model: torch.nn.Module, batch: PairBatch, scores: torch
     return torch.where(solo, keywords, scores)
 
 
-def echo_weight_scores(model: torch.nn.Module, batch: PairBatch) -> torch.Tensor:
-    """(B,) the keyword term's scores with every weight but the echo feature's (the last) held fixed: the same
-    value, a gradient for that one weight only (`solo_echoes` 'echo weight only')."""
-    features = model.keywords.features(batch.question_ids, batch.answer_ids, batch.question_lengths,
-                                       batch.answer_lengths)
-    weights = model.keywords.weights
-    return (features * torch.cat([weights[:-1].detach(), weights[-1:]])).sum(-1)
-
-
 def solo_scores(model: torch.nn.Module, batch: PairBatch, scores: torch.Tensor, solo: torch.Tensor,
                 echoes: torch.Tensor, solo_echoes: str) -> torch.Tensor:
     """The training scores of a batch where `solo` (B,) marks the rows of keyword-alone units and `echoes`
@@ -274,9 +265,14 @@ def solo_scores(model: torch.nn.Module, batch: PairBatch, scores: torch.Tensor, 
     and with `keywords only` it leaves every other question's loss (`solo_echoes`)."""
     solo, echoes = solo.to(scores.device), echoes.to(scores.device)
     if solo_echoes in ECHO_FEATURE_MODES:
-        scores = keywords_alone_where(model, batch, scores, solo)
-        if solo_echoes == "echo weight only":
-            scores = torch.where(solo & echoes, echo_weight_scores(model, batch), scores)
+        features = model.keywords.features(batch.question_ids, batch.answer_ids, batch.question_lengths,
+                                           batch.answer_lengths)
+        weights = model.keywords.weights
+        keywords = (features * weights).sum(-1)
+        if solo_echoes == "echo weight only":  # the same value; an echo's gradient reaches the echo weight (last) alone
+            held = (features * torch.cat([weights[:-1].detach(), weights[-1:]])).sum(-1)
+            keywords = torch.where(echoes, held, keywords)
+        scores = torch.where(solo, keywords, scores)
         return torch.where(echoes & ~solo, LEFT_OUT, scores) if solo_echoes != "keywords alone" else scores
     scores = keywords_alone_where(model, batch, scores, solo & ~echoes)
     return torch.where(solo & echoes, LEFT_OUT, scores) if solo_echoes == "left out" else scores

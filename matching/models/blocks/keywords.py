@@ -87,7 +87,8 @@ class KeywordTerm(nn.Module):
         if echo and not self.answer_types:
             raise ValueError("the echo feature reads the answer-type word table: it needs answer types")
         self.echo = echo
-        self.names = ALL_KEYWORD_FEATURES[:6 if echo else 5 if self.answer_types else 3]
+        self.names = (*KEYWORD_FEATURES, *(ANSWER_TYPE_FEATURES if self.answer_types else ()),
+                      *((ECHO_FEATURE,) if echo else ()))
         # The answer-type table: sorted key ids of the vocabulary words with a kind, and their flags (kept in
         # the checkpoint only by a model that has them, so checkpoints without answer types load unchanged).
         if self.answer_types:
