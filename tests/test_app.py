@@ -139,6 +139,9 @@ def test_every_page_renders(at: AppTest, name: str) -> None:
         assert sum("test: TrecQA" in plain(m.value) for m in at.markdown) >= 2
         why = at.expander(key="models_why")  # why the defaults, a bullet each, from pretrained/defaults.json
         assert any("carry over to text unlike any one training set" in plain(m.value) for m in why.markdown)
+        # the open card's known limits are its own: the first tab's model names its training data's size
+        limits = [e for e in at.expander if plain(e.label) == "Known limits of this model"]
+        assert len(limits) == 1 and "questions):" in plain(limits[0].markdown[0].value)
     # the input is kept in the link on every page
     assert "q" in at.query_params
 

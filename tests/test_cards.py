@@ -21,6 +21,7 @@ from matching.training.cards import (
     attention_verdict,
     deviations,
     group_of,
+    known_limits,
     metrics_rows,
     render_card,
 )
@@ -43,7 +44,7 @@ def test_render_card(trained: tuple[Matcher, ModelCard]) -> None:
     for part in (card.architecture, card.command, card.vocabulary["fingerprint"],
                  card.data["train"]["fingerprint"], "| paper: paper model | 0.6000 | 0.6200 | - | - | - |",
                  "## Deviations from the paper", "k = 5 (paper: 5 for QA)", "## Is the difference real?",
-                 "| word overlap | ", *KNOWN_LIMITS):
+                 "| word overlap | ", *known_limits(card)):
         assert part in text
     assert text.count(" kept |") == 1
     assert "Seed study" not in text and "Does the attention matter" not in text
@@ -63,6 +64,23 @@ def test_a_combined_folders_card_names_its_test_and_dev_data(trained: tuple[Matc
     unrecorded = replace(combined, data={**combined.data, "test": card.data["test"]})
     assert "## Metrics (WikiQA+TrecQA; ties" in render_card(unrecorded)
     assert seed_spread_label(unrecorded) == "2-seed spread, WikiQA+TrecQA test (card)"
+
+
+def test_known_limits_name_the_cards_own_data(trained: tuple[Matcher, ModelCard]) -> None:
+    """A card's known limits come from its data, not a fixed text: a TRAIN-ALL model does not claim
+    WikiQA's 873 questions, and the dev count is its own."""
+    _, card = trained
+    train_all = replace(card, data={**card.data, "source": "wikiqa+trecqa-all",
+                                    "train": {**card.data["train"], "questions": 2034},
+                                    "dev": {**card.data["dev"], "questions": 191}})
+    first, *shared, last = known_limits(train_all)
+    assert first.startswith("Trained on WikiQA+TrecQA TRAIN-ALL (2,034 questions): Wikipedia-style")
+    assert "newswire" in first and shared == KNOWN_LIMITS
+    assert last == "Dev has 191 questions, so selection by dev MAP is noisy; see the seed study."
+    assert all(line in render_card(train_all) for line in known_limits(train_all))
+    fitted = replace(train_all, training={**card.training, "fit_on_dev": True})
+    assert known_limits(fitted)[-1].startswith("Fitted on train + dev (191 dev questions)")
+    assert known_limits(replace(card, data={}))[0] == "Its training data is not recorded in its card."
 
 
 def test_card_round_trips_through_json(trained: tuple[Matcher, ModelCard]) -> None:

@@ -16,13 +16,17 @@ from matching.paths import pretrained_dir
 from matching.text.datasets import BUILT_IN
 
 KNOWN_LIMITS = [
-    "Trained on WikiQA only (873 questions): Wikipedia-style factoid questions in English.",
     "GloVe 6B 50d is lowercased and English; other scripts (CJK, Arabic, emoji) are unknown words "
     "and all share one vector.",
     "Questions longer than max_question_len and answers longer than max_answer_len tokens are "
     "truncated (the app greys the unseen tokens).",
-    "Dev has 126 questions, so selection by dev MAP is noisy; see the seed study.",
 ]
+"""The limits every checkpoint shares; `known_limits` adds what its own card says of its data."""
+
+SOURCE_TEXT = {"wikiqa": "Wikipedia-style factoid questions answered by Wikipedia sentences",
+               "trecqa": "TREC factoid questions answered by newswire sentences",
+               "trecqa-all": "TREC factoid questions answered by newswire sentences"}
+"""Data folder name -> the kind of text a model trained on it has seen (the card's known limits)."""
 
 PAPER_GROUP, VARIANT_GROUP = "as in the paper", "MatchLens variant"
 
@@ -230,6 +234,25 @@ def dev_role(card: ModelCard) -> str:
     return "part of the training data: not a held-out figure" if trained_on_dev(card) else "used for selection"
 
 
+def known_limits(card: ModelCard) -> list[str]:
+    """What this checkpoint should not be trusted with: the text it learned from (read from its card's data,
+    so a model trained on TRAIN-ALL does not claim WikiQA's 873 questions), the shared limits, and how many
+    dev questions chose it."""
+    train, dev = card.data.get("train"), card.data.get("dev")
+    sources = [part.lower() for part in str(card.data.get("source") or "").split("+") if part]
+    kinds = list(dict.fromkeys(SOURCE_TEXT[part] for part in sources if part in SOURCE_TEXT))
+    questions = f" ({train['questions']:,} questions)" if isinstance(train, dict) and "questions" in train else ""
+    learned = (f"Trained on {data_name(card)}{questions}: {' and '.join(kinds) or 'its training data'}, in English. "
+               "Questions of another kind or source rank less reliably (the cross-source checks in "
+               "docs/models-and-training.md).") if sources else "Its training data is not recorded in its card."
+    limits = [learned, *KNOWN_LIMITS]
+    if isinstance(dev, dict) and "questions" in dev:
+        limits.append(f"Fitted on train + dev ({dev['questions']} dev questions): no held-out dev figure; its seed "
+                      "was fixed in advance." if trained_on_dev(card) else
+                      f"Dev has {dev['questions']} questions, so selection by dev MAP is noisy; see the seed study.")
+    return limits
+
+
 def _fmt(value: Any) -> str:
     return f"{value:.4f}" if isinstance(value, float) else str(value)
 
@@ -358,7 +381,7 @@ def render_card(card: ModelCard) -> str:
     metrics_data = (data_name(card) if data_name(card, "test") == data_name(card)
                     else f"test: {data_name(card, 'test')}, dev: {data_name(card)}")
     deviations = "\n".join(f"- {line}" for line in card.deviations) or "- none recorded"
-    limits = "\n".join(f"- {line}" for line in KNOWN_LIMITS)
+    limits = "\n".join(f"- {line}" for line in known_limits(card))
     return f"""# Model card: {card.name}
 
 {card.description}

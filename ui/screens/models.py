@@ -23,6 +23,7 @@ from matching.training.cards import (
     dev_role,
     keyword_rows,
     keyword_verdict,
+    known_limits,
     metrics_rows,
     seed_line,
     significance_rows,
@@ -120,6 +121,8 @@ def card_view(name: str, card: ModelCard | None, key: str) -> None:
                     "parts alone")
         figures_table(keyword_rows(card), f"{key}_keywords")
         st.caption(components.md(keyword_verdict(card)))
+    with st.expander("Known limits of this model", icon=":material/info:"):
+        st.markdown("\n".join(f"- {components.md(line)}" for line in known_limits(card)))
     if card.deviations:
         with st.expander("Deviations from the paper", icon=":material/difference:"):
             for line in card.deviations:
@@ -231,7 +234,3 @@ def paper_table_view(path: Path, key: str) -> None:
                         "text/csv", key=f"{key}_csv", icon=":material/download:")
 
 paper_tables()
-
-with st.expander("Known limits of these models", icon=":material/info:"):
-    for line in KNOWN_LIMITS:
-        st.markdown(f"- {components.md(line)}")
