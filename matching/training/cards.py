@@ -23,9 +23,9 @@ KNOWN_LIMITS = [
 ]
 """The limits every checkpoint shares; `known_limits` adds what its own card says of its data."""
 
+_TREC_TEXT = "TREC factoid questions answered by newswire sentences"
 SOURCE_TEXT = {"wikiqa": "Wikipedia-style factoid questions answered by Wikipedia sentences",
-               "trecqa": "TREC factoid questions answered by newswire sentences",
-               "trecqa-all": "TREC factoid questions answered by newswire sentences"}
+               "trecqa": _TREC_TEXT, "trecqa-all": _TREC_TEXT}  # TRAIN and TRAIN-ALL: the same kind of text
 """Data folder name -> the kind of text a model trained on it has seen (the card's known limits)."""
 
 PAPER_GROUP, VARIANT_GROUP = "as in the paper", "MatchLens variant"
