@@ -66,8 +66,9 @@ EXAMPLES: tuple[Example, ...] = (
     Example(
         key="echo", title="Echo", kind="echo", icon=":material/repeat:",
         note="A candidate repeats the question without answering it: models that reward repeated words put it "
-             "first. Open the keyword split: the echo feature of mvlstm-em-kw-all and amvlstm-q-kw-all (the question's "
-             "opening, \"who wrote\", in the candidate) sets it back; mcan-kw-all has none.",
+             "first. Open the keyword split: the echo feature of the default models (the question's opening, "
+             "\"who wrote\", in the candidate) sets it back; amvlstm-q-kw-echo learned the same from echoes as "
+             "wrong answers.",
         question="Who wrote the novel Frankenstein?",
         candidates=(
             "Who wrote the novel Frankenstein is a common quiz question.",
