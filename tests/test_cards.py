@@ -13,6 +13,7 @@ from matching.evaluation.studies import AttentionStudy, KeywordStudy
 from matching.explain.matcher import Matcher
 from matching.text.baselines import BASELINES
 from matching.training.cards import (
+    ECHO_LIMITS,
     KNOWN_LIMITS,
     PAPER_GROUP,
     VARIANT_GROUP,
@@ -81,6 +82,14 @@ def test_known_limits_name_the_cards_own_data(trained: tuple[Matcher, ModelCard]
     fitted = replace(train_all, training={**card.training, "fit_on_dev": True})
     assert known_limits(fitted)[-1].startswith("Fitted on train + dev (191 dev questions)")
     assert known_limits(replace(card, data={}))[0] == "Its training data is not recorded in its card."
+    # A model with the echo feature says where it can misfire: anywhere, on a right answer's clause; at the start,
+    # it misses a restated question further in.
+    for at_start, words in ((False, "also fires on a right answer"), (True, "is not caught")):
+        echo = replace(train_all, params={**card.params, "keywords": True, "keyword_answer_types": True,
+                                          "keyword_echo": True, "keyword_echo_at_start": at_start})
+        limits = known_limits(echo)
+        assert limits[:-1] == known_limits(train_all)[:-1] + [ECHO_LIMITS[at_start]] and words in limits[-2]
+    assert not any("echo" in line for line in known_limits(train_all))
 
 
 def test_card_round_trips_through_json(trained: tuple[Matcher, ModelCard]) -> None:

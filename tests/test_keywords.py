@@ -10,6 +10,7 @@ import pytest
 import torch
 from conftest import MatcherFactory, toy_lists
 
+from matching.explain.matcher import Matcher
 from matching.models.base import sized_for_corpus, trace_parts_of
 from matching.models.blocks.keywords import BM25_B, BM25_K1, KEYWORD_FEATURES, KeywordTerm
 from matching.models.params import MVLSTMParams, ParamsError
@@ -136,24 +137,32 @@ def test_answer_type_features_ask_and_give(vectors: object, tmp_path: Path) -> N
                                         abs=1e-6)
 
 
-def test_the_echo_feature_finds_a_restated_question(vectors: object, tmp_path: Path) -> None:
-    from matching.explain.matcher import Matcher
-    from matching.explain.walkthrough import term_rows
+def echo_matcher(vectors: object, at_start: bool) -> Matcher:
+    """A tiny MV-LSTM with all six keyword features, the echo one (anywhere, or `at_start`) weighted -4."""
     from matching.models.base import build_model, fit_to_corpus
-    from matching.models.blocks.keywords import ALL_KEYWORD_FEATURES, ECHO_FEATURE
 
     tokens, _ = tokenize_lists(toy_lists(0, 6))
     corpus = Corpus.of((c for t in tokens for c in t.candidates), vectors)  # type: ignore[arg-type]
-    with pytest.raises(ParamsError, match="needs keyword_answer_types"):
-        MVLSTMParams(keywords=True, keyword_echo=True).validate()
-    params = sized_for_corpus(MVLSTMParams(hidden_size=4, k=2, mlp_hidden=4, keywords=True,
-                                           keyword_answer_types=True, keyword_echo=True), corpus)
+    params = sized_for_corpus(MVLSTMParams(hidden_size=4, k=2, mlp_hidden=4, keywords=True, keyword_answer_types=True,
+                                           keyword_echo=True, keyword_echo_at_start=at_start), corpus)
     torch.manual_seed(0)
     model = build_model(params)
     fit_to_corpus(model, corpus)
     with torch.no_grad():
         model.keywords.weights.copy_(torch.tensor([0.5, 0.5, 0.1, 2.0, 3.0, -4.0]))  # type: ignore[union-attr]
-    matcher = Matcher("echo", model, vectors)  # type: ignore[arg-type]
+    return Matcher("echo", model, vectors)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("at_start", [False, True], ids=["anywhere", "at-start"])
+def test_the_echo_feature_finds_a_restated_question(vectors: object, tmp_path: Path, at_start: bool) -> None:
+    from matching.explain.walkthrough import term_rows
+    from matching.models.blocks.keywords import ALL_KEYWORD_FEATURES, ECHO_FEATURE
+
+    with pytest.raises(ParamsError, match="needs keyword_answer_types"):
+        MVLSTMParams(keywords=True, keyword_echo=True).validate()
+    with pytest.raises(ParamsError, match="needs keyword_echo"):
+        MVLSTMParams(keywords=True, keyword_answer_types=True, keyword_echo_at_start=True).validate()
+    matcher = echo_matcher(vectors, at_start)
 
     def echoes(question: str, answers: list[str]) -> list[float]:
         found = matcher.explain(question, answers)
@@ -169,11 +178,45 @@ def test_the_echo_feature_finds_a_restated_question(vectors: object, tmp_path: P
                              "Frankenstein was written by Mary Shelley.",
                              "The monster who the novel made famous wrote letters.",  # not side by side
                              question]) == [1, 0, 0, 1]
+    # A real answer with the opening inside it (a clause): the feature anywhere fires on it, at the start not.
+    assert echoes("Who won the Nobel Peace Prize in 1991?",
+                  ["Aung San Suu Kyi, who won the Nobel Peace Prize in 1991, stayed under arrest."]) == [
+        int(not at_start)]
+    # The first wh-word; at the start, the words before it too ("in which").
     assert echoes("In which city is the Louvre?", ["Which city is the Louvre in, asks the guide.",
-                                                   "The Louvre is in Paris."]) == [1, 0]  # the first wh-word
+                                                   "In which city is the Louvre, asks the guide.",
+                                                   "The Louvre is in Paris."]) == [int(not at_start), 1, 0]
     assert echoes("name the capital of japan", ["name the capital of japan"]) == [0]  # no wh-word: no opening
     assert echoes("what", ["what"]) == [0]  # a wh-word with no word after it
     save_checkpoint(matcher, tmp_path / "echo", {})
     loaded = load_checkpoint(tmp_path / "echo", vectors)  # type: ignore[arg-type]
-    assert loaded.params.keyword_echo
+    assert loaded.params.keyword_echo and loaded.params.keyword_echo_at_start == at_start
     assert loaded.explain(question, [question])[0].keyword_terms[ECHO_FEATURE] == pytest.approx(-4.0)
+
+
+@pytest.mark.parametrize("at_start", [False, True], ids=["anywhere", "at-start"])
+def test_the_echo_firing_count_reads_the_models_own_feature(vectors: object, tmp_path: Path, at_start: bool,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """bench/echoes.py --firing: where the echo feature fires on real candidates, right and wrong, scored by the
+    model's own feature code, with the model's weights as they were afterwards."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+    import echoes
+
+    from matching.text.data import RankingList, write_toks_folder
+
+    folder = write_toks_folder(tmp_path / "dev", [
+        RankingList("q1", "Who won the Nobel Peace Prize in 1991?",
+                    ("Aung San Suu Kyi , who won the Nobel Peace Prize in 1991 , stayed under arrest .",
+                     "Who won the Nobel Peace Prize in 1991 is a quiz question .", "The prize is given in Oslo ."),
+                    (1, 0, 0)),
+        RankingList("q2", "When did the war end?", ("The war ended in 1945 .", "It was long ."), (1, 0))])
+    matcher = echo_matcher(vectors, at_start)
+    weights = matcher.model.keywords.weights.detach().clone()  # type: ignore[union-attr]
+    echoes.firing(matcher, folder)
+    out = capsys.readouterr().out
+    right = "1 of 2 right answers (50.00%)" if not at_start else "0 of 2 right answers (0.00%)"
+    assert right in out and "1 of 3 wrong ones (33.33%)" in out, out
+    assert ("right answer set back" in out) == (not at_start), out
+    assert torch.equal(matcher.model.keywords.weights, weights)  # type: ignore[union-attr]

@@ -203,8 +203,8 @@ class MatchingModel(nn.Module):
             getattr(params, "attention_gate", "softmax"), getattr(params, "attention_temperature", 1.0),
             getattr(params, "attention_init", "default")) for side in params.attended_sides})
         self.dropout = nn.Dropout(params.dropout)
-        self.keywords = (KeywordTerm(params.keyword_words, params.answer_type_words, params.keyword_echo)
-                         if params.keywords else None)
+        self.keywords = (KeywordTerm(params.keyword_words, params.answer_type_words, params.keyword_echo,
+                                     params.keyword_echo_at_start) if params.keywords else None)
         self.scored_alone: str | None = None
         """A study's switch for a model with a keyword term (`evaluation.studies.keyword_study`): LEARNED_MATCH
         scores the learned match alone, KEYWORDS the keyword term alone (scores only, no trace); None: both."""

@@ -23,6 +23,16 @@ KNOWN_LIMITS = [
 ]
 """The limits every checkpoint shares; `known_limits` adds what its own card says of its data."""
 
+ECHO_LIMITS = {
+    False: "Its echo feature (the question's wh-word and the next word side by side in the answer) also fires on a "
+           "right answer that holds them, a clause (\", who won the Nobel Peace Prize in 1991\") or a title the "
+           "question names, and its negative weight sets that answer back (how often: python bench/echoes.py "
+           "--firing train).",
+    True: "Its echo feature fires only where the answer begins with the question's words up to the one after its "
+          "wh-word: a restated question further into a text (\"Many ask who wrote ...\") is not caught.",
+}
+"""The limit of a model with the echo feature, by where it fires (`keyword_echo_at_start`)."""
+
 _TREC_TEXT = "TREC factoid questions answered by newswire sentences"
 SOURCE_TEXT = {"wikiqa": "Wikipedia-style factoid questions answered by Wikipedia sentences",
                "trecqa": _TREC_TEXT, "trecqa-all": _TREC_TEXT}  # TRAIN and TRAIN-ALL: the same kind of text
@@ -150,7 +160,9 @@ def deviations(params: dict[str, Any], training: dict[str, Any], source: str = "
     lines = data + family.deviations(params, training)
     types = (", number asked and given, date asked and given over a table of "
              f"{params.get('answer_type_words', 0):,} vocabulary words" if params.get("keyword_answer_types") else "")
-    types += ", whether the answer echoes the question's opening (its wh-word and the next)" \
+    types += (", whether the answer begins with the question's words up to the one after its wh-word"
+              if params.get("keyword_echo_at_start") else
+              ", whether the answer echoes the question's opening (its wh-word and the next)") \
         if params.get("keyword_echo") else ""
     keywords = ([f"MatchLens addition: a learned keyword term (word overlap, IDF-weighted overlap, BM25{types}) added "
                  "to the score"] if params.get("keywords") else [])
@@ -246,6 +258,8 @@ def known_limits(card: ModelCard) -> list[str]:
                "Questions of another kind or source rank less reliably (the cross-source checks in "
                "docs/models-and-training.md).") if sources else "Its training data is not recorded in its card."
     limits = [learned, *KNOWN_LIMITS]
+    if card.params.get("keyword_echo"):
+        limits.append(ECHO_LIMITS[bool(card.params.get("keyword_echo_at_start"))])
     if isinstance(dev, dict) and "questions" in dev:
         limits.append(f"Fitted on train + dev ({dev['questions']} dev questions): no held-out dev figure; its seed "
                       "was fixed in advance." if trained_on_dev(card) else

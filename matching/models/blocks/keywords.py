@@ -19,9 +19,13 @@ With the echo feature (a configuration's choice, beside the answer types), one m
 
 - echoes the question: the answer holds the question's opening, its first wh-word and the word after
   it, side by side ("who wrote", "how tall"), as a text that restates the question instead of answering
-  it does ("Who wrote the novel Frankenstein is a common quiz question."). Rare in real answers (0.8% of
-  the training answers, 0.2% of the wrong ones); trained beside echo negatives, its weight learns what
-  overlap and BM25 cannot: that such a text repeats the question rather than answers it.
+  it does ("Who wrote the novel Frankenstein is a common quiz question."); trained beside echo negatives,
+  its weight learns what overlap and BM25 cannot: that such a text repeats the question rather than
+  answers it. Real answers have it too, more often than wrong ones (TRAIN-ALL: 0.84% of the right answers,
+  0.20% of the wrong; `python bench/echoes.py --firing train`): a clause (", who won the Nobel Peace Prize
+  in 1991") or a title the question names ("When the Wind Blows is a novel by James Patterson"), which its
+  negative weight then sets back. With `at_start` it fires only where the answer begins with the
+  question's words up to the word after the wh-word, as a restated question does and a clause does not.
 
 IDF and the mean answer length come from the training answers only, the answer-type word table
 from the word vectors' vocabulary; both are kept as buffers in the checkpoint, so scoring reads no
@@ -79,14 +83,17 @@ class KeywordTerm(nn.Module):
     """x (B, K) keyword features of each pair from the lookup-key ids, and w_k x_k, each feature's term
     (K = 3, 5 with the answer-type features, 6 with the echo feature too, which reads their word table)."""
 
-    def __init__(self, idf_words: int, answer_type_words: int = 0, echo: bool = False) -> None:
+    def __init__(self, idf_words: int, answer_type_words: int = 0, echo: bool = False,
+                 echo_at_start: bool = False) -> None:
         super().__init__()
         self.idf = IdfTable(idf_words)
         self.register_buffer("mean_answer_length", torch.ones(()))
         self.answer_types = answer_type_words > 0
         if echo and not self.answer_types:
             raise ValueError("the echo feature reads the answer-type word table: it needs answer types")
-        self.echo = echo
+        if echo_at_start and not echo:
+            raise ValueError("echo_at_start narrows the echo feature: it needs the echo feature")
+        self.echo, self.echo_at_start = echo, echo_at_start
         self.names = (*KEYWORD_FEATURES, *(ANSWER_TYPE_FEATURES if self.answer_types else ()),
                       *((ECHO_FEATURE,) if echo else ()))
         # The answer-type table: sorted key ids of the vocabulary words with a kind, and their flags (kept in
@@ -129,11 +136,19 @@ class KeywordTerm(nn.Module):
         return torch.stack([asks_number & has(given, NUMBER), asks_date & has(given, DATE)], dim=-1).float()
 
     def echo_feature(self, question_ids: torch.Tensor, q_mask: torch.Tensor, same: torch.Tensor) -> torch.Tensor:
-        """(B, 1): 1 where the answer holds the question's first wh-word and the word after it side by side.
+        """(B, 1): 1 where the answer holds the question's first wh-word and the word after it side by side
+        (with `echo_at_start`: where the answer begins with the question's words up to that next word).
         `same` (B, m, n): question word i has answer word j's lookup key."""
         wh = q_mask & (self.flags_of(question_ids) & WH).ne(0)
         first = wh & (wh.cumsum(-1) == 1)  # the question's first wh-word only
         opening = first[:, :-1] & q_mask[:, 1:]  # ... with a word after it
+        if self.echo_at_start:
+            # Question word i is answer word i for every i up to the word after the wh-word (padding never matches).
+            prefix = same.diagonal(dim1=1, dim2=2).long().cumprod(-1).bool()  # (B, min(m, n))
+            ends = torch.zeros_like(q_mask)
+            ends[:, 1:] = opening  # the word after the wh-word
+            ends = ends[:, :prefix.shape[1]]
+            return (prefix & ends).any(-1, keepdim=True).float()
         bigram = same[:, :-1, :-1] & same[:, 1:, 1:]  # (B, m-1, n-1): words i, i+1 at answer words j, j+1
         return (bigram & opening[:, :, None]).flatten(1).any(-1, keepdim=True).float()
 
