@@ -110,8 +110,9 @@ def main() -> None:
     parser.add_argument("--models", nargs="*", help="names in --pretrained (default: the default models)")
     parser.add_argument("--checkpoints", nargs="*", default=[], help="checkpoint folders, beside --models")
     parser.add_argument("--firing", nargs="*", default=[], metavar="SPLIT",
-                        help="also where the first model's echo feature fires on the real candidates of these "
-                             "splits of each --data (e.g. train dev; TRAIN-ALL: --data runs/data/trecqa-all)")
+                        help="also where the echo feature fires on the real candidates of these splits of each "
+                             "--data (e.g. train dev; TRAIN-ALL: --data runs/data/trecqa-all), once for each "
+                             "definition of it among the models (anywhere, at the answer start)")
     args = parser.parse_args()
     models, _ = load_all(args.pretrained)
     if args.models is None:
@@ -134,16 +135,22 @@ def main() -> None:
             rows[baseline] = figures([baseline_scores(t.question, t.candidates)[baseline] for t in tokens], lists)
         for name, (plain, echoed, first) in rows.items():
             print(f"  {name:<44} {plain:>7.4f} {echoed:>10.4f} {first:>10.1%}")
+    if args.firing:
+        firing_all(chosen, [Path(data) for data in args.data], args.firing)
+
+
+def firing_all(chosen: dict[str, Matcher], folders: list[Path], splits: list[str]) -> None:
+    """`firing` on each split of each folder, once per definition of the echo feature among `chosen`."""
     definitions: dict[bool, tuple[str, Matcher]] = {}  # one model per definition of the feature (where it fires)
     for name, matcher in chosen.items():
         if matcher.model.keywords is not None and ECHO_FEATURE in matcher.model.keywords.names:
             definitions.setdefault(matcher.params.keyword_echo_at_start, (name, matcher))
-    for at_start, (name, matcher) in definitions.items() if args.firing else ():
+    for at_start, (name, matcher) in definitions.items():
         print(f"the echo feature {'at the answer start' if at_start else 'anywhere in the answer'} on real "
               f"candidates ({name}'s own feature code)")
-        for data in args.data:
-            for split in args.firing:
-                firing(matcher, Path(data) / split)
+        for folder in folders:
+            for split in splits:
+                firing(matcher, folder / split)
 
 
 if __name__ == "__main__":

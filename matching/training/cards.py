@@ -160,10 +160,10 @@ def deviations(params: dict[str, Any], training: dict[str, Any], source: str = "
     lines = data + family.deviations(params, training)
     types = (", number asked and given, date asked and given over a table of "
              f"{params.get('answer_type_words', 0):,} vocabulary words" if params.get("keyword_answer_types") else "")
-    types += (", whether the answer begins with the question's words up to the one after its wh-word"
-              if params.get("keyword_echo_at_start") else
-              ", whether the answer echoes the question's opening (its wh-word and the next)") \
-        if params.get("keyword_echo") else ""
+    if params.get("keyword_echo"):
+        types += (", whether the answer begins with the question's words up to the one after its wh-word"
+                  if params.get("keyword_echo_at_start") else
+                  ", whether the answer echoes the question's opening (its wh-word and the next)")
     keywords = ([f"MatchLens addition: a learned keyword term (word overlap, IDF-weighted overlap, BM25{types}) added "
                  "to the score"] if params.get("keywords") else [])
     tuned = ([f"MatchLens addition: the word vectors of the {params.get('tuned_words', 0):,} training answer words "
