@@ -163,7 +163,10 @@ def _table(ranking: Ranking, scores: bool) -> tuple[pd.DataFrame, dict[str, obje
         kind = "model" if name in ranking.models else "baseline"
         order.append(rank_column(name))
         config[rank_column(name)] = st.column_config.NumberColumn(
-            rank_column(name) if scores else name, format="%d", help=f"Rank by the {kind} {name} (1 = best)")
+            rank_column(name) if scores else name, format="%d", help=f"Rank by the {kind} {name} (1 = best)",
+            # Centred: a rank is one or two digits under a long name, and a column the table's right edge cuts
+            # still shows its ranks (right-aligned, they were cut first and the column looked empty).
+            alignment="center")
         if scores:
             order.append(score_column(name))
             config[score_column(name)] = st.column_config.NumberColumn(score_column(name), format="%.3f")
