@@ -9,18 +9,31 @@ writes the current input back into the URL.
 from __future__ import annotations
 
 import logging
+import sys
 
 import streamlit as st
 
-from matching.explain.glossary import TERMS
-from ui.views import admission, cached, components, state
+from ui.keys import PRESENT
 
 # Presentation mode folds the sidebar away: decided before the first element, from the session or, on a
 # session's first run, from the link (one page-config call per run, so the sidebar never flickers open).
-_presenting = (bool(st.session_state[state.PRESENT]) if state.PRESENT in st.session_state
+_presenting = (bool(st.session_state[PRESENT]) if PRESENT in st.session_state
                else st.query_params.get("present") == "1")
 st.set_page_config(page_title="MatchLens", page_icon=":material/join_inner:", layout="wide",
                    initial_sidebar_state="collapsed" if _presenting else "expanded")
+
+# A fresh server's first run imports torch and the models' code (about 4 s on 2 cores) before it can draw
+# anything: it says so meanwhile, where the page was blank. Later runs find them imported.
+_starting = None
+if "matching.explain.ranking" not in sys.modules:
+    _starting = st.empty()
+    _starting.info("Starting MatchLens: loading the models' code, once per server ...", icon=":material/hourglass_top:")
+
+from matching.explain.glossary import TERMS  # noqa: E402 - after the message above
+from ui.views import admission, cached, components, state  # noqa: E402
+
+if _starting is not None:
+    _starting.empty()
 log = logging.getLogger("matchlens")
 
 PAGES = [

@@ -11,6 +11,8 @@ import json
 import os
 import re
 import shutil
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -84,6 +86,17 @@ def set_input(at: AppTest, question: str | None = None, candidates: list[str] | 
 
 def table(at: AppTest) -> pd.DataFrame:
     return next(df for df in at.dataframe if df.key and df.key.startswith("rank_table")).value
+
+
+
+def test_a_fresh_server_says_it_is_starting_before_the_slow_imports() -> None:
+    """A fresh server's first run spends seconds importing torch and the package; app.py draws its
+    "Starting MatchLens" message before that, so what it imports first must not pull either in."""
+    first = "import sys, streamlit, ui.keys; print(sorted(m for m in ('torch', 'matching') if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", first], cwd=ROOT, check=True, capture_output=True, text=True).stdout
+    assert out.strip() == "[]"
+    source = (ROOT / "app.py").read_text(encoding="utf-8")
+    assert source.index("Starting MatchLens") < source.index("from ui.views import") < source.index("_starting.empty()")
 
 
 @pytest.fixture(scope="module")

@@ -21,12 +21,11 @@ from matching.explain.ranking import Ranking
 from matching.text.examples import EXAMPLES, Example
 from matching.text.inputs import join_candidates, remap_gold, split_candidates
 from matching.training.cards import default_models
+from ui.keys import PRESENT, STEP, WALK_MODEL
 from ui.views.cached import Request, models, rank_request, request_for
 
 QUESTION, CANDIDATES, GOLD, PICK, MODELS = "ml_question", "ml_candidates", "ml_gold", "ml_pick", "ml_models"
 BEFORE, URL_ERROR, URL_NOTE = "ml_before", "ml_url_error", "ml_url_note"
-PRESENT, STEP, WALK_MODEL = "ml_present", "ml_step", "ml_walk_model"
-"""The view (presentation mode, walkthrough step and model): kept in the link, never part of the input."""
 URL_ERROR_PAGE = "ml_url_error_page"
 """The page (url_path) a broken link opened: its error is shown there only."""
 PINNED = "ml_pinned"
