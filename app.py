@@ -34,6 +34,7 @@ from ui.views import admission, cached, components, state  # noqa: E402
 
 if _starting is not None:
     _starting.empty()
+
 log = logging.getLogger("matchlens")
 
 PAGES = [
