@@ -1,6 +1,6 @@
-"""Session-state keys the router reads before the package is imported (see app.py: a fresh server's first
-run shows that it is starting while torch and the models' code load). The other keys live in
-ui/views/session.py."""
+"""The view's session-state keys, apart from ui/views/session.py (which holds the others) because the router
+reads PRESENT before it imports torch and the package: a fresh server's first run then shows that it is
+starting instead of a blank page (app.py). This module imports nothing."""
 
 PRESENT, STEP, WALK_MODEL = "ml_present", "ml_step", "ml_walk_model"
 """The view (presentation mode, walkthrough step and model): kept in the link, never part of the input."""
