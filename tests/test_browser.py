@@ -140,6 +140,10 @@ def test_rank_edit_and_every_page(server: str, page: Page) -> None:
     page.get_by_text("Top answer by model").wait_for(timeout=WAIT_MS)
     page.locator(".vega-embed").first.wait_for(timeout=WAIT_MS)
     shot(page, "01-rank-default")
+    # The three defaults and three baselines fit a 1440 px window: no column hides past the right edge.
+    widths = page.evaluate(f"() => {{const e = document.querySelector(\"{RANK_TABLE} .dvn-scroller\");"
+                           "return [e.scrollWidth, e.clientWidth]}")
+    assert widths[0] <= widths[1] + 1, widths
 
     # a new question and candidates (one of them markup that must never run)
     type_into(page, "Question", "Who is the author of Pride and Prejudice?", "Enter")

@@ -152,18 +152,21 @@ def _table(ranking: Ranking, scores: bool) -> tuple[pd.DataFrame, dict[str, obje
     frame.insert(2, "rank spread", ranking.disagreement().astype(int))
     order = ["#", "candidate"] + (["correct"] if ranking.labels is not None else []) + ["rank spread"]
     config: dict[str, object] = {
-        "#": st.column_config.NumberColumn("#", width="small", pinned=True),
+        "#": st.column_config.NumberColumn("#", width=44, pinned=True),
         "candidate": st.column_config.TextColumn("candidate", width="medium", pinned=True),
-        "correct": st.column_config.CheckboxColumn("correct", help="Gold label you marked", width="small"),
+        "correct": st.column_config.CheckboxColumn("correct", help="Gold label you marked", width=64),
         "rank spread": st.column_config.NumberColumn(
-            "spread", help="Largest minus smallest rank across the models: 0 = they agree.", width="small"),
+            "spread", help="Largest minus smallest rank across the models: 0 = they agree."),
     }
     systems = [*ranking.models, *ranking.baselines]
     for name in systems:
         kind = "model" if name in ranking.models else "baseline"
         order.append(rank_column(name))
+        # A baseline's rank goes under its short name ("overlap"), its full name in the help: with the full
+        # names the three defaults and three baselines did not fit a 1440 px window.
+        label = rank_column(name) if scores else name if kind == "model" else glossary.short_name(name)
         config[rank_column(name)] = st.column_config.NumberColumn(
-            rank_column(name) if scores else name, format="%d", help=f"Rank by the {kind} {name} (1 = best)",
+            label, format="%d", help=f"Rank by the {kind} {name} (1 = best)",
             # Centred: a rank is one or two digits under a long name, and a column the table's right edge cuts
             # still shows its ranks (right-aligned, they were cut first and the column looked empty).
             alignment="center")
