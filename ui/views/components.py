@@ -68,8 +68,8 @@ def counted(count: int, noun: str) -> str:
 HEADER_PX_PER_CHAR = 7
 HEADER_PADDING_PX = 24
 """A header's width: the grid's header font (Source Sans, 600, 14 px) measured in Chromium is 6.9 px a
-character on the app's labels ('mvlstm-em-kw-all' 110 px, 'rank (before → now)' 118, 'MV-EM-KW-ALL' 90), and the
-cell padding 16 px; at 8 px and 28 the Rank table's six systems overflowed a 1440 px window."""
+character on the app's labels (a 16-character model name 110 px, 'rank (before → now)' 118), and the cell padding
+16 px; at 8 px and 28 the Rank table's three default models and three baselines overflowed a 1440 px window."""
 
 
 TEXT_CHARS_SHOWN = 40
