@@ -162,9 +162,11 @@ def _table(ranking: Ranking, scores: bool) -> tuple[pd.DataFrame, dict[str, obje
     for name in systems:
         kind = "model" if name in ranking.models else "baseline"
         order.append(rank_column(name))
-        # A baseline's rank goes under its short name ("overlap"), its full name in the help: with the full
-        # names the three defaults and three baselines did not fit a 1440 px window.
-        label = rank_column(name) if scores else name if kind == "model" else glossary.short_name(name)
+        label = rank_column(name) if scores else name
+        if kind == "baseline" and not scores:
+            # Under its short name ("overlap"), the full name in the help: with the full names the three
+            # defaults and three baselines did not fit a 1440 px window.
+            label = glossary.short_name(name)
         config[rank_column(name)] = st.column_config.NumberColumn(
             label, format="%d", help=f"Rank by the {kind} {name} (1 = best)",
             # Centred: a rank is one or two digits under a long name, and a column the table's right edge cuts
