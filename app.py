@@ -38,7 +38,9 @@ if _starting is not None:
 log = logging.getLogger("matchlens")
 
 PAGES = [
-    st.Page("ui/screens/rank.py", title="Rank", icon=":material/format_list_numbered:", default=True),
+    # Served at /; its own path only names it apart from /rank below (Streamlit tells pages apart by their paths).
+    st.Page("ui/screens/rank.py", title="Rank", icon=":material/format_list_numbered:", url_path="ranking",
+            default=True),
     st.Page("ui/screens/walkthrough.py", title="Walkthrough", icon=":material/footprint:",
             url_path="walkthrough"),
     st.Page("ui/screens/attention.py", title="Attention", icon=":material/visibility:", url_path="attention"),
@@ -50,6 +52,15 @@ PAGES = [
     st.Page("ui/screens/evaluate.py", title="Evaluate", icon=":material/fact_check:", url_path="evaluate"),
     st.Page("ui/screens/models.py", title="Models", icon=":material/model_training:", url_path="models"),
 ]
+
+
+def _rank_by_its_name() -> None:
+    """/rank opens Rank at the root, with the link's state: every other page has a path of its name, so people
+    type this one too, and Streamlit serves the default page at / only ("Page not found" here before)."""
+    st.switch_page(PAGES[0], query_params=st.query_params.to_dict())
+
+
+PAGES.append(st.Page(_rank_by_its_name, title="Rank", url_path="rank", visibility="hidden"))
 
 page = st.navigation(PAGES, position="sidebar")
 

@@ -241,6 +241,16 @@ def test_shared_link_reopens_the_view(server: str, page: Page) -> None:
     assert "q=Who+painted" in page.url or "q=Who%20painted" in page.url
 
 
+def test_rank_by_its_path_opens_rank_with_the_link(server: str, page: Page) -> None:
+    query = urlencode({"q": "Who painted the Mona Lisa?", "c": json.dumps(["Leonardo da Vinci painted it.", "Paris."])})
+    open_app(page, server, f"rank?{query}")
+    page.wait_for_function("(q) => [...document.querySelectorAll('input')].some(i => i.value === q)",
+                           arg="Who painted the Mona Lisa?", timeout=WAIT_MS)
+    assert cell(page, "candidate", 1) == "Paris."
+    assert page.url.startswith(f"{server}/?") and "q=Who" in page.url
+    assert page.get_by_text("Page not found").count() == 0
+
+
 def test_tampered_link_and_markup_in_the_link(server: str, page: Page) -> None:
     open_app(page, server, "?" + urlencode({"q": "x", "c": '["broken'}))
     page.get_by_text("This link could not be opened").wait_for(timeout=WAIT_MS)
