@@ -251,6 +251,26 @@ def test_listwise_loss_with_weight_averaging(vectors: WordVectors) -> None:
     np.testing.assert_array_equal(scores_on_test(matcher), scores_on_test(again))
 
 
+def test_one_run_gives_the_dev_map_of_every_averaging_window(vectors: WordVectors) -> None:
+    # Two sources, as in a combined folder: each question's id starts with its source's name.
+    dev = [RankingList(f"{'a' if n % 2 else 'b'}:{item.qid}", item.question, item.candidates, item.labels)
+           for n, item in enumerate(DEV)]
+    fixed = {"loss": "listwise", "batch_size": 3, "max_epochs": 3}
+    _, log = train(settings_config(settings={**fixed, "average_epochs": 3}), TRAIN, dev, vectors, show_progress=False)
+    windows = log[-1]["dev_MAP_averaging_the_last"]
+    assert sorted(windows) == ["1", "2", "3"] and all(sorted(w) == ["a", "b", "dev"] for w in windows.values())
+    assert windows["3"]["dev"] == pytest.approx(log[-1]["averaged_dev_MAP"], abs=1e-12)
+    assert windows["1"]["dev"] == pytest.approx(log[-1]["dev_MAP"], abs=1e-12)  # the last epoch's own weights
+    # The window of 2 is what average_epochs 2 ships from the same run (same seed, so the same epochs).
+    shorter, log_2 = train(settings_config(settings={**fixed, "average_epochs": 2}), TRAIN, dev, vectors,
+                           show_progress=False)
+    assert windows["2"]["dev"] == pytest.approx(log_2[-1]["averaged_dev_MAP"], abs=1e-12)
+    by_source = {source: [t for t in tokenize_lists(dev)[0] if t.item.qid.startswith(f"{source}:")] for source in "ab"}
+    for source, lists in by_source.items():
+        assert windows["2"][source] == pytest.approx(dev_map(shorter, lists), abs=1e-12)
+    assert sorted(log_2[-1]["dev_MAP_averaging_the_last"]) == ["1", "2"]
+
+
 def test_average_states_is_the_mean_of_the_weights() -> None:
     states = [{"w": torch.tensor([1.0, 3.0]), "ids": torch.tensor([1])},
               {"w": torch.tensor([3.0, 5.0]), "ids": torch.tensor([2])}]

@@ -283,6 +283,31 @@ def dev_map(matcher: Matcher, lists: list[TokenizedList]) -> float:
     return mean_metrics([question_metrics(s, t.item.labels) for s, t in zip(scores, lists, strict=True)])["MAP"]
 
 
+def dev_map_by_source(matcher: Matcher, lists: list[TokenizedList]) -> dict[str, float]:
+    """Dev MAP pooled ("dev") and, for a combined folder, of each source's questions (their ids start "source:")."""
+    scores = model_scores(matcher, lists)
+    metrics = [question_metrics(s, t.item.labels) for s, t in zip(scores, lists, strict=True)]
+    groups: dict[str, list[dict[str, float]]] = {"dev": metrics}
+    for metric, tokenized in zip(metrics, lists, strict=True):
+        source, colon, _ = tokenized.item.qid.partition(":")
+        if colon:
+            groups.setdefault(source, []).append(metric)
+    return {name: mean_metrics(group)["MAP"] for name, group in groups.items()}
+
+
+def averaging_windows(matcher: Matcher, states: list[dict[str, torch.Tensor]],
+                      lists: list[TokenizedList]) -> dict[str, dict[str, float]]:
+    """Dev MAP of the average of the last k epochs' weights, for every k up to len(states): what a shorter
+    `average_epochs` would have shipped from this very run (the epochs are the same; only the average differs),
+    so one run answers for every window. Leaves the model holding the last state."""
+    windows = {}
+    for k in range(1, len(states) + 1):
+        matcher.model.load_state_dict(average_states(states[-k:]))
+        matcher.model.eval()
+        windows[str(k)] = dev_map_by_source(matcher, lists)
+    return windows
+
+
 def make_optimizer(model: torch.nn.Module, settings: TrainingSettings) -> torch.optim.Optimizer:
     named = [(name, p) for name, p in model.named_parameters() if p.requires_grad]
     no_decay = [p for name, p in named if not settings.attention_weight_decay and name.startswith("gates.")]
@@ -505,6 +530,8 @@ def train(config: TrainingConfig, train_lists: list[RankingList], dev_lists: lis
         if stale >= settings.patience or out_of_time:
             break
     if settings.average_epochs:
+        if len(recent) > 1:
+            log[-1]["dev_MAP_averaging_the_last"] = averaging_windows(matcher, recent, dev_tok)
         model.load_state_dict(average_states(recent))
         kept = {e["epoch"] for e in log[-len(recent):]}
         model.eval()
