@@ -279,8 +279,7 @@ def solo_scores(model: torch.nn.Module, batch: PairBatch, scores: torch.Tensor, 
 
 
 def dev_map(matcher: Matcher, lists: list[TokenizedList]) -> float:
-    scores = model_scores(matcher, lists)
-    return mean_metrics([question_metrics(s, t.item.labels) for s, t in zip(scores, lists, strict=True)])["MAP"]
+    return dev_map_by_source(matcher, lists)["dev"]
 
 
 def dev_map_by_source(matcher: Matcher, lists: list[TokenizedList]) -> dict[str, float]:
