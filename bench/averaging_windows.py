@@ -20,7 +20,9 @@ import json
 from pathlib import Path
 from statistics import fmean, stdev
 
-from scipy.stats import ttest_ind
+import common  # noqa: F401  (puts the checkout on sys.path)
+
+from matching.training.reporting import welch_text  # noqa: E402
 
 
 def chosen_by(figures: dict[str, float]) -> float:
@@ -53,10 +55,8 @@ def main() -> None:
     print(f"\nover {len(reference)} run(s), against the last {args.against}:")
     for k, values in sorted(by_window.items()):
         spread = f"sd {stdev(values):.4f}" if len(values) > 1 else "one run"
-        change = fmean(values) - fmean(reference)
-        test = (f", Welch p {ttest_ind(values, reference, equal_var=False).pvalue:.2f}"
-                if k != args.against and len(values) > 1 and len(reference) > 1 else "")
-        print(f"  last {k}: mean {fmean(values):.4f} ({spread}), {change:+.4f}{test}  [{len(values)} runs]")
+        change = welch_text(k != args.against, values, reference) or f"{fmean(values) - fmean(reference):+.4f}"
+        print(f"  last {k}: mean {fmean(values):.4f} ({spread}), change (Welch p) {change}  [{len(values)} runs]")
 
 
 if __name__ == "__main__":

@@ -288,8 +288,7 @@ def dev_map_by_source(matcher: Matcher, lists: list[TokenizedList]) -> dict[str,
     metrics = [question_metrics(s, t.item.labels) for s, t in zip(scores, lists, strict=True)]
     groups: dict[str, list[dict[str, float]]] = {"dev": metrics}
     for metric, tokenized in zip(metrics, lists, strict=True):
-        source, colon, _ = tokenized.item.qid.partition(":")
-        if colon:
+        if (source := source_of(tokenized.item.qid)) is not None:
             groups.setdefault(source, []).append(metric)
     return {name: mean_metrics(group)["MAP"] for name, group in groups.items()}
 
@@ -298,7 +297,7 @@ def averaging_windows(matcher: Matcher, states: list[dict[str, torch.Tensor]],
                       lists: list[TokenizedList]) -> dict[str, dict[str, float]]:
     """Dev MAP of the average of the last k epochs' weights, for every k up to len(states): what a shorter
     `average_epochs` would have shipped from this very run (the epochs are the same; only the average differs),
-    so one run answers for every window. Leaves the model holding the last state."""
+    so one run answers for every window. Leaves the model holding the average of all of them (the last window)."""
     windows = {}
     for k in range(1, len(states) + 1):
         matcher.model.load_state_dict(average_states(states[-k:]))
@@ -529,12 +528,11 @@ def train(config: TrainingConfig, train_lists: list[RankingList], dev_lists: lis
         if stale >= settings.patience or out_of_time:
             break
     if settings.average_epochs:
+        windows = averaging_windows(matcher, recent, dev_tok)  # the model now holds the average of them all
         if len(recent) > 1:
-            log[-1]["dev_MAP_averaging_the_last"] = averaging_windows(matcher, recent, dev_tok)
-        model.load_state_dict(average_states(recent))
+            log[-1]["dev_MAP_averaging_the_last"] = windows
         kept = {e["epoch"] for e in log[-len(recent):]}
-        model.eval()
-        log[-1]["averaged_dev_MAP"] = dev_map(matcher, dev_tok)
+        log[-1]["averaged_dev_MAP"] = windows[str(len(recent))]["dev"]
     else:
         model.load_state_dict(best_state)
         kept = {best_epoch}
@@ -549,9 +547,14 @@ def by_source(lists: list[RankingList], source: str) -> dict[str, list[RankingLi
     with their source's name and ':' (`text.data.combine_data`); others all belong to `source`."""
     out: dict[str, list[RankingList]] = {}
     for item in lists:
-        name, colon, _ = item.qid.partition(":")
-        out.setdefault(name if colon else source, []).append(item)
+        out.setdefault(source_of(item.qid) or source, []).append(item)
     return out
+
+
+def source_of(qid: str) -> str | None:
+    """The source a combined folder's question id names ("wikiqa:Q1" -> "wikiqa"); None for an id without one."""
+    name, colon, _ = qid.partition(":")
+    return name if colon else None
 
 
 def keyword_studies(matcher: Matcher, lists: list[RankingList], source: str) -> dict[str, KeywordStudy]:
