@@ -344,7 +344,8 @@ def test_mcan_on_every_page(server: str, page: Page) -> None:
     query = urlencode({"q": example.question, "c": json.dumps(list(example.candidates)), "models": "mcan,mvlstm"})
     pages = (("", RANK_TABLE), ("attention", ".vega-embed"), ("features", ".vega-embed"),
              ("interactions", ".js-plotly-plot"), ("pooled", ".vega-embed"), ("compare", ".vega-embed"),
-             ("sanity", "h1"), ("models", "h1"), ("evaluate", "h1"))
+             # Sanity: its title draws before the model's checks (under load the test read the body in between).
+             ("sanity", "text=Model randomisation, cascading from the top"), ("models", "h1"), ("evaluate", "h1"))
     for path, check in pages:
         open_app(page, server, f"{path}?{query}")
         page.locator(check).first.wait_for(timeout=WAIT_MS)
