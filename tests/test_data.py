@@ -88,6 +88,19 @@ def test_bad_toks_label(tmp_path: Path, label: str, message: str) -> None:
     assert "sim.txt line 3" in str(caught.value)
 
 
+@pytest.mark.parametrize("label, value", [("1", 1), ("0", 0), (" 1 ", 1), ("1.0", 1), ("0.0", 0), ("-0", 0)])
+def test_toks_label_spellings(tmp_path: Path, label: str, value: int) -> None:
+    # "0" and "1" take a short path; every other spelling of them is still read as the number it is, by the
+    # whole-folder reader and by the one that reads a row at a time (open_ranking_file, evaluate, the shards).
+    folder = write_toks_folder(tmp_path / "split", toy_lists(0, 1))
+    lines = (folder / "sim.txt").read_text(encoding="utf-8").splitlines()
+    lines[2] = label
+    (folder / "sim.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    whole = read_toks_folder(folder)
+    assert [gold for item in whole for gold in item.labels][2] == value
+    assert [(i.qid, i.labels) for i in open_ranking_file(folder)] == [(i.qid, i.labels) for i in whole]
+
+
 def test_parse_tsv() -> None:
     lists = parse_ranking_file(TSV.encode("utf-8"), "upload.tsv")
     assert [item.qid for item in lists] == ["Q1", "Q2"]
