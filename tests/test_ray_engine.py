@@ -259,6 +259,7 @@ def test_cli_joins_a_cluster_started_beforehand(ranking_folder: Path, tmp_path: 
                                 capture_output=True, text=True, env=env, cwd=root, timeout=240)
         assert joined.returncode == 0, joined.stderr[-2000:]
         assert "shards scored by 2 workers" in joined.stdout
+        assert "Progress bars disabled" not in joined.stderr  # Ray Data's notice of what the engine turned off itself
         assert joined.stdout.split("\n", 1)[1] == local
     finally:  # killed: stopped gently, the head waits some 30 s for its processes; it holds nothing to keep
         os.killpg(head.pid, signal.SIGKILL)
