@@ -339,7 +339,7 @@ def evaluate_ray(path: str | Path, checkpoints: Mapping[str, str | Path], out: s
             context = ray.data.DataContext.get_current()
             context.enable_progress_bars = False
             logging.getLogger("ray.data").setLevel(logging.WARNING)  # one line per dataset run otherwise
-            # and not its warning that the bars just turned off are off (the run prints its own progress)
+            # nor its warning that progress bars are off: this engine turns them off and prints its own progress
             logging.getLogger("ray.data._internal.progress").setLevel(logging.ERROR)
             done = sum(sharded.shards[index].pairs for index in written)
             if progress:
