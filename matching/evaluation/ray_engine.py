@@ -356,11 +356,14 @@ def evaluate_ray(path: str | Path, checkpoints: Mapping[str, str | Path], out: s
                     num_cpus=1, num_gpus=1 if device == "cuda" else None,
                     max_restarts=RETRIES, max_task_retries=RETRIES)
             try:
-                for row in results.iter_rows():
-                    scored.append(int(row["shard"]))
-                    done += int(row["pairs"])
-                    if progress:
-                        progress(done, sharded.pairs)
+                # Each shard's row as its worker writes it: iter_rows() fetches one batch ahead, so with one worker
+                # every row came a shard late (the last two together) and the progress ran a shard behind.
+                for batch in results.iter_batches(batch_size=None, prefetch_batches=0, batch_format="numpy"):
+                    for shard_index, pairs in zip(batch["shard"], batch["pairs"], strict=True):
+                        scored.append(int(shard_index))
+                        done += int(pairs)
+                        if progress:
+                            progress(done, sharded.pairs)
             except ray.exceptions.RayError as error:  # the shards written so far stay: --resume goes on from them
                 kept = len(list(out.glob("shard-*.parquet")))
                 raise EngineError(f"the Ray workers failed: {failure(error)}. {kept} of {len(sharded.shards)} shards "
