@@ -235,7 +235,8 @@ def _evaluate_on_ray(args: argparse.Namespace, path: Path, models: dict):  # typ
                                                                         f"{done:,} of {pairs:,} pairs scored"))
         except (EngineError, ValueError) as error:
             sys.exit(f"error: {error}")
-    print(f"Ray: {len(run.scored)} shards scored by {run.workers} workers"
+    scored, workers = len(run.scored), run.workers
+    print(f"Ray: {scored} shard{'s' * (scored != 1)} scored by {workers} worker{'s' * (workers != 1)}"
           + (f", {len(run.resumed)} already written" if run.resumed else "")
           + (f"; results in {out}" if args.out else ""))
     return run.evaluation

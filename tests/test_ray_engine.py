@@ -215,7 +215,7 @@ def test_cli_ray_engine_prints_the_local_tables(ray_instance, ranking_folder: Pa
     local = capsys.readouterr().out
     main([*common, "--engine", "ray", "--workers", "2", "--out", str(tmp_path / "out")])
     on_ray = capsys.readouterr().out
-    assert "Ray: " in on_ray and "shards scored by 2 workers" in on_ray
+    assert "Ray: 1 shard scored by 2 workers" in on_ray
     # Everything after the Ray line is the local output, table for table.
     assert on_ray.split("\n", 1)[1] == local
     main([*common, "--engine", "ray", "--out", str(tmp_path / "out"), "--resume"])
@@ -258,7 +258,7 @@ def test_cli_joins_a_cluster_started_beforehand(ranking_folder: Path, tmp_path: 
                                  f"127.0.0.1:{port}", "--workers", "2", "--out", str(tmp_path / "out")],
                                 capture_output=True, text=True, env=env, cwd=root, timeout=240)
         assert joined.returncode == 0, joined.stderr[-2000:]
-        assert "shards scored by 2 workers" in joined.stdout
+        assert "1 shard scored by 2 workers" in joined.stdout
         assert "Progress bars disabled" not in joined.stderr  # Ray Data's notice of what the engine turned off itself
         assert joined.stdout.split("\n", 1)[1] == local
     finally:  # killed: stopped gently, the head waits some 30 s for its processes; it holds nothing to keep
