@@ -200,7 +200,7 @@ def main() -> None:
             # The first job on a fresh cluster also starts Ray Data's own actors (its stats, autoscaling and
             # usage actors, which then live as long as the cluster): 3 to 4 s more on this machine. A lab's
             # cluster has run jobs before; timed first, the 1-worker run paid it alone and 2 / 1 read high
-            # (1.76x against 1.62x for the same two runs timed second and third, 2026-11-27).
+            # (1.76x, and 1.62x for the same pair timed again on the same cluster, 2026-11-27).
             warm = write_toks_folder(Path(scratch) / "warm-up", resampled(args.data, 2_000, seed=1))
             started = time.perf_counter()
             evaluate_ray(warm, checkpoints, Path(scratch) / "out-warm-up", workers=1, address=f"127.0.0.1:{port}")

@@ -235,8 +235,9 @@ def _evaluate_on_ray(args: argparse.Namespace, path: Path, models: dict):  # typ
                                                                         f"{done:,} of {pairs:,} pairs scored"))
         except (EngineError, ValueError) as error:
             sys.exit(f"error: {error}")
-    scored, workers = len(run.scored), run.workers
-    print(f"Ray: {scored} shard{'s' * (scored != 1)} scored by {workers} worker{'s' * (workers != 1)}"
+    from matching.explain.glossary import counted
+
+    print(f"Ray: {counted(len(run.scored), 'shard')} scored by {counted(run.workers, 'worker')}"
           + (f", {len(run.resumed)} already written" if run.resumed else "")
           + (f"; results in {out}" if args.out else ""))
     return run.evaluation

@@ -213,6 +213,11 @@ def picker_order(models: Mapping[str, ModelParams]) -> list[str]:
                                             if tuple(models[name].attended_sides) in order else len(order), name))
 
 
+def counted(count: int, noun: str) -> str:
+    """'1 question', '2,000 questions': for the app's messages and the command line's alike."""
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"
+
+
 def short_name(model: str) -> str:
     """A compact system name for tight tables: amvlstm-qa -> aMV-QA, mvlstm-tensor -> MV-T, word overlap -> overlap."""
     if model in SHORT_BASELINES:

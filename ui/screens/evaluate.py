@@ -88,8 +88,8 @@ else:
     evaluation: Evaluation = result["evaluation"]
     lists: list[RankingList] = result["lists"]
     by_qid = {item.qid: item for item in lists}
-    st.success(f"{components.md(Path(result['name']).name)}: {components.counted(evaluation.evaluated, 'question')}, "
-               f"{components.counted(sum(len(x.candidates) for x in lists), 'candidate')}.",
+    st.success(f"{components.md(Path(result['name']).name)}: {glossary.counted(evaluation.evaluated, 'question')}, "
+               f"{glossary.counted(sum(len(x.candidates) for x in lists), 'candidate')}.",
                icon=":material/check_circle:")
     for reason in evaluation.skipped[:5]:
         st.warning(f"Left out: {components.md(reason)}", icon=":material/warning:")

@@ -60,11 +60,6 @@ def notes(messages: Sequence[str], key: str) -> None:
             st.warning(md(message), icon=":material/warning:")
 
 
-def counted(count: int, noun: str) -> str:
-    """'1 question', '2,000 questions'."""
-    return f"{count:,} {noun}{'' if count == 1 else 's'}"
-
-
 HEADER_PX_PER_CHAR = 7
 HEADER_PADDING_PX = 24
 """A header's width: the grid's header font (Source Sans, 600, 14 px) measured in Chromium is 6.9 px a
