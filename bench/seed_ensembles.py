@@ -1,0 +1,64 @@
+"""What the seeds of one setting give together: dev MAP of each seed, and of the mean of their scores.
+
+A measurement, not a shipped model: the app explains one forward pass per model, and a mean of five models has
+five of them. It asks whether the seeds' disagreement is noise a model could lose (the mean ranks better than
+the seeds do) and where: in the source the models trained on, or on the source not seen. Give the folders of
+one setting, e.g. the runs on WikiQA + TRAIN-ALL with both dev sets, or those trained on WikiQA alone with
+TrecQA dev:
+
+    python bench/seed_ensembles.py --data ../shared/data/wikiqa ../shared/data/trecqa -- runs/exp/NAME/seed-*
+    python bench/seed_ensembles.py --data ../shared/data/trecqa -- runs/cross/NAME-wikiqa-to-trecqa-*
+
+Prints per data set each seed's MAP, their mean and sample sd, and the MAP of the mean of the seeds' scores
+(ties by the metrics' rule). Dev splits only (--split): the test splits are read to report, never to choose.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from statistics import fmean, stdev
+
+import common  # noqa: F401  (puts the checkout on sys.path)
+import numpy as np
+import torch
+
+from matching.evaluation.dataset import model_scores  # noqa: E402
+from matching.evaluation.metrics import average_precision  # noqa: E402
+from matching.text.data import read_toks_folder  # noqa: E402
+from matching.text.embeddings import load_glove  # noqa: E402
+from matching.text.tokenized import TokenizedList, tokenize_lists  # noqa: E402
+from matching.training.checkpoint import load_checkpoint  # noqa: E402
+
+
+def mean_average_precision(scores: list[np.ndarray], lists: list[TokenizedList]) -> float:
+    """MAP over the questions with a right answer, as `evaluate` reports it."""
+    return fmean(average_precision(s, lst.item.labels) for s, lst in zip(scores, lists, strict=True)
+                 if any(lst.item.labels))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data", nargs="+", required=True, type=Path, help="data folders with a --split folder")
+    parser.add_argument("--split", default="dev")
+    parser.add_argument("folders", nargs="+", type=Path, help="model folders of one setting, one per seed")
+    args = parser.parse_args()
+    torch.set_num_threads(1)
+    vectors = load_glove()
+    models = [load_checkpoint(folder, vectors) for folder in args.folders]
+    for data in args.data:
+        lists, _ = tokenize_lists(read_toks_folder(data / args.split))
+        per_seed = [model_scores(model, lists) for model in models]
+        maps = [mean_average_precision(scores, lists) for scores in per_seed]
+        together = [np.mean(seeds, axis=0) for seeds in zip(*per_seed, strict=True)]
+        print(f"{data.name} {args.split} ({len(lists)} questions)")
+        for folder, value in zip(args.folders, maps, strict=True):
+            print(f"  {str(folder):<60} {value:.4f}")
+        spread = f", sd {stdev(maps):.4f}" if len(maps) > 1 else ""
+        print(f"  seeds: mean {fmean(maps):.4f}{spread}, best {max(maps):.4f}")
+        print(f"  mean of the {len(maps)} seeds' scores: {mean_average_precision(together, lists):.4f} "
+              f"({mean_average_precision(together, lists) - fmean(maps):+.4f} against the seeds' mean)")
+
+
+if __name__ == "__main__":
+    main()
