@@ -82,3 +82,16 @@ def test_deletion_curves_name_only_the_orders_the_model_has() -> None:
     gated = charts.curves_chart(points("amvlstm-q", ("attention", "deletion effect", "random")), "amvlstm-q")
     validated(gated)
     assert gated.to_dict()["encoding"]["color"]["scale"]["domain"] == ["attention", "deletion effect", "random"]
+
+
+def test_strips_side_by_side_share_one_colour_scale() -> None:
+    """The question's and the answer's strips (Word features, the walkthrough) map one value to one colour."""
+    question, answer = np.array([[1.9, -0.4]]), np.array([[0.5, -1.0]])
+    limit = charts.shared_limit(question, answer)
+    assert limit == 1.9
+    for values in (question, answer):
+        spec = charts.vector_strips(values, ["w"], "strips", columns=["a", "b"], limit=limit).to_dict()
+        assert spec["encoding"]["color"]["scale"]["domain"] == [-1.9, 1.9]
+    alone = charts.vector_strips(answer, ["w"], "strips").to_dict()
+    assert alone["encoding"]["color"]["scale"]["domain"] == [-1.0, 1.0]  # one chart alone: its own largest value
+    assert charts.shared_limit(np.zeros((0, 3))) == 1.0

@@ -63,3 +63,15 @@ def test_the_model_picker_groups_by_family_and_names_where_omega_sits() -> None:
     assert model_label("c-q", models["c-q"]) == "c-q · C-DSSM, ω on the question"
     assert model_label("a-both", models["a-both"]) == "a-both · C-DSSM, ω on both"
     assert model_label("mv-kw", models["mv-kw"]) == "mv-kw · MV-LSTM, + keywords"
+
+
+@pytest.mark.parametrize(("value", "digits", "text"), [(-3e-6, 4, "+0.0000"), (-0.0, 3, "+0.000"),
+                                                       (-0.00051, 3, "-0.001"), (0.0047, 4, "+0.0047"),
+                                                       (-2.5, 1, "-2.5")])
+def test_signed_never_writes_a_negative_zero(value: float, digits: int, text: str) -> None:
+    assert glossary.signed(value, digits) == text
+
+
+def test_rank_of_keeps_its_words_on_one_line() -> None:
+    assert glossary.rank_of(1, 4) == "rank\u00a01\u00a0of\u00a04"
+    assert " " not in glossary.rank_of(12, 300)

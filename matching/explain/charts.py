@@ -375,15 +375,24 @@ def metrics_chart(rows: Sequence[Mapping[str, Any]], metric: str, heading: str) 
 
 # ---------------------------------------------------------------- Walkthrough page
 
+def shared_limit(*values: np.ndarray) -> float:
+    """The largest magnitude over all of `values`: one colour scale for strips shown side by side."""
+    return max((float(np.abs(v).max()) for v in values if v.size), default=1.0)
+
+
 def vector_strips(values: np.ndarray, labels: Sequence[str], heading: str, subtitle: str | None = None,
-                  highlight: Sequence[int] = (), columns: Sequence[str] | None = None) -> alt.Chart:
+                  highlight: Sequence[int] = (), columns: Sequence[str] | None = None,
+                  limit: float | None = None) -> alt.Chart:
     """One strip per row of `values` (a word, a position): each number a cell, blue below zero, red above.
-    `columns` names the values (named channels) instead of numbering them."""
+    `columns` names the values (named channels) instead of numbering them. `limit` is the value of the darkest
+    colour (default: the largest magnitude in `values`); charts shown side by side pass one (`shared_limit`), so
+    the same colour means the same value in each."""
     rows, size = values.shape
     names = list(columns) if columns is not None else [str(c + 1) for c in range(size)]
     data = pd.DataFrame([{"row": labels[r], "index": names[c], "value": float(values[r, c]),
                           "marked": r in highlight} for r in range(rows) for c in range(size)])
-    limit = float(np.abs(values).max()) if values.size else 1.0
+    if limit is None:
+        limit = shared_limit(values)
     # Every channel's name on the axis (Vega would hide the ones that overlap): turned upright, one per cell.
     x_axis = (alt.X("index:N", sort=names, title=None,
                     axis=alt.Axis(labelAngle=-90, labelLimit=200, labelOverlap=False, labelFontSize=11))

@@ -29,6 +29,7 @@ from matching.explain.attribution import WordAttribution, integrated_gradients
 from matching.explain.deletion import DeletionEffects, deletion_effects
 from matching.explain.display import box_html, heading_html, table_html
 from matching.explain.explanation import Explanation
+from matching.explain.glossary import signed
 from matching.explain.matcher import Matcher
 from matching.explain.matrix_views import MatrixView, matrix_view, view_names
 from matching.explain.ranking import Ranking
@@ -312,8 +313,8 @@ def describe(c: ModelContrast, label_a: str = "A", label_b: str = "B") -> str:
                      "the gap comes from which MLP units are active, not from any one cell.")
     if not c.exact:
         sentence += (f" This split is approximate (integrated gradients): the two baseline scores differ by "
-                     f"{c.bias_difference:+.3f}, and the completeness residual, what the approximation leaves "
-                     f"unexplained, is {c.residual_difference:+.4f} of the gap.")
+                     f"{signed(c.bias_difference, 3)}, and the completeness residual, what the approximation "
+                     f"leaves unexplained, is {signed(c.residual_difference, 4)} of the gap.")
     return sentence
 
 
@@ -425,8 +426,8 @@ def contrast_html(contrast: ModelContrast, count: int = LARGEST_SHOWN) -> str:
     split = "exactly over matrix cells" if c.exact else f"approximately over words ({c.method})"
     summary = (f"gap score(A) − score(B) = {c.gap:+.4f}: A (#{c.a + 1}, index {c.a}) {c.score_a:+.4f}, rank "
                f"{c.rank_a}; B (#{c.b + 1}, index {c.b}) {c.score_b:+.4f}, rank {c.rank_b}. Split {split}: "
-               f"A − B {c.cells_a - c.cells_b:+.4f}, bias difference {c.bias_difference:+.4f}"
-               + ("" if c.exact else f", residual {c.residual_difference:+.4f}")
+               f"A − B {signed(c.cells_a - c.cells_b, 4)}, bias difference {signed(c.bias_difference, 4)}"
+               + ("" if c.exact else f", residual {signed(c.residual_difference, 4)}")
                + f"; adds up to {c.decomposed_gap:+.4f}.")
     return box_html(f"<div style='font-size:1.1rem'>{html.escape(describe(c))}</div>",
                 f"<div style='color:#374151;margin:.3rem 0'>{html.escape(summary)}</div>",

@@ -218,6 +218,16 @@ def counted(count: int, noun: str) -> str:
     return f"{count:,} {noun}{'' if count == 1 else 's'}"
 
 
+def rank_of(rank: int, count: int) -> str:
+    """'rank 1 of 4' with no-break spaces: a caption that wraps keeps it on one line ("rank 1 of" and "4" below)."""
+    return f"rank\u00a0{rank}\u00a0of\u00a0{count}"
+
+
+def signed(value: float, digits: int) -> str:
+    """'+0.000', never '-0.000': a difference that rounds to zero reads as none (-0.00004 is not a push down)."""
+    return f"{round(value, digits) or 0.0:+.{digits}f}"
+
+
 def short_name(model: str) -> str:
     """A compact system name for tight tables: amvlstm-qa -> aMV-QA, mvlstm-tensor -> MV-T, word overlap -> overlap."""
     if model in SHORT_BASELINES:

@@ -56,8 +56,9 @@ if found is not None:
                 next(iter(found)))
             attended = [side for side, weights in zip(("question", "answer"), found[weighing], strict=True)
                         if weights is not None]
+            place = glossary.rank_of(int(result.ranks[pick]), len(ranking.candidates))
             st.caption(f"{components.md(weighing).capitalize()} on the {' and the '.join(attended)} · score "
-                       f"{explanation.score:+.3f} · rank {int(result.ranks[pick])} of {len(ranking.candidates)}")
+                       f"{explanation.score:+.3f} · {place}")
             for side in sides:
                 weights = found[weighing][0 if side == "question" else 1]
                 tokens = explanation.question_tokens if side == "question" else explanation.answer_tokens

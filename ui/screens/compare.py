@@ -46,7 +46,7 @@ components.glossary(["score", "rank", "contribution", "gradient x value", "bias"
 
 GAP_COLUMNS = {
     "candidate": st.column_config.TextColumn("cell of", width="small"),
-    "matrix": st.column_config.TextColumn("matrix", width="small"),
+    "matrix": st.column_config.TextColumn("matrix", width="medium"),  # "keywords: IDF-weighted overlap"
     "pooling rank": st.column_config.NumberColumn("rank", width="small", help="Pooling rank in its matrix"),
     "question word": st.column_config.TextColumn("question word"),
     "answer word": st.column_config.TextColumn("answer word"),
@@ -82,7 +82,7 @@ def _pickers(ranking: Ranking) -> tuple[int, int]:
 
 def _summary(view: CompareView, label_a: str, label_b: str) -> None:
     rows = summary_rows(view.contrasts, label_a, label_b)
-    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", key="compare_summary", column_config={
+    config = {
         "gap": st.column_config.NumberColumn("gap A - B", format="%+.4f"),
         "cells A - cells B": st.column_config.NumberColumn(
             "cells A - cells B", format="%+.4f", help="Matrix cells (exact split) or words (integrated gradients)."),
@@ -91,7 +91,8 @@ def _summary(view: CompareView, label_a: str, label_b: str) -> None:
         "bias difference": st.column_config.NumberColumn(
             "bias difference", format="%+.4f", help="gap = cells + keywords + bias difference (+ residual)"),
         "residual": st.column_config.NumberColumn(
-            "residual", format="%+.4f", help="What integrated gradients leave unexplained (0 for an exact split).")})
+            "residual", format="%+.4f", help="What integrated gradients leave unexplained (0 for an exact split).")}
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", key="compare_summary", column_config=config)
 
 
 def _question_effects(effects: dict[int, DeletionEffects], a: int, b: int) -> pd.DataFrame:
@@ -165,8 +166,8 @@ def _details(name: str, c: ModelContrast, view: CompareView, ranking: Ranking, l
     _attention(name, ea, eb, label_a, label_b, (a, b))
     last = "the bias difference" if c.exact else "the baseline difference and the completeness residual"
     st.markdown(f"**Every term of the gap**, largest first (the last rows are {last})")
-    st.dataframe(pd.DataFrame(c.rows()), hide_index=True, width="stretch", column_config=GAP_COLUMNS,
-                 key=f"compare_terms_{name}", height=320)
+    st.dataframe(pd.DataFrame(c.rows()), hide_index=True, width="stretch",
+                 column_config=GAP_COLUMNS, key=f"compare_terms_{name}", height=320, placeholder="")
     effects = view.deletions.get(name)
     if effects:
         st.markdown("**Word deletion**: the score without each word, scored from scratch")

@@ -140,7 +140,8 @@ else:
                                                                         NumberColumn(format="percent")})
 
     st.subheader("Per question", divider="gray")
-    st.caption("Click a row to open that question with its candidates and labels on the Rank page.")
+    st.caption("Tick the box at a row's left to open that question with its candidates and labels on the Rank "
+               "page.")
     filters = st.columns([1, 1, 1], vertical_alignment="bottom")
     disagree = filters[0].checkbox("Models disagree on the top answer", key="evaluate_disagree")
     low = filters[1].checkbox("Correct answer ranked low", key="evaluate_low",

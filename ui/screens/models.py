@@ -33,9 +33,9 @@ from matching.training.reporting import by_test_set, model_row
 from ui.views import common, components, state
 
 st.title(":material/model_training: Models")
-st.caption("One card per checkpoint in the models folder, read from its card.json. Test metrics are on the "
-           "test split each card and table names (WikiQA; TrecQA for the models trained with TRAIN-ALL), ties "
-           "scored as the mean over tie orders; the test split was read once, after model selection.")
+st.caption("One card per checkpoint in the models folder, read from its card.json. Each table and card names its "
+           "test set: WikiQA, or TrecQA for the models trained with TRAIN-ALL. Ties are scored as the mean over "
+           "their orders, and each test set was read once, after the model was chosen.")
 _defaults, _why = default_set()
 _opening = default_models(list(state.models()))
 if _opening:
@@ -88,6 +88,11 @@ def figures_table(rows: list[dict[str, object]], key: str) -> None:
                                 for c in ("value", "MAP difference", "p-value")})
 
 
+def _setting(value: object) -> str:
+    """A card's setting as text; an unset one (None: no time limit, no factor) says so, not "None"."""
+    return "not set" if value is None else str(value)
+
+
 def card_view(name: str, card: ModelCard | None, key: str) -> None:
     if card is None:
         st.warning("This checkpoint has no readable model card (card.json); it still ranks.",
@@ -137,11 +142,11 @@ def card_view(name: str, card: ModelCard | None, key: str) -> None:
     params, training = common.panels(2)
     with params:
         st.markdown("**Hyperparameters**")
-        st.dataframe(pd.DataFrame([{"parameter": k, "value": str(v)} for k, v in card.params.items()]),
+        st.dataframe(pd.DataFrame([{"parameter": k, "value": _setting(v)} for k, v in card.params.items()]),
                      hide_index=True, width="stretch", key=f"{key}_params")
     with training:
         st.markdown("**Training**")
-        st.dataframe(pd.DataFrame([{"setting": k, "value": str(v)} for k, v in card.training.items()]),
+        st.dataframe(pd.DataFrame([{"setting": k, "value": _setting(v)} for k, v in card.training.items()]),
                      hide_index=True, width="stretch", key=f"{key}_training")
     splits = ", ".join(f"{split}: {d.get('questions')} questions / {d.get('pairs')} pairs"
                        for split, d in card.data.items() if isinstance(d, dict))
@@ -167,9 +172,11 @@ if loaded:
             overview = pd.DataFrame([model_row(c) for c in in_group])
             st.dataframe(overview, hide_index=True, width="stretch", key=f"models_overview_{test}_{group}",
                          placeholder="-", column_config=components.fit_headers(overview, {
-                             c: st.column_config.NumberColumn(c, format="%.4f")
+                             # The name stays in view while a narrow window scrolls the 15 columns.
+                             "model": st.column_config.TextColumn("model", pinned=True),
+                             **{c: st.column_config.NumberColumn(c, format="%.4f")
                              for c in ("test MAP", "dev MAP", "test MRR", "test P@1", "entropy", "top-weight ratio",
-                                       "uniform-α MAP", "permuted-α MAP", "paper MAP")}))
+                                       "uniform-α MAP", "permuted-α MAP", "paper MAP")}}))
     st.caption(f"Every test figure here (test MAP, MRR, P@1, seeds, ΔMAP, entropy, uniform-α / permuted-α MAP) is "
                f"on the test split its table names ({', '.join(tests)}). "
                "Seeds: test MAP over the configuration's seeds, n in brackets. Dev MAP: - for a model fitted on "

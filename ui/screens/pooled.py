@@ -30,7 +30,7 @@ COLUMNS = {
     "window": st.column_config.TextColumn("window", help="The words the dynamic pooling window covers"),
     "pooling rank": st.column_config.NumberColumn("rank", help="Pooling rank: 1 = the largest cell of its matrix. "
                                                   + glossary.help_for("k-max pooling"),
-                                                  width="small"),
+                                                  width=48),  # two digits: "small" left the value cut at 1280 px
     "question": st.column_config.TextColumn("question", help="Question word (its position)"),
     "answer": st.column_config.TextColumn("answer", help="Answer word (its position)"),
     "value": st.column_config.NumberColumn("value", format="%.3f", width="small"),
@@ -38,6 +38,7 @@ COLUMNS = {
                                              help="Signed share of the score: contribution / sum of |contributions|"),
 }
 SHOWN = ["pooling rank", "question", "answer", "share %", "value"]  # the share first: narrow columns scroll
+POOLED_ROWS_SHOWN = 11  # rows a table shows before it scrolls (the chart below it has them all)
 
 found = common.explained_with("pooled", Part.POOLED_CELLS, "pooled cells")
 if found is not None:
@@ -64,18 +65,20 @@ if found is not None:
                 st.metric("score", f"{explanation.score:+.4f}",
                           help=f"sum of cell contributions {total:+.4f}{keywords} + bias {bias:+.4f}\n\n"
                                + glossary.help_for("contribution", "gradient x value", "bias"))
-                st.caption(f"rank {int(ranking.models[name].ranks[pick])} of {len(ranking.candidates)} · "
+                st.caption(f"{glossary.rank_of(int(ranking.models[name].ranks[pick]), len(ranking.candidates))} · "
                            f"cells {total:+.4f}{keywords} + bias {explanation.bias_contribution:+.4f}")
                 if len(rows) < len(every_row):
                     st.caption(f"{len(every_row)} pooled values; the {len(rows)} with the largest |contribution| "
-                               "are listed (the sums above include them all).")
+                               "are listed (the sums above include them all; scroll the table for every row).")
+                elif len(rows) > POOLED_ROWS_SHOWN:
+                    st.caption(f"{len(rows)} pooled values: scroll the table for every row.")
                 tensor = len({r["matrix"] for r in rows}) > 1
                 windows = rows[0]["window"] is not None
                 table = pd.DataFrame(rows)
                 table["share %"] = table["share"] * 100
                 st.dataframe(table, column_config=COLUMNS, hide_index=True, width="stretch",
                              column_order=(["matrix"] if tensor else []) + SHOWN + (["window"] if windows else []),
-                             key=f"pooled_table_{name}", height=min(38 + 35 * len(rows), 420))
+                             key=f"pooled_table_{name}", height=38 + 35 * min(len(rows), POOLED_ROWS_SHOWN))
                 components.chart("share_chart", rows, "share of the score per cell", name,
                                  key=f"pooled_chart_{name}")
     if len(explanations) > 1:

@@ -213,9 +213,10 @@ def _selected(key: str) -> None:
 def _full_table(ranking: Ranking, frame: pd.DataFrame, config: dict[str, object], order: list[str]) -> None:
     # The caption takes the width and the toggle its own line: beside the caption, in a column, its label
     # was cut to "Sho..." at a width of 1024 pixels.
-    st.caption("Ranks per system (rank 1 is best, bold green). Spread: how far the models' ranks for a "
-               "candidate lie apart; pale amber at 1, amber on the ranks too at 2 or more. Click a row to "
-               "explain it on the other pages.")
+    st.caption("Ranks per system (rank 1 is best, bold green; equal scores share the best rank of their tie, as "
+               "word overlap gives every candidate with no shared word one rank). Spread: how far the models' ranks "
+               "for a candidate lie apart; pale amber at 1, amber on the ranks too at 2 or more. Tick the box at a "
+               "row's left to explain that candidate on the other pages.")
     st.toggle("Show scores", key="rank_scores", help="Add each system's score next to its rank.")
     # One table widget per input: a new input starts from the shared pick, never from a stale selection.
     table_key = f"rank_table_{request.digest}"

@@ -56,13 +56,13 @@ def _example() -> None:
     st.caption("Step by step, one more layer is re-initialised (the one nearest the score first) and the same "
                f"candidate #{pick + 1} is explained again. Each value is a Spearman rank correlation with the "
                "trained model's explanation (1 = unchanged, 0 = unrelated); 'pooled cells kept' is the share of the "
-               "trained model's pooled cells still pooled. None: not defined (no attention on that side, a "
-               "constant vector, or fewer than 3 candidates).")
+               "trained model's pooled cells still pooled. Not defined: no attention on that side, a constant "
+               "vector, or fewer than 3 candidates.")
     st.markdown(components.md(check.verdict()))
     components.altair(charts.randomisation_chart(check.long_rows(), "explanation vs the trained model's", name),
                       key="sanity_randomisation_chart")
     randomised = pd.DataFrame(check.rows())
-    st.dataframe(randomised, hide_index=True, width="stretch", key="sanity_randomisation",
+    st.dataframe(randomised, hide_index=True, width="stretch", key="sanity_randomisation", placeholder="not defined",
                  column_config=components.fit_headers(randomised, {
                      "score": st.column_config.NumberColumn(format="%+.3f"),
                      **{c: RHO for c in ("candidate scores", "question attention", "answer attention",
@@ -168,10 +168,10 @@ def _dataset() -> None:
         st.caption("None of the chosen models has attention.")
     st.markdown("**Model randomisation on the file** (each step re-initialises one more layer, from the top; "
                 "each measure is the mean over the questions of the rank correlation with the trained model's "
-                "explanation of the question's first candidate; None: not defined for this model)")
+                "explanation of the question's first candidate; not defined where the model has no such part)")
     randomised = pd.DataFrame(result["randomisation"])
     st.dataframe(randomised, hide_index=True, width="stretch", key="sanity_randomisation_data",
-                 column_config=components.fit_headers(randomised, {
+                 placeholder="not defined", column_config=components.fit_headers(randomised, {
                      c: st.column_config.NumberColumn(format="%.3f") for c in ("MAP", *MEASURES.values())}))
 
 

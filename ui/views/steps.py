@@ -28,29 +28,46 @@ def _problems(explanation: Explanation, key: str) -> None:
         st.warning(components.md(message), icon=":material/warning:")
 
 
+WHOLE_TABLE_ROWS = 20
+"""A table of one text's words shows this many rows whole. It scrolled at 12 (8 for the gate) with no
+scrollbar in sight, so an answer's last words looked missing."""
+
+
+def _table_height(rows: int) -> int:
+    return 38 + 35 * min(rows, WHOLE_TABLE_ROWS)
+
+
+def _scroll_note(rows: int) -> None:
+    if rows > WHOLE_TABLE_ROWS:
+        st.caption(f"{rows} words: scroll the table for the last {rows - WHOLE_TABLE_ROWS}.")
+
+
 def words(explanation: Explanation, texts: dict[str, str], key: str) -> None:
     _problems(explanation, "words")
     for side in SIDES:
         tokens = walk.side_tokens(explanation, side)
         components.shaded_text(texts[side], tokens, None, label=side.capitalize(), key=f"{key}_{side}_text")
         st.dataframe(pd.DataFrame(walk.word_rows(explanation, side)), hide_index=True, width="stretch",
-                     key=f"{key}_{side}_table", height=min(38 + 35 * len(tokens), 38 + 35 * 12))  # a question whole
+                     key=f"{key}_{side}_table", height=_table_height(len(tokens)))
+        _scroll_note(len(tokens))
     st.caption("Unknown words are underlined; words past the maximum length are struck through.")
 
 
 def vectors(explanation: Explanation, key: str) -> None:
     _problems(explanation, "vectors")
+    limit = charts.shared_limit(*(walk.side_values(explanation, side).words for side in SIDES))
     for side in SIDES:
         values = walk.side_values(explanation, side)
         labels = walk.vector_labels(explanation, side)
         unknown = [i for i, label in enumerate(labels) if label.endswith("(unknown)")]
         components.altair(charts.vector_strips(values.words, labels, f"{side} word vectors",
                                                "outlined: unknown words (one shared vector)" if unknown else None,
-                                               highlight=unknown), key=f"{key}_{side}")
+                                               highlight=unknown, limit=limit), key=f"{key}_{side}")
 
 
 def gate(explanation: Explanation, length_scaled: bool, key: str, kind: str = "softmax") -> None:
     _problems(explanation, "gate")
+    limit = charts.shared_limit(*(walk.side_values(explanation, side).gated_words for side in SIDES))
     for side in SIDES:
         rows = walk.gate_rows(explanation, side, length_scaled)
         if rows is None:
@@ -62,14 +79,15 @@ def gate(explanation: Explanation, length_scaled: bool, key: str, kind: str = "s
         st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", key=f"{key}_{side}_table",
                      column_config={c: st.column_config.NumberColumn(c, format="%.4f")
                                     for c in ("V^T w", "alpha", "weight applied")},
-                     height=min(38 + 35 * len(rows), 320))
+                     height=_table_height(len(rows)))
+        _scroll_note(len(rows))
         weights = explanation.question_attention if side == "question" else explanation.answer_attention
         tokens = [t for t in walk.side_tokens(explanation, side) if not t.truncated]
         components.altair(charts.attention_chart(tokens, weights, f"{side} attention", "alpha per word"),
                           key=f"{key}_{side}_bars")
         components.altair(charts.vector_strips(walk.side_values(explanation, side).gated_words,
                                                walk.vector_labels(explanation, side), f"{side} vectors after the gate",
-                                               "each strip is the word's strip times its weight"),
+                                               "each strip is the word's strip times its weight", limit=limit),
                           key=f"{key}_{side}_gated")
 
 
@@ -101,11 +119,13 @@ DIRECTION_NOTES = {"forward": "left to right: each state has read the words up t
 
 def projection(explanation: Explanation, key: str) -> None:
     """The word vectors as the family's first layer passes them on (before and after, one strip per word)."""
+    limit = charts.shared_limit(*(walk.side_values(explanation, side).gated_words for side in SIDES))
     for side in SIDES:
         values = walk.side_values(explanation, side)
         labels = walk.vector_labels(explanation, side)
         components.altair(charts.vector_strips(values.gated_words, labels, f"{side} words after the projection",
-                                               f"from the {values.words.shape[1]} numbers of each word vector"),
+                                               f"from the {values.words.shape[1]} numbers of each word vector",
+                                               limit=limit),
                           key=f"{key}_{side}")
 
 
@@ -233,9 +253,11 @@ def channels(explanation: Explanation, key: str, shows: tuple[str, ...] = ()) ->
     assert found is not None
     picked = [found.names.index(name) for name in shows if name in found.names] or list(range(len(found.names)))
     names = [found.names[c] for c in picked]
+    limit = charts.shared_limit(found.question[:, picked], found.answer[:, picked])
     for side, values in zip(SIDES, (found.question, found.answer), strict=True):
         components.altair(charts.vector_strips(values[:, picked], walk.vector_labels(explanation, side),
-                                               f"{side}: {len(names)} features per word", columns=names),
+                                               f"{side}: {len(names)} features per word", columns=names,
+                                               limit=limit),
                           key=f"{key}_{side}")
 
 
