@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import sys
+from pathlib import Path
 
 import streamlit as st
 
@@ -19,7 +20,10 @@ from ui.keys import PRESENT
 # session's first run, from the link (one page-config call per run, so the sidebar never flickers open).
 _presenting = (bool(st.session_state[PRESENT]) if PRESENT in st.session_state
                else st.query_params.get("present") == "1")
-st.set_page_config(page_title="MatchLens", page_icon=":material/join_inner:", layout="wide",
+# The tab's icon is a file of the app's own: a ":material/...:" page icon is fetched from fonts.gstatic.com by the
+# browser, so on a machine with no internet the tab had no icon and every page logged a failed request.
+FAVICON = str(Path(__file__).resolve().parent / "ui" / "static" / "favicon.png")
+st.set_page_config(page_title="MatchLens", page_icon=FAVICON, layout="wide",
                    initial_sidebar_state="collapsed" if _presenting else "expanded")
 
 # A fresh server's first run imports torch and the models' code (about 4 s on 2 cores) before it can draw

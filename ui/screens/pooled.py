@@ -30,7 +30,7 @@ COLUMNS = {
     "window": st.column_config.TextColumn("window", help="The words the dynamic pooling window covers"),
     "pooling rank": st.column_config.NumberColumn("rank", help="Pooling rank: 1 = the largest cell of its matrix. "
                                                   + glossary.help_for("k-max pooling"),
-                                                  width=48),  # two digits: "small" left the value cut at 1280 px
+                                                  width=48),  # at most two digits: room for the columns after it
     "question": st.column_config.TextColumn("question", help="Question word (its position)"),
     "answer": st.column_config.TextColumn("answer", help="Answer word (its position)"),
     "value": st.column_config.NumberColumn("value", format="%.3f", width="small"),
