@@ -246,11 +246,13 @@ def test_cli_joins_a_cluster_started_beforehand(ranking_folder: Path, tmp_path: 
                             start_new_session=True)
     try:
         assert head.stdout is not None
+        said = []
         for line in head.stdout:
+            said.append(line)
             if "Ray runtime started" in line:
                 break
-        else:
-            pytest.fail("ray start --head ended before the runtime started")
+        else:  # what `ray start` said, to tell a busy machine (a port taken, a timeout) from a change of Ray's
+            pytest.fail("ray start --head ended before the runtime started:\n" + "".join(said[-40:]))
         common = ["evaluate", "--pretrained", str(PRETRAINED), "--models", *CHECKPOINTS, "--data", str(ranking_folder)]
         main(common)
         local = capsys.readouterr().out
