@@ -83,6 +83,7 @@ def _pickers(ranking: Ranking) -> tuple[int, int]:
 def _summary(view: CompareView, label_a: str, label_b: str) -> None:
     rows = summary_rows(view.contrasts, label_a, label_b)
     config = {
+        "model": st.column_config.TextColumn("model", pinned=True),  # in view while a narrow window scrolls
         "gap": st.column_config.NumberColumn("gap A - B", format="%+.4f"),
         "cells A - cells B": st.column_config.NumberColumn(
             "cells A - cells B", format="%+.4f", help="Matrix cells (exact split) or words (integrated gradients)."),
