@@ -170,13 +170,12 @@ if loaded:
             st.markdown(f"**{components.md(group)}**, test: {components.md(test)}. "
                         f"{components.md(GROUP_TEXT.get(group, ''))}")
             overview = pd.DataFrame([model_row(c) for c in in_group])
+            config = {c: st.column_config.NumberColumn(c, format="%.4f")
+                      for c in ("test MAP", "dev MAP", "test MRR", "test P@1", "entropy", "top-weight ratio",
+                                "uniform-α MAP", "permuted-α MAP", "paper MAP")}
+            config["model"] = st.column_config.TextColumn("model", pinned=True)  # in view while the columns scroll
             st.dataframe(overview, hide_index=True, width="stretch", key=f"models_overview_{test}_{group}",
-                         placeholder="-", column_config=components.fit_headers(overview, {
-                             # The name stays in view while a narrow window scrolls the 15 columns.
-                             "model": st.column_config.TextColumn("model", pinned=True),
-                             **{c: st.column_config.NumberColumn(c, format="%.4f")
-                             for c in ("test MAP", "dev MAP", "test MRR", "test P@1", "entropy", "top-weight ratio",
-                                       "uniform-α MAP", "permuted-α MAP", "paper MAP")}}))
+                         placeholder="-", column_config=components.fit_headers(overview, config))
     st.caption(f"Every test figure here (test MAP, MRR, P@1, seeds, ΔMAP, entropy, uniform-α / permuted-α MAP) is "
                f"on the test split its table names ({', '.join(tests)}). "
                "Seeds: test MAP over the configuration's seeds, n in brackets. Dev MAP: - for a model fitted on "

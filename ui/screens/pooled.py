@@ -69,7 +69,7 @@ if found is not None:
                            f"cells {total:+.4f}{keywords} + bias {explanation.bias_contribution:+.4f}")
                 if len(rows) < len(every_row):
                     st.caption(f"{len(every_row)} pooled values; the {len(rows)} with the largest |contribution| "
-                               "are listed (the sums above include them all; scroll the table for every row).")
+                               "are listed (the sums above include them all; the table scrolls).")
                 elif len(rows) > POOLED_ROWS_SHOWN:
                     st.caption(f"{len(rows)} pooled values: scroll the table for every row.")
                 tensor = len({r["matrix"] for r in rows}) > 1
