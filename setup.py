@@ -29,7 +29,7 @@ setup(
         "matching": ["evaluation/papers/*.json"],
         APP: [".streamlit/config.toml", "pretrained/defaults.json", "pretrained/paper-tables.*", "pretrained/*/*",
               "samples/*"],
-        f"{APP}.ui": ["screens/*.py"],  # the pages are scripts streamlit runs, not a package
+        f"{APP}.ui": ["screens/*.py", "static/*"],  # the pages are scripts streamlit runs, not a package; the icon
     },
     cmdclass={"build_py": BuildPy},
 )

@@ -383,7 +383,7 @@ def test_the_wheel_ships_the_app_and_the_checkpoints(tmp_path: Path) -> None:
     app = "matching/_app/"
     expected = {"matching/__init__.py", "matching/api.py", "matching/explain/display.py", f"{app}app.py",
                 f"{app}.streamlit/config.toml", f"{app}samples/sample-ranking.csv", f"{app}pretrained/defaults.json",
-                f"{app}ui/views/cached.py"}
+                f"{app}ui/views/cached.py", f"{app}ui/static/favicon.png"}  # the tab's icon: app.py opens it
     expected |= {f"{app}ui/screens/{p.name}" for p in (ROOT / "ui" / "screens").glob("*.py")}
     expected |= {f"{app}pretrained/{p.parent.name}/{p.name}" for p in (ROOT / "pretrained").glob("*/*")}
     assert expected <= names, sorted(expected - names)
