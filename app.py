@@ -22,8 +22,9 @@ _presenting = (bool(st.session_state[PRESENT]) if PRESENT in st.session_state
                else st.query_params.get("present") == "1")
 # The tab's icon is a file of the app's own: a ":material/...:" page icon is fetched from fonts.gstatic.com by the
 # browser, so on a machine with no internet the tab had no icon and every page logged a failed request.
-FAVICON = str(Path(__file__).resolve().parent / "ui" / "static" / "favicon.png")
-st.set_page_config(page_title="MatchLens", page_icon=FAVICON, layout="wide",
+FAVICON = Path(__file__).resolve().parent / "ui" / "static" / "favicon.png"
+st.set_page_config(page_title="MatchLens", layout="wide",
+                   page_icon=str(FAVICON) if FAVICON.is_file() else ":material/join_inner:",  # a copy without it
                    initial_sidebar_state="collapsed" if _presenting else "expanded")
 
 # A fresh server's first run imports torch and the models' code (about 4 s on 2 cores) before it can draw
