@@ -56,8 +56,9 @@ def main() -> None:
             print(f"  {str(folder):<60} {value:.4f}")
         spread = f", sd {stdev(maps):.4f}" if len(maps) > 1 else ""
         print(f"  seeds: mean {fmean(maps):.4f}{spread}, best {max(maps):.4f}")
-        print(f"  mean of the {len(maps)} seeds' scores: {mean_average_precision(together, lists):.4f} "
-              f"({mean_average_precision(together, lists) - fmean(maps):+.4f} against the seeds' mean)")
+        joint = mean_average_precision(together, lists)
+        print(f"  mean of the {len(maps)} seeds' scores: {joint:.4f} "
+              f"({joint - fmean(maps):+.4f} against the seeds' mean)")
 
 
 if __name__ == "__main__":
