@@ -23,8 +23,7 @@ import common  # noqa: F401  (puts the checkout on sys.path)
 import numpy as np
 import torch
 
-from matching.evaluation.dataset import model_scores  # noqa: E402
-from matching.evaluation.metrics import average_precision  # noqa: E402
+from matching.evaluation.dataset import mean_over_answerable, model_scores, system_results  # noqa: E402
 from matching.text.data import read_toks_folder  # noqa: E402
 from matching.text.embeddings import load_glove  # noqa: E402
 from matching.text.tokenized import TokenizedList, tokenize_lists  # noqa: E402
@@ -32,9 +31,8 @@ from matching.training.checkpoint import load_checkpoint  # noqa: E402
 
 
 def mean_average_precision(scores: list[np.ndarray], lists: list[TokenizedList]) -> float:
-    """MAP over the questions with a right answer, as `evaluate` reports it."""
-    return fmean(average_precision(s, lst.item.labels) for s, lst in zip(scores, lists, strict=True)
-                 if any(lst.item.labels))
+    """MAP over the questions with a right answer, by `evaluate`'s own code."""
+    return mean_over_answerable(system_results(scores, [lst.item.labels for lst in lists]))["MAP"]
 
 
 def main() -> None:
