@@ -207,7 +207,7 @@ def test_the_echo_check_restates_each_dev_question_as_a_wrong_candidate(pretrain
 def test_seed_ensembles_bench_scores_each_seed_as_its_card_and_the_mean_of_equal_seeds_as_each(
         pretrained: Path, toy_data: Path) -> None:
     """bench/seed_ensembles.py: each folder's MAP is the dev MAP its card recorded; the mean of two copies of one
-    model's scores ranks as that model does."""
+    model's scores, and the model with the mean of their weights, rank as that model does."""
     folder = pretrained / "cli-tiny"
     printed = subprocess.run([sys.executable, str(REPO / "bench" / "seed_ensembles.py"), "--data", str(toy_data),
                               "--", str(folder), str(folder)],
@@ -218,3 +218,4 @@ def test_seed_ensembles_bench_scores_each_seed_as_its_card_and_the_mean_of_equal
                                                    if str(folder) in line), printed
     assert f"seeds: mean {dev_map}, sd 0.0000, best {dev_map}" in printed
     assert f"mean of the 2 seeds' scores: {dev_map} (+0.0000 against the seeds' mean)" in printed
+    assert f"mean of the 2 seeds' weights (one model): {dev_map} (+0.0000 against the seeds' mean)" in printed
