@@ -81,8 +81,11 @@ def main() -> None:
             continue
         souped = mean_average_precision(model_scores(soup, lists), lists)
         study = keyword_study(soup, lists)
-        split = (f"; learned match alone {study.learned_MAP:.4f}, keywords alone {study.keywords_MAP:.4f}"
-                 if study is not None else "")
+        seed_studies = [seed_study for model in models if (seed_study := keyword_study(model, lists))]
+        split = (f"; learned match alone {study.learned_MAP:.4f}, keywords alone {study.keywords_MAP:.4f}; the "
+                 f"keywords change its top answer in {study.top_changed} of {study.questions} questions (the seeds: "
+                 f"{', '.join(str(seed.top_changed) for seed in seed_studies)}; their learned match alone "
+                 f"{fmean(seed.learned_MAP for seed in seed_studies):.4f} on average)" if study is not None else "")
         print(f"  mean of the {len(maps)} seeds' weights (one model): {souped:.4f} "
               f"({souped - fmean(maps):+.4f} against the seeds' mean){split}")
 

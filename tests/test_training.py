@@ -235,28 +235,6 @@ def test_dev_without_a_correct_candidate_is_an_error(vectors: WordVectors) -> No
         train(tiny_config(), TRAIN, no_answers, vectors, show_progress=False)
 
 
-
-def test_the_order_seed_changes_the_order_not_the_initial_weights(vectors: WordVectors) -> None:
-    """Runs that differ only in `order_seed` start from the same weights (the seed's) and see the data in
-    another order; `order_seed` equal to the seed is the run without it."""
-    def weights(config: TrainingConfig) -> dict[str, torch.Tensor]:
-        return train(config, TRAIN, DEV, vectors, show_progress=False)[0].model.state_dict()
-
-    def with_order(order: int | None, **settings: object) -> TrainingConfig:
-        base = tiny_config(seed=4)
-        return replace(base, settings=replace(base.settings, order_seed=order, **settings))
-
-    plain, same = weights(tiny_config(seed=4)), weights(with_order(4))
-    assert all(torch.equal(plain[key], same[key]) for key in plain)
-    other = weights(with_order(9))
-    assert any(not torch.equal(plain[key], other[key]) for key in plain if plain[key].is_floating_point())
-    # With nothing learned (a learning rate of 0) what is left is the initial weights: the seed's, whatever the order.
-    still = {order: weights(with_order(order, learning_rate=0.0, keyword_learning_rate=0.0)) for order in (4, 9)}
-    assert all(torch.equal(still[4][key], still[9][key]) for key in still[4])
-    moved = weights(replace(tiny_config(seed=5), settings=replace(tiny_config(seed=5).settings, learning_rate=0.0,
-                                                                    keyword_learning_rate=0.0)))
-    assert any(not torch.equal(still[4][key], moved[key]) for key in moved if moved[key].is_floating_point())
-
 def settings_config(seed: int = 3, settings: dict[str, Any] | None = None, **overrides: object) -> TrainingConfig:
     base = tiny_config(seed, **overrides)
     return replace(base, settings=replace(base.settings, **(settings or {})))

@@ -63,10 +63,6 @@ LOSSES = ("hinge", "listwise")
 @dataclass(frozen=True)
 class TrainingSettings:
     seed: int = 1
-    order_seed: int | None = None
-    """The seed of what changes from epoch to epoch (the order of the units, drawn negatives, dropped
-    words, the questions scored by the keywords alone); None: `seed`. `seed` still draws the initial
-    weights, so runs that differ only here start from the same weights and can be averaged (a soup)."""
     max_epochs: int = 20
     patience: int = 4
     """Stop after this many epochs without a better dev MAP (not used with `average_epochs`)."""
@@ -145,11 +141,6 @@ class TrainingSettings:
     """True: train on train + dev with a schedule fixed in advance (needs `average_epochs`), and
     ship the config's own seed, fixed in advance: dev chooses nothing, and its 126 questions
     (14% more data) train the model. Its dev figures are then training figures."""
-
-    @property
-    def order(self) -> int:
-        """The seed of the data order and the other draws of each epoch (`order_seed`, else `seed`)."""
-        return self.seed if self.order_seed is None else self.order_seed
 
     def validate(self) -> None:
         if not 0.0 <= self.word_dropout < 1.0:
@@ -358,7 +349,7 @@ class _Batches:
             # With hinge_negatives each epoch draws its own pairs (`new_epoch`); this draw, with a generator of its
             # own, only shows whether there is any pair, without building all of them (504,501 on TRAIN-ALL).
             self.units: list[Any] = training_pairs(lists, settings.hard_negative_copies, settings.hinge_negatives,
-                                                   random.Random(settings.order))
+                                                   random.Random(settings.seed))
             if not self.units:
                 raise ValueError("the training data has no (correct, wrong) candidate pair")
         elif settings.loss == "listwise":
@@ -469,8 +460,8 @@ def train(config: TrainingConfig, train_lists: list[RankingList], dev_lists: lis
     fit_to_corpus(model, corpus)
     matcher.to(device or torch.device("cpu"))
     optimizer = make_optimizer(model, settings)
-    generator = random.Random(settings.order)
-    dropout_generator = torch.Generator().manual_seed(settings.order)
+    generator = random.Random(settings.seed)
+    dropout_generator = torch.Generator().manual_seed(settings.seed)
     log: list[dict[str, float]] = []
     best_map, best_state, best_epoch, stale = -1.0, copy.deepcopy(model.state_dict()), 0, 0
     recent: list[dict[str, torch.Tensor]] = []
@@ -478,7 +469,7 @@ def train(config: TrainingConfig, train_lists: list[RankingList], dev_lists: lis
     if settings.keyword_solo and model.keywords is None:
         raise ValueError("keyword_solo trains the keyword term alone on some questions: the model needs keywords")
     solo_rate = settings.keyword_solo
-    solo_generator = torch.Generator().manual_seed(settings.order + 1)
+    solo_generator = torch.Generator().manual_seed(settings.seed + 1)
     started = time.perf_counter()
     # A terminal gets tqdm's bars updating in place; a log or a pipe one plain line an epoch, as
     # bars written there come out as hundreds of lines of carriage returns.
