@@ -38,7 +38,10 @@ def test_ranking_and_explanation_charts_are_valid(variant_matcher: Matcher) -> N
     validated(charts.rank_shift_chart(ranks, ranking.candidates, 0, ranking.disagreement()))
     explanation = ranking.models["tiny"].explanations[0]
     if explanation.pooled_cells:
-        validated(charts.share_chart(strongest(cell_rows(explanation)), "share of the score per cell", "tiny"))
+        rows = cell_rows(explanation)
+        validated(charts.share_chart(strongest(rows), "share of the score per cell", "tiny"))
+        # One label for the matrix and the rank, as the pooled table's 'cell' column shows it.
+        assert all(row["cell"] == f"{row['matrix']} #{row['pooling rank']}" for row in rows)
     for tokens, weights in ((explanation.question_tokens, explanation.question_attention),
                             (explanation.answer_tokens, explanation.answer_attention)):
         if weights is not None:

@@ -22,7 +22,8 @@ def cell_rows(explanation: Explanation) -> list[dict[str, Any]]:
     """The pooled cells as table rows, in MLP slot order, with each cell's share of the score.
 
     'matrix' is the pooled group (the matrix for MV-LSTM, the convolution filter for MatchPyramid);
-    'pooling rank' the k-max rank or the window number; 'window' the words a dynamic pooling window covers.
+    'pooling rank' the k-max rank or the window number; 'cell' the two as one label ('cosine #2'), as the
+    share chart and the shared-cells table name a cell; 'window' the words a dynamic pooling window covers.
     'question' and 'answer' read 'word (position)' with 1-based positions, for compact tables.
     """
     shares = explanation.shares()
@@ -31,7 +32,7 @@ def cell_rows(explanation: Explanation) -> list[dict[str, Any]]:
         question = "" if cell.i is None else explanation.question_tokens[cell.i].text
         answer = "" if cell.j is None else explanation.answer_tokens[cell.j].text
         rows.append({
-            "matrix": cell.group, "pooling rank": cell.rank, "value": cell.value,
+            "matrix": cell.group, "pooling rank": cell.rank, "cell": f"{cell.group} #{cell.rank}", "value": cell.value,
             "window": None if cell.window is None else _window_text(explanation, cell.window),
             "question word": "(filler)" if cell.filler else question,
             "question position": None if cell.i is None else cell.i + 1,

@@ -26,18 +26,23 @@ components.glossary(["k-max pooling", "pooled cells", "interaction matrix", "MLP
                     key="pooled_glossary")
 
 COLUMNS = {
-    "matrix": st.column_config.TextColumn("matrix", width="small", help="The matrix or convolution filter"),
+    # 106 px: "exact match #10" whole, and share and value still in sight with two models side by side at 1280 px.
+    "cell": st.column_config.TextColumn("cell", width=106,
+                                        help="The matrix (or convolution filter) and the pooling rank: cosine #1 is "
+                                             "the largest cell of the cosine matrix. "
+                                             + glossary.help_for("k-max pooling")),
     "window": st.column_config.TextColumn("window", help="The words the dynamic pooling window covers"),
     "pooling rank": st.column_config.NumberColumn("rank", help="Pooling rank: 1 = the largest cell of its matrix. "
                                                   + glossary.help_for("k-max pooling"),
                                                   width=48),  # at most two digits: room for the columns after it
     "question": st.column_config.TextColumn("question", help="Question word (its position)"),
     "answer": st.column_config.TextColumn("answer", help="Answer word (its position)"),
-    "value": st.column_config.NumberColumn("value", format="%.3f", width="small"),
-    "share %": st.column_config.NumberColumn("share", format="%+.1f%%", width="small",
+    # Share and value are a few characters: narrow, so that two models side by side show every column at 1280 px.
+    "value": st.column_config.NumberColumn("value", format="%.3f", width=56),
+    "share %": st.column_config.NumberColumn("share", format="%+.1f%%", width=56,
                                              help="Signed share of the score: contribution / sum of |contributions|"),
 }
-SHOWN = ["pooling rank", "question", "answer", "share %", "value"]  # the share first: narrow columns scroll
+SHOWN = ["question", "answer", "share %", "value"]  # the share first: narrow columns scroll
 POOLED_ROWS_SHOWN = 11  # rows a table shows before it scrolls (the chart below it has them all)
 
 found = common.explained_with("pooled", Part.POOLED_CELLS, "pooled cells")
@@ -52,7 +57,7 @@ if found is not None:
     explanations = {name: ranking.models[name].explanations[pick] for name in shown}
     for start in range(0, len(shown), 3):
         row = shown[start:start + 3]
-        for column, name in zip(st.columns(len(row), gap="medium"), row, strict=True):
+        for column, name in zip(st.columns(len(row), gap="small"), row, strict=True):
             with column:
                 explanation = explanations[name]
                 every_row = cell_rows(explanation)
@@ -77,7 +82,9 @@ if found is not None:
                 table = pd.DataFrame(rows)
                 table["share %"] = table["share"] * 100
                 st.dataframe(table, column_config=COLUMNS, hide_index=True, width="stretch",
-                             column_order=(["matrix"] if tensor else []) + SHOWN + (["window"] if windows else []),
+                             # Several matrices: one 'cell' column names the matrix and the rank ('cosine #1').
+                             column_order=(["cell"] if tensor else ["pooling rank"]) + SHOWN
+                             + (["window"] if windows else []),
                              key=f"pooled_table_{name}", height=38 + 35 * min(len(rows), POOLED_ROWS_SHOWN))
                 components.chart("share_chart", rows, "share of the score per cell", name,
                                  key=f"pooled_chart_{name}")
