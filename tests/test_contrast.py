@@ -90,3 +90,32 @@ def test_valid_pair() -> None:
     assert valid_pair((1, 1), 2) is None
     assert valid_pair((0, 5), 2) is None
     assert valid_pair(None, 2) is None
+
+
+def test_a_keyword_feature_counts_once_over_the_pair(make_matcher: MatcherFactory) -> None:
+    """A keyword feature is one question asked of both candidates: as a reason for the gap it is A's term less
+    B's. Two candidates that answer alike (a date given in each) get the same keyword terms, which cancel, and
+    the sentence names none of them (it named A's large term while B had the same, the review found)."""
+    from matching.explain.contrast import PAIR
+
+    matcher = make_matcher(seed=2, name="kw", family="mvlstm", keywords=True, keyword_words=3,
+                           keyword_answer_types=True)
+    candidates = ["the berlin wall fell in 1989 .", "the berlin wall fell in 1990 .", "the river flows north ."]
+    ranking = rank("when did the berlin wall fall ?", candidates, {"kw": matcher})
+    alike = contrast(ranking, "kw", 0, 1)
+    assert {t.side for t in alike.terms if t.what == "keyword feature"} == {"A", "B"}  # the exact split keeps both
+    paired = [t for t in alike.reasons() if t.side == PAIR]
+    assert paired and all(t.effect == 0.0 for t in paired)
+    assert max(abs(t.contribution) for t in paired) > 0  # each side's own term is not 0
+    if alike.gap != 0:
+        assert "keyword feature" not in describe(alike)
+    unlike = contrast(ranking, "kw", 0, 2)
+    by_feature = {t.matrix.removeprefix("keywords: "): t for t in unlike.reasons() if t.side == PAIR}
+    for feature, term in by_feature.items():
+        a, b = ranking.models["kw"].explanations[0], ranking.models["kw"].explanations[2]
+        assert term.effect == pytest.approx(a.keyword_terms[feature] - b.keyword_terms[feature], abs=1e-9)
+    sign = 1 if unlike.gap > 0 else -1
+    assert all(t.effect * sign > 0 for t in unlike.leading_terms(3))
+    assert all(t.effect * sign < 0 for t in unlike.opposing_terms(3))
+    # The reasons add up to the gap as the terms do.
+    assert abs(sum(t.effect for t in unlike.reasons()) + unlike.bias_difference - unlike.gap) < 1e-5

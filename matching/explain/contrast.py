@@ -35,6 +35,8 @@ from matching.explain.matrix_views import MatrixView, matrix_view, view_names
 from matching.explain.ranking import Ranking
 
 EXACT, INTEGRATED_GRADIENTS = "exact", "integrated gradients"
+PAIR = "A - B"
+"""The side of a keyword feature taken over the pair (`ModelContrast.reasons`): A's term less B's."""
 KEYWORDS = "keywords: "
 """The `matrix` of a keyword feature's term (`Explanation.keyword_terms`): exact, whatever the method."""
 """How a gap is split: exactly over matrix cells, or approximately over words."""
@@ -59,11 +61,17 @@ class GapTerm:
     value: float | None
     """The matrix cell's value (None for a word)."""
     contribution: float
-    """The cell's contribution (gradient x value) or the word's attribution to its own candidate's score."""
+    """The cell's contribution (gradient x value) or the word's attribution to its own candidate's score;
+    for a keyword feature over the pair (side PAIR), A's term."""
+    other: float = 0.0
+    """For a keyword feature over the pair (side PAIR): B's term."""
 
     @property
     def effect(self) -> float:
-        """+contribution for A's terms, -contribution for B's: what the term adds to the gap."""
+        """+contribution for A's terms, -contribution for B's (A's less B's over the pair): what the term adds to
+        the gap."""
+        if self.side == PAIR:
+            return self.contribution - self.other
         return self.contribution if self.side == "A" else -self.contribution
 
     @property
@@ -144,10 +152,31 @@ class ModelContrast:
         """'A', 'B' or 'tie': which candidate this model ranks higher."""
         return "A" if self.gap > 0 else "B" if self.gap < 0 else "tie"
 
+    def reasons(self) -> list[GapTerm]:
+        """The terms as reasons for the gap, largest |effect| first: each cell (or word) alone, and each keyword
+        feature once over the pair, A's term less B's. A cell of A and a cell of B are different word pairs, but a
+        keyword feature is one question asked of both: a date asked and given in both candidates adds the same
+        to each and decides nothing between them, though each side's term alone is large."""
+        by_feature: dict[str, dict[str, float]] = {}
+        reasons = []
+        for term in self.terms:
+            if term.what == "keyword feature":
+                by_feature.setdefault(term.matrix, {})[term.side] = term.contribution
+            else:
+                reasons.append(term)
+        reasons += [GapTerm(PAIR, feature, None, None, None, "", "", None, sides.get("A", 0.0), sides.get("B", 0.0))
+                    for feature, sides in by_feature.items()]
+        return sorted(reasons, key=lambda t: -abs(t.effect))
+
     def leading_terms(self, count: int = 3) -> list[GapTerm]:
-        """The cells that push the gap the way it went, largest first."""
+        """The reasons that push the gap the way it went, largest first."""
         sign = 1.0 if self.gap >= 0 else -1.0
-        return [t for t in self.terms if t.effect * sign > 0][:count]
+        return [t for t in self.reasons() if t.effect * sign > 0][:count]
+
+    def opposing_terms(self, count: int = 1) -> list[GapTerm]:
+        """The reasons that push against the way the gap went, largest first."""
+        sign = 1.0 if self.gap >= 0 else -1.0
+        return [t for t in self.reasons() if t.effect * sign < 0][:count]
 
     def _repr_html_(self) -> str:
         """Jupyter's rich display: the sentence, the split and the gap's largest terms (`contrast_html`)."""
@@ -292,21 +321,19 @@ def describe(c: ModelContrast, label_a: str = "A", label_b: str = "B") -> str:
                 "they tie.")
     upper, lower = (label_a, label_b) if c.gap > 0 else (label_b, label_a)
     lead = c.leading_terms(2)
-    parts = []
-    for term in lead:
-        owner = label_a if term.side == "A" else label_b
-        verb = "raises" if term.contribution > 0 else "lowers"
-        where = (f" ({term.where})" if term.what == "cell" else "" if term.what == "keyword feature"
-                 else f" ({term.matrix})")
-        parts.append(f"in {owner}, the {term.what} {term.words}{where} {verb} its score by "
-                     f"{abs(term.contribution):.3f}")
+    parts = [_reason_text(term, label_a, label_b) for term in lead]
     share = sum(abs(t.effect) for t in lead) / abs(c.gap)
-    sentence = f"{c.model} puts {upper} above {lower} by {abs(c.gap):.3f}."
+    by = f"{abs(c.gap):.3f}" if abs(c.gap) >= 0.0005 else "less than 0.001"  # not "by 0.000"
+    sentence = f"{c.model} puts {upper} above {lower} by {by}."
     if parts:
         sentence += " The largest pushes: " + "; ".join(parts)
-        sentence += (f" (together {share:.0%} of the gap)." if share <= 1.5 else
-                     f": together {share:.1f} times the gap, so most of it is cancelled by cells pushing the other "
-                     "way; the gap is a small difference of large sums.")
+        if share <= 1.5:
+            sentence += f" (together {share:.0%} of the gap)."
+        else:
+            against = c.opposing_terms(1)
+            sentence += (f": together {share:.1f} times the gap, so other terms push the other way"
+                         + (f" (the largest: {_reason_text(against[0], label_a, label_b)})" if against else "")
+                         + "; the gap is a small difference of large sums.")
     bias_share = c.bias_difference / c.gap
     if c.exact and abs(bias_share) >= 0.25:
         sentence += (f" The bias terms differ by {c.bias_difference:+.3f} ({bias_share:.0%} of the gap): part of "
@@ -316,6 +343,18 @@ def describe(c: ModelContrast, label_a: str = "A", label_b: str = "B") -> str:
                      f"{signed(c.bias_difference, 3)}, and the completeness residual, what the approximation "
                      f"leaves unexplained, is {signed(c.residual_difference, 4)} of the gap.")
     return sentence
+
+
+def _reason_text(term: GapTerm, label_a: str, label_b: str) -> str:
+    """'in A, the cell 'x' × 'y' (cosine #1) raises its score by 0.512', or for a keyword feature over the pair
+    'the keyword feature 'BM25' adds +1.203 to A and +0.410 to B'."""
+    if term.side == PAIR:
+        return (f"the keyword feature {term.words} adds {signed(term.contribution, 3)} to {label_a} and "
+                f"{signed(term.other, 3)} to {label_b}")
+    owner = label_a if term.side == "A" else label_b
+    verb = "raises" if term.contribution > 0 else "lowers"
+    where = f" ({term.where})" if term.what == "cell" else f" ({term.matrix})"
+    return f"in {owner}, the {term.what} {term.words}{where} {verb} its score by {abs(term.contribution):.3f}"
 
 
 @dataclass(frozen=True)
@@ -351,7 +390,9 @@ def agreement(by_model: Mapping[str, ModelContrast], leading: int = 3) -> Agreem
     for name, c in by_model.items():
         groups[c.above].append(name)
         for term in c.leading_terms(leading):
-            key = f"{term.side}: {term.words}"
+            # A keyword feature over the pair has no side of its own: the candidate it favours names it.
+            key = (f"{term.words} for {'A' if term.effect > 0 else 'B'}" if term.side == PAIR
+                   else f"{term.side}: {term.words}")
             if name not in users.setdefault(key, []):
                 users[key].append(name)
     shared = sorted(((k, tuple(v)) for k, v in users.items() if len(v) > 1), key=lambda kv: -len(kv[1]))

@@ -1,10 +1,10 @@
 """The example gallery on the Rank page: ready questions with candidates and gold labels.
 
 All examples are written for MatchLens (not taken from a data set). Each has a
-`kind` that says what it demonstrates. The 'disagreement' example was chosen by
-ranking several hand-written questions with every combination of the trained seeds
-(100 model sets): on it, no combination agreed on the top answer; tests/test_examples.py
-checks it against the shipped checkpoints.
+`kind` that says what it demonstrates. The 'disagreement' example was chosen among
+hand-written questions so that the default models (the ones the Rank page opens with)
+pick different top answers; tests/test_examples.py checks it against the shipped defaults,
+so a new default set that agrees on it fails the tests instead of contradicting the note.
 """
 
 from __future__ import annotations
@@ -52,15 +52,16 @@ EXAMPLES: tuple[Example, ...] = (
         gold=(0, 2)),
     Example(
         key="disagreement", title="Models disagree", kind="disagreement", icon=":material/call_split:",
-        note="The models pick different top answers (the right one names a person, a trap repeats "
-             "'discovered'): compare their attention and pooled cells.",
+        note="The default models pick different top answers (the right one names a person and shares no word with "
+             "the question; three others repeat 'penicillin' or 'discovered'): compare their attention and "
+             "pooled cells.",
         question="Who discovered penicillin?",
         candidates=(
             "Penicillin is a group of antibiotics derived from Penicillium moulds.",
             "Alexander Fleming noticed in 1928 that a mould killed the bacteria in his culture dish.",
-            "Penicillin was discovered by accident in a London laboratory.",
+            "The discovery of penicillin changed medicine.",
             "Antibiotics are used to treat bacterial infections.",
-            "Who discovered it first is sometimes disputed by historians.",
+            "Scientists discovered many more antibiotics after the war.",
         ),
         gold=(1,)),
     Example(
