@@ -622,3 +622,18 @@ def test_fit_headers_leaves_room_for_headers_and_text_cells() -> None:
     assert fitted["model"]["width"] == px(len("amvlstm-q-kw-echo"))  # the longest name, not "model"
     assert fitted["text"]["width"] == px(TEXT_CHARS_SHOWN)  # long text: capped, the rest scrolls
     assert fitted["#"]["width"] == "small" and fitted["hidden"] is None  # what a page set stays
+
+
+def test_signed_columns_never_draw_a_negative_zero_and_keep_the_data() -> None:
+    """Compare's gap and Sanity's correlations: a tiny negative is drawn +0.0000 (it pushes nothing down), a
+    missing value as the text given; the data under the drawing stays exact, so its sums still add up."""
+    import pandas as pd
+
+    from ui.views.components import signed_columns
+
+    frame = pd.DataFrame({"bias difference": [-0.00001, 0.25, None], "model": ["a", "b", "c"], "MAP": [0.5, 0.6, 0.7]})
+    styled = signed_columns(frame, ["bias difference", "not a column"], missing="not defined")
+    drawn = styled.to_string(delimiter="|").splitlines()[1:]
+    assert [line.split("|")[1] for line in drawn] == ["+0.0000", "+0.2500", "not defined"]
+    assert [line.split("|")[3] for line in drawn] == ["0.500000", "0.600000", "0.700000"]  # other columns as they are
+    assert styled.data["bias difference"].iloc[0] == -0.00001  # the data stays exact

@@ -51,11 +51,14 @@ GAP_COLUMNS = {
     "question word": st.column_config.TextColumn("question word"),
     "answer word": st.column_config.TextColumn("answer word"),
     "value": st.column_config.NumberColumn("value", format="%.3f", width="small"),
-    "contribution": st.column_config.NumberColumn("contribution", format="%+.4f",
-                                                  help="To its own candidate's score"),
-    "effect on gap": st.column_config.NumberColumn("effect on gap", format="%+.4f",
+    # Signed columns are drawn by components.signed_columns (no -0.0000), so they take no format here.
+    "contribution": st.column_config.NumberColumn("contribution", help="To its own candidate's score"),
+    "effect on gap": st.column_config.NumberColumn("effect on gap",
                                                    help="A's cells add their contribution, B's subtract theirs"),
 }
+SIGNED_GAP_COLUMNS = ("contribution", "effect on gap")
+SIGNED_SUMMARY_COLUMNS = ("gap", "cells A - cells B", "keywords A - keywords B", "bias difference", "residual")
+SIGNED_EFFECT_COLUMNS = ("effect on A", "effect on B", "gap without it")
 
 
 def _pair_changed(side: int) -> None:
@@ -84,16 +87,17 @@ def _summary(view: CompareView, label_a: str, label_b: str) -> None:
     rows = summary_rows(view.contrasts, label_a, label_b)
     config = {
         "model": st.column_config.TextColumn("model", pinned=True),  # in view while a narrow window scrolls
-        "gap": st.column_config.NumberColumn("gap A - B", format="%+.4f"),
+        "gap": st.column_config.NumberColumn("gap A - B"),
         "cells A - cells B": st.column_config.NumberColumn(
-            "cells A - cells B", format="%+.4f", help="Matrix cells (exact split) or words (integrated gradients)."),
+            "cells A - cells B", help="Matrix cells (exact split) or words (integrated gradients)."),
         "keywords A - keywords B": st.column_config.NumberColumn(
-            "keywords A - keywords B", format="%+.4f", help="The keyword term's difference (0 without one)."),
+            "keywords A - keywords B", help="The keyword term's difference (0 without one)."),
         "bias difference": st.column_config.NumberColumn(
-            "bias difference", format="%+.4f", help="gap = cells + keywords + bias difference (+ residual)"),
+            "bias difference", help="gap = cells + keywords + bias difference (+ residual)"),
         "residual": st.column_config.NumberColumn(
-            "residual", format="%+.4f", help="What integrated gradients leave unexplained (0 for an exact split).")}
-    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", key="compare_summary", column_config=config)
+            "residual", help="What integrated gradients leave unexplained (0 for an exact split).")}
+    st.dataframe(components.signed_columns(pd.DataFrame(rows), SIGNED_SUMMARY_COLUMNS), hide_index=True,
+                 width="stretch", key="compare_summary", column_config=config)
 
 
 def _question_effects(effects: dict[int, DeletionEffects], a: int, b: int) -> pd.DataFrame:
@@ -167,8 +171,8 @@ def _details(name: str, c: ModelContrast, view: CompareView, ranking: Ranking, l
     _attention(name, ea, eb, label_a, label_b, (a, b))
     last = "the bias difference" if c.exact else "the baseline difference and the completeness residual"
     st.markdown(f"**Every term of the gap**, largest first (the last rows are {last})")
-    st.dataframe(pd.DataFrame(c.rows()), hide_index=True, width="stretch",
-                 column_config=GAP_COLUMNS, key=f"compare_terms_{name}", height=320, placeholder="")
+    st.dataframe(components.signed_columns(pd.DataFrame(c.rows()), SIGNED_GAP_COLUMNS), hide_index=True,
+                 width="stretch", column_config=GAP_COLUMNS, key=f"compare_terms_{name}", height=320, placeholder="")
     effects = view.deletions.get(name)
     if effects:
         st.markdown("**Word deletion**: the score without each word, scored from scratch")
@@ -179,12 +183,10 @@ def _details(name: str, c: ModelContrast, view: CompareView, ranking: Ranking, l
             with column:
                 components.altair(charts.deletion_chart(effects[index].rows("answer"), f"{label}: its words", name,
                                                         domain), key=f"compare_deletion_{name}_{index}")
-        st.dataframe(_question_effects(effects, a, b), hide_index=True, width="stretch",
-                     key=f"compare_question_deletion_{name}", column_config={
-                         "effect on A": st.column_config.NumberColumn(format="%+.4f"),
-                         "effect on B": st.column_config.NumberColumn(format="%+.4f"),
+        st.dataframe(components.signed_columns(_question_effects(effects, a, b), SIGNED_EFFECT_COLUMNS),
+                     hide_index=True, width="stretch", key=f"compare_question_deletion_{name}", column_config={
                          "gap without it": st.column_config.NumberColumn(
-                             format="%+.4f", help="score(A) - score(B) with this question word deleted")})
+                             help="score(A) - score(B) with this question word deleted")})
     st.markdown("**Smallest rank flip**")
     _flip(name, ranking, a, b, digest)
 

@@ -170,9 +170,11 @@ def _dataset() -> None:
                 "each measure is the mean over the questions of the rank correlation with the trained model's "
                 "explanation of the question's first candidate; not defined where the model has no such part)")
     randomised = pd.DataFrame(result["randomisation"])
-    st.dataframe(randomised, hide_index=True, width="stretch", key="sanity_randomisation_data",
-                 placeholder="not defined", column_config=components.fit_headers(randomised, {
-                     c: st.column_config.NumberColumn(format="%.3f") for c in ("MAP", *MEASURES.values())}))
+    # Signed like the example's correlations (a mean just below 0 read "-0.000"), to 3 decimals on a file.
+    st.dataframe(components.signed_columns(randomised, list(MEASURES.values()), 3, missing="not defined"),
+                 hide_index=True, width="stretch", key="sanity_randomisation_data", placeholder="not defined",
+                 column_config=components.fit_headers(
+                     randomised, {"MAP": st.column_config.NumberColumn(format="%.3f")}))
 
 
 example_tab, dataset_tab = st.tabs([":material/science: This example", ":material/dataset: On a data set"])

@@ -90,6 +90,18 @@ def fit_headers(frame: pd.DataFrame, config: Mapping[str, Any] | None = None) ->
     return fitted
 
 
+def signed_columns(frame: pd.DataFrame, columns: Sequence[str], digits: int = 4, missing: str = "") -> Any:
+    """`frame` to draw with `columns` shown signed to `digits` decimals, a value that rounds to zero as +0.0000,
+    never -0.0000 (`glossary.signed`; a -0.00001 is no push down), a missing one as `missing` (the table's
+    placeholder does not reach a cell the style draws). Only what is
+    drawn changes: the data, and so every exact sum over it, stays as it was (rounded data missed a gap by 0.0002
+    over 40 rows). Give these columns no `format` in their column config: the config's format draws the data."""
+    def cell(value: object) -> str:
+        return missing if value is None or pd.isna(value) else terms.signed(float(value), digits)  # type: ignore[arg-type]
+
+    return frame.style.format({column: cell for column in columns if column in frame.columns})
+
+
 def unknown_words(tokens_by_text: Mapping[str, Sequence[Token]], key: str) -> None:
     """List the words no model knows (GloVe has no vector for them)."""
     found = {where: [t.text for t in tokens if t.unknown] for where, tokens in tokens_by_text.items()}
