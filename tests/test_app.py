@@ -637,3 +637,15 @@ def test_signed_columns_never_draw_a_negative_zero_and_keep_the_data() -> None:
     assert [line.split("|")[1] for line in drawn] == ["+0.0000", "+0.2500", "not defined"]
     assert [line.split("|")[3] for line in drawn] == ["0.500000", "0.600000", "0.700000"]  # other columns as they are
     assert styled.data["bias difference"].iloc[0] == -0.00001  # the data stays exact
+
+
+def test_a_linked_step_past_the_walkthrough_end_is_said() -> None:
+    """step=50 in a link: the last step is drawn and the page says why, as for the link's other parts."""
+    at = new_app(step="50")
+    page(at, "walkthrough")
+    assert_clean(at)
+    notes = texts(at, "info")
+    assert any("Step 50 was asked for" in n and "showing the last" in n for n in notes), notes
+    # The link now says the step drawn: the next run has nothing to say.
+    at.run()
+    assert not any("was asked for" in n for n in texts(at, "info"))

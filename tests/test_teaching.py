@@ -77,6 +77,8 @@ def test_presentation_mode_from_the_link_survives_the_link_rewrite() -> None:
     assert at.toggle(key="sidebar_present").value is True
     assert not at.get("text_area") and not at.get("multiselect"), "no editing controls"
     assert not at.get("download_button")
+    captions = [c.value for c in at.get("caption")]
+    assert not any(" ms · input " in c for c in captions), "no timing or input id on the projector"
     columns = [plain(c) for c in at.get("table")[0].value.columns]  # Markdown-escaped (st.table reads Markdown)
     short = [glossary.short_name(n) for n in default_models(checkpoints())]  # the Rank page's opening subset
     assert set(short) <= set(columns) and "BM25" not in columns  # baselines behind the toggle

@@ -153,10 +153,13 @@ else:
                                  help="One column per model, so every column fits the screen.") or "first correct rank"
     frame, columns = evaluation.question_table(lists, shown, disagree, low, int(threshold))
     model_names = evaluation.models
-    config = {c: st.column_config.NumberColumn(c.replace(" first correct", " 1st correct"), format="%d",
+    # Each model's column under the model's name alone: "Per model" above says what they hold, and with the
+    # long "mvlstm-em-kw-all 1st correct" headers the last model and "disagree" were out of sight at 1280 px.
+    config = {c: st.column_config.NumberColumn(c.removesuffix(" first correct"), format="%d",
                                                help="Rank of the best-placed correct answer (1 = top)")
               for c in columns if c.endswith(" first correct")}
-    config.update({f"{m} AP": st.column_config.NumberColumn(f"{m} AP", format="%.3f") for m in model_names})
+    config.update({f"{m} AP": st.column_config.NumberColumn(m, format="%.3f", help=f"{m}'s average precision")
+                   for m in model_names})
     config.update({f"{m} top answer": st.column_config.TextColumn(m, help=f"{m}'s top answer", width="small")
                    for m in model_names})
     config["question"] = st.column_config.TextColumn("question", width="medium", pinned=True)
@@ -169,8 +172,9 @@ else:
     if frame.empty:
         st.info(components.md(evaluation.empty_filter_reason(disagree, low, int(threshold))),
                 icon=":material/filter_alt_off:")
+    # A question without a correct candidate has no first correct rank and no AP: said in its cells.
     selection = st.dataframe(frame[columns].reset_index(drop=True), column_config=config, hide_index=True,
-                             width="stretch", key="evaluate_questions", on_select="rerun",
+                             width="stretch", key="evaluate_questions", on_select="rerun", placeholder="no correct",
                              selection_mode="single-row", height=min(38 + 35 * len(frame), 520))
     components.download("Per-question results (CSV)", rows_to_csv(frame.to_dict("records")),
                         "matchlens-per-question.csv", "text/csv", key="evaluate_export", icon=":material/download:")

@@ -136,6 +136,10 @@ def _summary() -> None:
     if tops:
         st.markdown(f"**Top answer by model:** {components.md(tops)}")
     disagree = ranking.disagree_on_top()
+    if presenting:  # on a projector the point, not the timing and the input id
+        if disagree:
+            st.caption(":material/call_split: **The models disagree on the top answer.**")
+        return
     st.caption((":material/call_split: **The models disagree on the top answer.** " if disagree else "")
                + f":material/timer: Ranked {count} candidate(s) with {len(ranking.models)} model(s) in "
                f"{current.seconds * 1000:.0f} ms · input {request.digest}", help="The model time for this input "

@@ -79,6 +79,9 @@ elif found is not None:
     ss[state.STEP] = step
     if (step, ss.get(state.WALK_MODEL)) != linked:  # a step past the end, or a model not chosen: the link says
         state.write_link()                          # what is drawn, not what was asked
+    if isinstance(linked[0], int) and linked[0] > step:  # said, as the link's other parts that cannot be kept are
+        st.info(f"Step {linked[0] + 1} was asked for; {model}'s walkthrough has {len(walk_steps)} steps: showing "
+                "the last.", icon=":material/info:")
     current = walk_steps[step]
     _navigation(step, walk_steps)
 
