@@ -649,3 +649,22 @@ def test_a_linked_step_past_the_walkthrough_end_is_said() -> None:
     # The link now says the step drawn: the next run has nothing to say.
     at.run()
     assert not any("was asked for" in n for n in texts(at, "info"))
+
+
+def test_sanity_leaves_out_the_columns_a_model_never_defines() -> None:
+    """A model without attention has no attention to correlate: those columns are named in a caption, not drawn
+    as rows of 'not defined' that pushed the defined columns out of sight."""
+    at = new_app()
+    chosen = at.multiselect(key="rank_models").value
+    page(at, "sanity")
+    assert_clean(at)
+    name = at.selectbox(key="sanity_model").value
+    frame = next(df.value for df in at.dataframe if "layer randomised" in df.value.columns)
+    from matching.evaluation.sanity.ablation import has_attention
+    from matching.training.checkpoint import load_checkpoint
+
+    attends = has_attention(load_checkpoint(MODELS / name))
+    assert ("question attention" in frame.columns) == attends, (name, chosen, list(frame.columns))
+    assert "interaction matrices" in frame.columns
+    said = [c for c in texts(at, "caption") if c.startswith(f"Not defined for {name} at any step")]
+    assert bool(said) != attends and (attends or "question attention, answer attention" in said[0])

@@ -85,6 +85,8 @@ def test_deletion_curves_name_only_the_orders_the_model_has() -> None:
     gated = charts.curves_chart(points("amvlstm-q", ("attention", "deletion effect", "random")), "amvlstm-q")
     validated(gated)
     assert gated.to_dict()["encoding"]["color"]["scale"]["domain"] == ["attention", "deletion effect", "random"]
+    # Solid and dashed are said in the page's caption: a second legend beside the colours was cut off.
+    assert gated.to_dict()["encoding"]["strokeDash"]["legend"] is None
 
 
 def test_strips_side_by_side_share_one_colour_scale() -> None:

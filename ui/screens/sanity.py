@@ -61,7 +61,8 @@ def _example() -> None:
     st.markdown(components.md(check.verdict()))
     components.altair(charts.randomisation_chart(check.long_rows(), "explanation vs the trained model's", name),
                       key="sanity_randomisation_chart")
-    randomised = pd.DataFrame(check.rows())
+    randomised = components.without_undefined_columns(
+        pd.DataFrame(check.rows()), f"Not defined for {name} at any step, so not shown: {{}}.")
     st.dataframe(randomised, hide_index=True, width="stretch", key="sanity_randomisation", placeholder="not defined",
                  column_config=components.fit_headers(randomised, {
                      "score": st.column_config.NumberColumn(format="%+.3f"),
@@ -145,14 +146,15 @@ def _dataset() -> None:
                    icon=":material/warning:")
     else:
         st.markdown(f"**{curves.pairs} pairs** from {components.md(result['name'])}, {side} words.")
+        # Before the charts: the charts' own legend has the colours only (see charts.curves_chart).
+        st.caption("Solid lines: comprehensiveness (higher: the first words carry the score). Dashed lines: "
+                   "sufficiency (lower: the first words alone keep it).")
         names = list(dict.fromkeys(str(p["model"]) for p in curves.points))
         for start in range(0, len(names), 3):
             row = names[start:start + 3]
             for column, name in zip(st.columns(3, gap="medium"), row, strict=False):
                 with column:
                     components.altair(charts.curves_chart(curves.points, name), key=f"sanity_curves_{name}")
-        st.caption("Solid: comprehensiveness (higher: the first words carry the score). Dashed: sufficiency "
-                   "(lower: the first words alone keep it).")
         st.dataframe(pd.DataFrame(curves.aopc), hide_index=True, width="stretch", key="sanity_aopc",
                      height=38 + 35 * len(curves.aopc), column_config={
             "comprehensiveness AOPC": st.column_config.NumberColumn(format="%+.3f", help="Higher is better"),
@@ -169,7 +171,8 @@ def _dataset() -> None:
     st.markdown("**Model randomisation on the file** (each step re-initialises one more layer, from the top; "
                 "each measure is the mean over the questions of the rank correlation with the trained model's "
                 "explanation of the question's first candidate; not defined where the model has no such part)")
-    randomised = pd.DataFrame(result["randomisation"])
+    randomised = components.without_undefined_columns(
+        pd.DataFrame(result["randomisation"]), "Not defined for any of these models, so not shown: {}.")
     # Signed like the example's correlations (a mean just below 0 read "-0.000"), to 3 decimals on a file.
     st.dataframe(components.signed_columns(randomised, list(MEASURES.values()), 3, missing="not defined"),
                  hide_index=True, width="stretch", key="sanity_randomisation_data", placeholder="not defined",

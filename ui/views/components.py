@@ -90,6 +90,17 @@ def fit_headers(frame: pd.DataFrame, config: Mapping[str, Any] | None = None) ->
     return fitted
 
 
+def without_undefined_columns(frame: pd.DataFrame, caption: str = "not defined here: {}.") -> pd.DataFrame:
+    """`frame` without the columns that are missing in every row, named in a caption instead (`caption` with
+    `{}` for their names): a column of "not defined" cells took a table's width and pushed its last, defined
+    columns out of sight (Sanity's attention columns for a model without attention)."""
+    empty = [column for column in frame.columns if frame[column].isna().all()]
+    if empty and len(frame):
+        st.caption(caption.format(", ".join(empty)))
+        return frame.drop(columns=empty)
+    return frame
+
+
 def signed_columns(frame: pd.DataFrame, columns: Sequence[str], digits: int = 4, missing: str = "") -> Any:
     """`frame` to draw with `columns` shown signed to `digits` decimals, a value that rounds to zero as +0.0000,
     never -0.0000 (`glossary.signed`; a -0.00001 is no push down), a missing one as `missing` (the table's
