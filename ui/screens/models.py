@@ -226,10 +226,16 @@ def paper_table_view(path: Path, key: str) -> None:
                "paper compares settings, its paired test against its row's Original. Written by `python -m matching "
                "paper-tables` from the cards and one reading of the test split; never typed in.")
     frame = table.frame()
+    # MAP and its comparison first, beside the row's name (pinned): they are what the caption and the verdicts
+    # below speak of, and in the paper's column order they were the last ones, out of sight even at 1440 px.
+    first = [c for c in ("row", "setting", "model", "paper MAP", "ours MAP", SEEDS_COLUMN, "vs Original: ΔMAP",
+                         "vs Original: p") if c in frame.columns]
+    config: dict[str, object] = {c: st.column_config.NumberColumn(c, format="%.4f") for c in frame.columns
+                                 if c.startswith(("paper ", "ours ")) and c != SEEDS_COLUMN}
+    config["row"] = st.column_config.TextColumn("row", pinned=True)
     # Every row in view: ours stand at the bottom of a paper's table, below the ten rows a frame shows by default.
     st.dataframe(frame, hide_index=True, width="stretch", height="content", key=f"{key}_table", placeholder="-",
-                 column_config={c: st.column_config.NumberColumn(c, format="%.4f") for c in frame.columns
-                                if c.startswith(("paper ", "ours ")) and c != SEEDS_COLUMN})
+                 column_order=first + [c for c in frame.columns if c not in first], column_config=config)
     if table.verdicts:
         st.markdown("**Does omega on the question, (Q), beat the Original here?**")
         for line in table.verdicts:

@@ -217,10 +217,16 @@ def _selected(key: str) -> None:
 def _full_table(ranking: Ranking, frame: pd.DataFrame, config: dict[str, object], order: list[str]) -> None:
     # The caption takes the width and the toggle its own line: beside the caption, in a column, its label
     # was cut to "Sho..." at a width of 1024 pixels.
+    systems = [*ranking.models, *ranking.baselines]
+    # A window of 1280 px shows about five systems' ranks beside the candidates, fewer with scores; the rest
+    # scroll, with no scroll bar in sight until the pointer is on the table.
+    wide = len(systems) >= 6 or (ss.get("rank_scores") and len(systems) > 3)
     st.caption("Ranks per system (rank 1 is best, bold green; equal scores share the best rank of their tie, as "
                "word overlap gives every candidate with no shared word one rank). Spread: how far the models' ranks "
                "for a candidate lie apart; pale amber at 1, amber on the ranks too at 2 or more. Tick the box at a "
-               "row's left to explain that candidate on the other pages.")
+               "row's left to explain that candidate on the other pages."
+               + (f" :material/swap_horiz: In a narrow window the table scrolls sideways to its last systems (up to "
+                  f"{systems[-1]})." if wide else ""))
     st.toggle("Show scores", key="rank_scores", help="Add each system's score next to its rank.")
     # One table widget per input: a new input starts from the shared pick, never from a stale selection.
     table_key = f"rank_table_{request.digest}"
