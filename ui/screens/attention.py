@@ -14,7 +14,7 @@ st.title(":material/visibility: Attention")
 st.caption("Some models weigh every word: an attention gate (omega) reweights each word vector before the model "
            "reads it; a co-attention weighs each word by how it matches the other text. "
            "Bars show each word's weight; the dashed line is the uniform weight 1/n (a word above it counts "
-           "more than average). The same weights shade the original text. Beside them: what deleting each word does "
+           "more than average). The same weights shade the original text. Below them: what deleting each word does "
            "to the score (scored from scratch), and the rank correlation between the two. Hover for exact values.")
 
 def _agreement_text(rho: float | None) -> str:

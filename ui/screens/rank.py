@@ -177,8 +177,8 @@ def _table(ranking: Ranking, scores: bool) -> tuple[pd.DataFrame, dict[str, obje
             # still shows its ranks (right-aligned, they were cut first and the column looked empty).
             alignment="center")
         if scores:
-            order.append(score_column(name))
-            config[score_column(name)] = st.column_config.NumberColumn(score_column(name), format="%.3f")
+            order.append(score_column(name))  # signed below, as every other page shows a score
+            config[score_column(name)] = st.column_config.NumberColumn(score_column(name), format="%+.3f")
     return frame, components.fit_headers(frame[order], config), order
 
 
