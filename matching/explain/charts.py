@@ -210,7 +210,7 @@ def curves_chart(points: Sequence[Mapping[str, Any]], model: str) -> alt.Chart:
                         legend=alt.Legend(orient="bottom", columns=1, labelLimit=0),
                         scale=alt.Scale(domain=orders, range=[colours[order] for order in orders])),
         # No legend for the dashes: beside the colours' it was cut ("compr...") in a third of the page and drew
-        # dots, not dashes; the page's caption under the charts says solid and dashed, as the tooltip does.
+        # dots, not dashes; the page's caption above the charts says solid and dashed, as the tooltip does.
         strokeDash=alt.StrokeDash("measure:N", title=None, legend=None,
                                   scale=alt.Scale(domain=["comprehensiveness", "sufficiency"],
                                                   range=[[1, 0], [5, 4]])),
