@@ -154,7 +154,7 @@ else:
     frame, columns = evaluation.question_table(lists, shown, disagree, low, int(threshold))
     model_names = evaluation.models
     # Each model's column under the model's name alone: "Per model" above says what they hold, and with the
-    # long "mvlstm-em-kw-all 1st correct" headers the last model and "disagree" were out of sight at 1280 px.
+    # long "mvlstm-em-kw-all 1st correct" headers the last model and "disagree" were out of sight at 1280 pixels.
     config = {c: st.column_config.NumberColumn(c.removesuffix(" first correct"), format="%d",
                                                help="Rank of the best-placed correct answer (1 = top)")
               for c in columns if c.endswith(" first correct")}

@@ -227,7 +227,7 @@ def paper_table_view(path: Path, key: str) -> None:
                "paper-tables` from the cards and one reading of the test split; never typed in.")
     frame = table.frame()
     # MAP and its comparison first, beside the row's name (pinned): they are what the caption and the verdicts
-    # below speak of, and in the paper's column order they were the last ones, out of sight even at 1440 px.
+    # below speak of, and in the paper's column order they were the last ones, out of sight even at 1440 pixels.
     first = [c for c in ("row", "setting", "model", "paper MAP", "ours MAP", SEEDS_COLUMN, "vs Original: ΔMAP",
                          "vs Original: p") if c in frame.columns]
     config: dict[str, object] = {c: st.column_config.NumberColumn(c, format="%.4f") for c in frame.columns

@@ -26,7 +26,7 @@ components.glossary(["k-max pooling", "pooled cells", "interaction matrix", "MLP
                     key="pooled_glossary")
 
 COLUMNS = {
-    # 106 px: "exact match #10" whole, and share and value still in sight with two models side by side at 1280 px.
+    # 106 px: "exact match #10" whole, and share and value still in sight with two models side by side at 1280 pixels.
     "cell": st.column_config.TextColumn("cell", width=106,
                                         help="The matrix (or convolution filter) and the pooling rank: cosine #1 is "
                                              "the largest cell of the cosine matrix. "
@@ -37,7 +37,7 @@ COLUMNS = {
                                                   width=48),  # at most two digits: room for the columns after it
     "question": st.column_config.TextColumn("question", help="Question word (its position)"),
     "answer": st.column_config.TextColumn("answer", help="Answer word (its position)"),
-    # Share and value are a few characters: narrow, so that two models side by side show every column at 1280 px.
+    # Share and value are a few characters: narrow, so that two models side by side show every column at 1280 pixels.
     "value": st.column_config.NumberColumn("value", format="%.3f", width=56),
     "share %": st.column_config.NumberColumn("share", format="%+.1f%%", width=56,
                                              help="Signed share of the score: contribution / sum of |contributions|"),
