@@ -64,3 +64,18 @@ def test_a_matrix_without_negative_values_is_shaded_from_white() -> None:
     assert heat.zmin == 0 and heat.zmax == 1 and heat.colorscale[0][1] in ("rgb(255,245,240)", "#fff5f0")
     signed = interaction_heatmap(exact - 0.5, question, answer, [], "cosine").data[0]
     assert heat.colorscale != signed.colorscale and signed.zmid == 0
+
+
+def test_pooled_cells_that_hold_zero_are_said(make_matcher) -> None:  # type: ignore[no-untyped-def]
+    """An exact-match matrix with fewer matches than k: pooling keeps zeros, listed with words that do not match."""
+    from matching.evaluation.tables import zero_cells_text
+
+    matcher = make_matcher(seed=1, exact_match="binary")
+    explanation = matcher.explain("who wrote hamlet ?", ["shakespeare wrote the play hamlet ."])[0]
+    zeros = [c for c in explanation.pooled_cells if not c.filler and c.window is None and c.value == 0.0]
+    text = zero_cells_text(explanation)
+    assert zeros, "the tiny exact-match matrix has fewer matches than k"
+    assert text is not None and text.startswith(f"{len(zeros)} pooled cell") and "exact match" in text
+    assert all(c.contribution == 0.0 for c in zeros)  # what the text says: they add nothing
+    plain = make_matcher(seed=1).explain("who wrote hamlet ?", ["shakespeare wrote the play hamlet ."])[0]
+    assert (zero_cells_text(plain) is None) == (not [c for c in plain.pooled_cells if c.value == 0.0 and not c.filler])

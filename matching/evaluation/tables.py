@@ -57,6 +57,20 @@ def pooling_text(explanation: Explanation) -> str:
     return f"k-max pooling: the {k} largest cells of {each} ({', '.join(matrices)})."
 
 
+def zero_cells_text(explanation: Explanation) -> str | None:
+    """Said where k-max pooling kept cells that hold exactly 0 (an exact-match matrix with fewer matches than
+    k): such a cell is listed with its two words, as the model pooled it, but the words are no match and the
+    cell adds nothing (contribution = gradient x 0). None where there is no such cell."""
+    zeros = [cell for cell in explanation.pooled_cells
+             if not cell.filler and cell.window is None and cell.value == 0.0]
+    if not zeros:
+        return None
+    matrices = ", ".join(dict.fromkeys(cell.matrix for cell in zeros))
+    return (f"{len(zeros)} pooled cell{'' if len(zeros) == 1 else 's'} hold 0 ({matrices}): the matrix has fewer "
+            "non-zero cells than k, so pooling kept zeros by their position. Their words are no match, and they "
+            "add nothing to the score.")
+
+
 def strongest(rows: list[dict[str, Any]], limit: int = MAX_CELL_ROWS) -> list[dict[str, Any]]:
     """All rows when they are few, else the `limit` with the largest |contribution|, in slot order."""
     if len(rows) <= limit:

@@ -7,7 +7,7 @@ import json
 import pandas as pd
 import streamlit as st
 
-from matching.evaluation.tables import cell_rows, pooling_text, shared_cells, strongest
+from matching.evaluation.tables import cell_rows, pooling_text, shared_cells, strongest, zero_cells_text
 from matching.explain import charts, glossary
 from matching.models.parts import Part
 from ui.views import common, components, state
@@ -65,6 +65,7 @@ if found is not None:
                 rows = strongest(every_row)
                 st.subheader(name, divider="blue")
                 st.caption(pooling_text(explanation))
+                zeros = zero_cells_text(explanation)
                 bias = explanation.bias_contribution
                 keywords = (f" + keywords {explanation.keyword_score:+.4f}" if explanation.keyword_terms else "")
                 st.metric("score", f"{explanation.score:+.4f}",
@@ -72,6 +73,8 @@ if found is not None:
                                + glossary.help_for("contribution", "gradient x value", "bias"))
                 st.caption(f"{glossary.rank_of(int(ranking.models[name].ranks[pick]), len(ranking.candidates))} · "
                            f"cells {total:+.4f}{keywords} + bias {explanation.bias_contribution:+.4f}")
+                if zeros:
+                    st.caption(f":material/info: {zeros}")
                 if len(rows) < len(every_row):
                     st.caption(f"{len(every_row)} pooled values; the {len(rows)} with the largest |contribution| "
                                "are listed (the sums above include them all; the table scrolls).")
