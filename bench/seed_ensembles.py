@@ -28,7 +28,6 @@ import torch
 from matching.evaluation.dataset import mean_over_answerable, model_scores, system_results  # noqa: E402
 from matching.evaluation.studies import keyword_study  # noqa: E402
 from matching.explain.matcher import Matcher  # noqa: E402
-from matching.models.params import params_to_dict  # noqa: E402
 from matching.text.data import read_toks_folder  # noqa: E402
 from matching.text.embeddings import WordVectors, load_glove  # noqa: E402
 from matching.text.tokenized import TokenizedList, tokenize_lists  # noqa: E402
@@ -45,7 +44,7 @@ def mean_of_weights(folders: list[Path], models: list[Matcher], vectors: WordVec
     """One model whose every weight is the mean of the seeds' (the first seed's model, its weights replaced);
     None where the seeds differ in architecture. The seeds of one setting trained on one data set share the
     tables fitted to it (the IDF of the training answers), so those come out as they were."""
-    if len({repr(sorted(params_to_dict(model.params).items())) for model in models}) > 1:
+    if any(model.params != models[0].params for model in models[1:]):
         return None
     soup = load_checkpoint(folders[0], vectors)  # a fresh copy: the first seed's own model stays as it is
     soup.model.load_state_dict(average_states([model.model.state_dict() for model in models]))

@@ -135,15 +135,14 @@ def _summary() -> None:
                       for name, top in ranking.top_answers().items())
     if tops:
         st.markdown(f"**Top answer by model:** {components.md(tops)}")
-    disagree = ranking.disagree_on_top()
+    disagree = ":material/call_split: **The models disagree on the top answer.**" if ranking.disagree_on_top() else ""
     if presenting:  # on a projector the point, not the timing and the input id
         if disagree:
-            st.caption(":material/call_split: **The models disagree on the top answer.**")
+            st.caption(disagree)
         return
-    st.caption((":material/call_split: **The models disagree on the top answer.** " if disagree else "")
-               + f":material/timer: Ranked {count} candidate(s) with {len(ranking.models)} model(s) in "
-               f"{current.seconds * 1000:.0f} ms · input {request.digest}", help="The model time for this input "
-               "(cached afterwards). The input id changes with every edit.")
+    st.caption(f"{disagree} :material/timer: Ranked {count} candidate(s) with {len(ranking.models)} model(s) in "
+               f"{current.seconds * 1000:.0f} ms · input {request.digest}".lstrip(), help="The model time for this "
+               "input (cached afterwards). The input id changes with every edit.")
 
 
 if not presenting:  # on a projector the table comes first

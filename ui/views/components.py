@@ -104,9 +104,9 @@ def without_undefined_columns(frame: pd.DataFrame, caption: str = "not defined h
 def signed_columns(frame: pd.DataFrame, columns: Sequence[str], digits: int = 4, missing: str = "") -> Any:
     """`frame` to draw with `columns` shown signed to `digits` decimals, a value that rounds to zero as +0.0000,
     never -0.0000 (`glossary.signed`; a -0.00001 is no push down), a missing one as `missing` (the table's
-    placeholder does not reach a cell the style draws). Only what is
-    drawn changes: the data, and so every exact sum over it, stays as it was (rounded data missed a gap by 0.0002
-    over 40 rows). Give these columns no `format` in their column config: the config's format draws the data."""
+    placeholder does not reach a cell the style draws). Only what is drawn changes: the data, and so every exact
+    sum over it, stays as it was (rounded data missed a gap by 0.0002 over 40 rows). Give these columns no
+    `format` in their column config: the config's format draws the data."""
     def cell(value: object) -> str:
         return missing if value is None or pd.isna(value) else terms.signed(float(value), digits)  # type: ignore[arg-type]
 
