@@ -108,7 +108,7 @@ VARIANTS: dict[str, dict[str, object]] = {
     "cosine-exact-keywords": {"family": "mvlstm", "exact_match": "idf", "idf_words": 3, "keywords": True,
                               "keyword_words": 3},
     "pyramid-keywords": {"family": "matchpyramid", "keywords": True, "keyword_words": 3},
-    "mcan-keywords": {"family": "mcan", "keywords": True, "keyword_words": 3},
+    "mcan-keywords": {"family": "mcan", "keywords": True, "keyword_words": 3, "exact_match": True},
     "cdssm": {"family": "cdssm"},
     "cdssm-question": {"family": "cdssm", "attention": "question"},
     "cdssm-both-keywords": {"family": "cdssm", "attention": "both", "keywords": True, "keyword_words": 3},

@@ -14,7 +14,7 @@ from matching.explain.attribution import integrated_gradients
 from matching.models.base import SCORE_BIAS, SCORE_TERMS
 from matching.models.blocks import CastCompressions, make_compression, softmax_over
 from matching.models.blocks.compression import FactorizationMachine
-from matching.models.mcan import CASTS, CHANNEL_NAMES, COMPARISONS, meanmax
+from matching.models.mcan import CASTS, CHANNEL_NAMES, COMPARISONS, EXACT_MATCH, meanmax
 from matching.models.params import MCANParams, ParamsError
 from matching.models.parts import Part
 from matching.text.tokens import tokenize
@@ -151,3 +151,34 @@ def test_the_casts_compressed_together_are_each_functions_own(kind: str) -> None
     one_by_one = torch.stack([compressions[c * 3 + k](z) for c in range(4) for k, z in enumerate(
         (bars[c] * words, bars[c] - words, torch.cat([bars[c], words], dim=-1)))], dim=-1)
     torch.testing.assert_close(together, one_by_one, atol=1e-5, rtol=1e-5)
+
+
+def test_the_exact_match_flag_marks_the_words_the_other_text_holds(make_matcher: MatcherFactory,
+                                                                   tmp_path: Path) -> None:
+    """A 13th feature per word beside the 12 casts: 1 where the word's lookup key is in the other text. It is
+    in the trace the score came from, it changes the score, and it survives the checkpoint."""
+    matcher = make_matcher(family="mcan", seed=4, exact_match=True, name="mcan-em-tiny")
+    explanations = matcher.explain(QUESTION, CANDIDATES)
+    for explanation in explanations:
+        channels = explanation.channels
+        assert channels is not None and channels.names == (*CHANNEL_NAMES, EXACT_MATCH)
+        question_words = [t.key for t in explanation.seen_question_tokens]
+        answer_words = [t.key for t in explanation.seen_answer_tokens]
+        np.testing.assert_array_equal(channels.question[:, -1], [w in answer_words for w in question_words])
+        np.testing.assert_array_equal(channels.answer[:, -1], [w in question_words for w in answer_words])
+    assert explanations[2].channels is not None and not explanations[2].channels.question[:, -1].any()  # "dogs bark"
+    scores = matcher.score_tokens([tokenize(QUESTION)] * 3, [tokenize(c) for c in CANDIDATES])
+    np.testing.assert_allclose([e.score for e in explanations], scores, atol=1e-5)
+    # The flag feeds the LSTM: with its input weights zeroed the scores change.
+    lstm = matcher.model.encoder
+    with torch.no_grad():
+        saved = lstm.weight_ih_l0[:, -1].clone()
+        lstm.weight_ih_l0[:, -1] = 0
+        without = matcher.score_tokens([tokenize(QUESTION)] * 3, [tokenize(c) for c in CANDIDATES])
+        lstm.weight_ih_l0[:, -1] = saved
+    assert np.abs(np.asarray(without[:2]) - np.asarray(scores[:2])).max() > 1e-4
+    np.testing.assert_allclose(without[2], scores[2], atol=1e-6)  # no word shared: the flag is 0 throughout
+    save_checkpoint(matcher, tmp_path / "model", {})
+    loaded = load_checkpoint(tmp_path / "model", matcher.vectors)
+    assert isinstance(loaded.params, MCANParams) and loaded.params.exact_match
+    np.testing.assert_allclose([e.score for e in loaded.explain(QUESTION, CANDIDATES)], scores, atol=1e-6)

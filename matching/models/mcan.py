@@ -68,6 +68,8 @@ CASTS = ("alignment", "max", "mean", "intra")
 COMPARISONS = ("product", "difference", "concatenation")
 """How each cast compares x_bar with x: x_bar * x, x_bar - x, [x_bar; x] (the paper's f1, f2, f3 order)."""
 CHANNEL_NAMES = tuple(f"{cast}, {comparison}" for cast in CASTS for comparison in COMPARISONS)
+EXACT_MATCH = "exact match"
+"""The channel `exact_match` adds after the 12 casts: 1 where the word's lookup key is in the other text."""
 AFFINITY = "affinity"
 ALIGN_QUESTION = "alignment: question word → answer"
 ALIGN_ANSWER = "alignment: answer word → question"
@@ -136,10 +138,15 @@ class MCAN(MatchingModel):
         self.intra_affinity = nn.Linear(size, params.affinity_size)
         # One compression per (cast, comparison): the paper shares no parameters across casts.
         self.compress = CastCompressions(params.compression, size, len(CASTS), params.fm_factors)
-        self.encoder = nn.LSTM(size + len(CHANNEL_NAMES), params.hidden_size, batch_first=True)
+        self.encoder = nn.LSTM(size + len(self.channel_names(params)), params.hidden_size, batch_first=True)
         self.prediction = nn.ModuleList([Highway(8 * params.hidden_size, params.highway_size),
                                          Highway(params.highway_size, params.highway_size)])
         self.head = nn.Linear(params.highway_size, 1)
+
+    @staticmethod
+    def channel_names(params: MCANParams) -> tuple[str, ...]:
+        """The features glued onto each word: the 12 casts, then the exact-match flag where there is one."""
+        return CHANNEL_NAMES + ((EXACT_MATCH,) if params.exact_match else ())
 
     def casts(self, words: torch.Tensor, attended: list[torch.Tensor]) -> torch.Tensor:
         """(B, L, 12): each cast's attended vectors x_bar compared with the words x (x_bar * x, x_bar - x,
@@ -192,6 +199,13 @@ class MCAN(MatchingModel):
                                           questions["intra"]])
         a_features = self.casts(a_words, [a_align.transpose(1, 2) @ q_words, summary(a_max, a_words),
                                           summary(a_mean, a_words), answers["intra"]])
+        if self.params.exact_match:
+            if batch.question_ids is None or batch.answer_ids is None:
+                raise ValueError("the exact-match flag needs the lookup-key ids of both texts")
+            # Padding ids differ per side and from every real id, so a padded position is never a match.
+            same = batch.question_ids[:, :, None] == batch.answer_ids[:, None, :]
+            q_features = torch.cat([q_features, same.any(2, keepdim=True).to(q_features.dtype)], dim=-1)
+            a_features = torch.cat([a_features, same.any(1)[..., None].to(a_features.dtype)], dim=-1)
         q_states, q_vector = self.encode(q_words, q_features, q_mask)
         a_states, a_vector = self.encode(a_words, a_features, a_mask)
         pair = self.dropout(torch.cat([q_vector, a_vector, q_vector * a_vector, q_vector - a_vector], dim=-1))
@@ -208,7 +222,7 @@ class MCAN(MatchingModel):
             matrices=Matrices((AFFINITY,), affinity[:, None], shown={ALIGN_QUESTION: q_align, ALIGN_ANSWER: a_align},
                               products={AFFINITY: Product(q_f * real[0], a_f * real[1], cosine=False)}),
             weights={MAX_WEIGHTS: WordWeights(q_max, a_max), MEAN_WEIGHTS: WordWeights(q_mean, a_mean)},
-            channels=Channels(CHANNEL_NAMES, q_features * real[0], a_features * real[1]),
+            channels=Channels(self.channel_names(self.params), q_features * real[0], a_features * real[1]),
             vectors={**dict(zip(PAIR_VECTORS, (q_vector, a_vector, first, second), strict=True)),
                      SCORE_TERMS: second * self.head.weight[0], SCORE_BIAS: self.head.bias.expand(len(score), 1)})
 
@@ -232,6 +246,9 @@ class MCAN(MatchingModel):
                f"{training.get('weight_decay')} (paper: Adam 3e-4, L2 1e-6)",
                "every softmax and pooling reads real words only (padding takes no attention and enters no pool)",
                "each compression function is shared by the question and the answer of its cast"]
+        if params.get("exact_match"):
+            out.append("MatchLens addition: an exact-match flag glued onto each word beside the 12 cast features (1 "
+                       "where the word is also in the other text, as Severyn and Moschitti's CNN gives each word)")
         if params.get("dropout"):
             out.append(f"dropout {params['dropout']} on the projected words, the LSTM input and the prediction "
                        "layers (paper: 0.2 on all layers but the embedding)")
@@ -253,11 +270,12 @@ class MCAN(MatchingModel):
             f"highway projection to {params.projection_size}",
             f"affinity s_ij = F(q_i)^T F(a_j), F a ReLU layer of {params.affinity_size}",
             "4 casts (alignment, max-pooled and mean-pooled co-attention, intra-attention) x 3 comparisons "
-            f"(product, difference, concatenation), each compressed to 1 scalar by {compression} (12 per word)",
-            f"shared LSTM of {params.hidden_size} over [word; 12 features]",
+            f"(product, difference, concatenation), each compressed to 1 scalar by {compression} (12 per word)"
+            + (", and an exact-match flag (1 where the word is also in the other text)" if params.exact_match else ""),
+            f"shared LSTM of {params.hidden_size} over [word; {len(cls.channel_names(params))} features]",
             f"MeanMax pooling ({2 * params.hidden_size} per text)",
             f"two highway layers of {params.highway_size} over [h_q; h_a; h_q * h_a; h_q - h_a]",
             "linear score"])
 
 
-__all__ = ["CASTS", "CHANNEL_NAMES", "COMPARISONS", "MCAN"]
+__all__ = ["CASTS", "CHANNEL_NAMES", "COMPARISONS", "EXACT_MATCH", "MCAN"]

@@ -269,6 +269,11 @@ class MCANParams(ModelParams):
     """The LSTM's hidden size; MeanMax pooling gives 2 x this per text."""
     highway_size: int = 50
     """The two highway layers over [h_q; h_a; h_q * h_a; h_q - h_a]."""
+    exact_match: bool = False
+    """MatchLens addition: a 13th feature glued onto each word beside the 12 casts, 1 where its lookup key is
+    also in the other text (the word-overlap feature Severyn and Moschitti's answer-selection CNN gives each
+    word). The casts compare projected vectors, so a name or a number the vectors do not know, or know
+    vaguely, matches itself only as well as any similar word; this says it is the same word."""
 
     def validate(self) -> None:
         super().validate()
