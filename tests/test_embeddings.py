@@ -99,3 +99,31 @@ def test_ids_of_codes_equal_key_ids_and_grow_with_new_keys(vectors: WordVectors)
     assert fresh.ids_of_codes(later_codes).tolist() == vectors.key_ids(later).tolist()
     assert len(fresh._id_of_code) == len(KEY_CODES)
     assert fresh.ids_of_codes(np.zeros(0, dtype=np.int64)).shape == (0,)
+
+
+def test_an_unknown_number_or_date_carries_its_kind_in_its_id(vectors: WordVectors) -> None:
+    """'29,029' is no GloVe word, so no table of the vectors' words can say it is a number: its id does.
+    Without the kind the id is the one the word had before (the IDF tables of earlier checkpoints use it)."""
+    import zlib
+
+    import torch
+
+    from matching.models.batching import PAD_ID
+    from matching.text.embeddings import key_id, plain_ids, unknown_kinds
+    from matching.text.tokens import DATE, NUMBER
+
+    keys = ["29,029", "1776s", "zzqxjvtk", "paris", "1945"]
+    assert not vectors.is_known("29,029") and not vectors.is_known("1776s") and vectors.is_known("1945")
+    ids = torch.from_numpy(vectors.key_ids(keys))
+    assert unknown_kinds(ids).tolist() == [NUMBER, DATE, 0, 0, 0]  # a known year's kind is in the keyword table
+    before = [-1 - zlib.crc32(k.encode("utf-8")) for k in keys[:3]]
+    assert plain_ids(ids).tolist() == [*before, vectors.row_of["paris"], vectors.row_of["1945"]]
+    assert ids.tolist() == [key_id(k, vectors.row_of.get(k, -1)) for k in keys]
+    # An IDF table keyed as an earlier checkpoint's (the ids before the kind) reads the tagged ids.
+    from matching.models.blocks.interactions import IdfTable
+
+    table = IdfTable(3)
+    table.fill(torch.tensor(before), torch.tensor([7.0, 8.0, 9.0]), 1.0)
+    assert table(ids[:3]).tolist() == [7.0, 8.0, 9.0] and table(torch.tensor(before)).tolist() == [7.0, 8.0, 9.0]
+    padding = torch.tensor(list(PAD_ID.values()))
+    assert unknown_kinds(padding).tolist() == [0, 0] and bool((padding < ids.min()).all())

@@ -58,11 +58,12 @@ def test_the_model_picker_groups_by_family_and_names_where_omega_sits() -> None:
 
     models = {"z-plain": CDSSMParams(), "a-both": CDSSMParams(attention="both"),
               "c-q": CDSSMParams(attention="question"), "mv": MVLSTMParams(), "mv-kw": MVLSTMParams(keywords=True),
-              "amv-a": AMVLSTMParams(attention="answer")}
-    assert picker_order(models) == ["amv-a", "z-plain", "c-q", "a-both", "mv", "mv-kw"]
+              "amv-a": AMVLSTMParams(attention="answer"), "amv-sparse": AMVLSTMParams(attention_gate="sparsemax")}
+    assert picker_order(models) == ["amv-sparse", "amv-a", "z-plain", "c-q", "a-both", "mv", "mv-kw"]
     assert model_label("c-q", models["c-q"]) == "c-q · C-DSSM, ω on the question"
     assert model_label("a-both", models["a-both"]) == "a-both · C-DSSM, ω on both"
     assert model_label("mv-kw", models["mv-kw"]) == "mv-kw · MV-LSTM, + keywords"
+    assert model_label("amv-sparse", models["amv-sparse"]) == "amv-sparse · aMV-LSTM, ω on the question (sparsemax)"
 
 
 @pytest.mark.parametrize(("value", "digits", "text"), [(-3e-6, 4, "+0.0000"), (-0.0, 3, "+0.000"),

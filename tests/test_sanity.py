@@ -175,3 +175,8 @@ def test_the_verdict_speaks_of_the_scores_apart_from_the_explanation() -> None:
     assert "candidate scores" not in scores_gone.verdict()
     attention_kept = RandomisationCheck("m", 0, 0, (trained, stage(1, 0.2, 0.7)))
     assert "question attention still have a rank correlation of +0.70" in attention_kept.verdict()
+    # The pooled cells kept are a share, said as one (it read 'the pooled cells kept still have a rank correlation').
+    pooled_kept = RandomisationCheck("m", 0, 0, (trained, RandomisationStage(1, "layer 1", 1.0, 0.2, 0.1, 0.1, None,
+                                                                             None, 0.68)))
+    assert "68% of the trained model's pooled cells are still pooled" in pooled_kept.verdict()
+    assert "rank correlation" not in pooled_kept.verdict()

@@ -201,8 +201,11 @@ def model_label(name: str, params: ModelParams) -> str:
     """A model as the picker lists it: its name, its family's title and where omega sits, e.g.
     'amvlstm-q · aMV-LSTM, ω on the question'."""
     sides = OMEGA_SIDES.get(tuple(params.attended_sides), "")
+    # A gate other than the papers' softmax is said: two aMV-LSTMs read alike in the picker otherwise.
+    gate = getattr(params, "attention_gate", "softmax")
+    gate = f" ({gate})" if sides and gate != "softmax" else ""
     keywords = ", + keywords" if params.keywords else ""
-    return f"{name} · {family_of(params).descriptor.title}{', ' + sides if sides else ''}{keywords}"
+    return f"{name} · {family_of(params).descriptor.title}{', ' + sides + gate if sides else ''}{keywords}"
 
 
 def picker_order(models: Mapping[str, ModelParams]) -> list[str]:

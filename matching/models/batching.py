@@ -21,7 +21,7 @@ from matching.text.embeddings import EncodedText, WordVectors
 from matching.text.tokens import Token, token_codes
 
 PAD_ID = {"question": -(2**40), "answer": -(2**41)}
-"""Lookup-key ids on padding: below every real id (>= -2**32), and different per side, so
+"""Lookup-key ids on padding: below every real id (>= -2**34, `embeddings.key_id`), and different per side, so
 padding never matches padding in an exact-match matrix."""
 
 

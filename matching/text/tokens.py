@@ -23,6 +23,22 @@ from dataclasses import dataclass, replace
 # word ("world\u200b"), which would make a known word look unknown.
 ZERO_WIDTH = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff\u00ad"), None)
 
+# Word kinds, as bit flags (a year is a number and a date): what the answer-type keyword features ask
+# and give. Read from the lookup key, so a number the word vectors do not know ('29,029') is one too.
+NUMBER, DATE = 1, 2
+NUMBER_WORD = re.compile(r"^[+-]?\d[\d,.]*%?$|^(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+                         r"twenty|thirty|forty|fifty|hundred|hundreds|thousand|thousands|million|millions|billion|"
+                         r"billions|dozen|dozens|half)$")
+DATE_WORD = re.compile(r"^(1[0-9]|20)\d\d$|^\d{3,4}s$|^(january|february|march|april|may|june|july|august|"
+                       r"september|october|november|december|monday|tuesday|wednesday|thursday|friday|saturday|"
+                       r"sunday|century|centuries)$")
+
+
+def word_kind(key: str) -> int:
+    """The NUMBER and DATE flags of a lookup key (0 for neither)."""
+    return (NUMBER if NUMBER_WORD.match(key) else 0) | (DATE if DATE_WORD.match(key) else 0)
+
+
 MAX_TEXT_CHARS = 20_000
 """Texts longer than this are refused before tokenising (a clear error, not a hang)."""
 

@@ -65,6 +65,9 @@ def _example() -> None:
         pd.DataFrame(check.rows()), f"Not defined for {name} at any step, so not shown: {{}}.")
     st.dataframe(randomised, hide_index=True, width="stretch", key="sanity_randomisation", placeholder="not defined",
                  column_config=components.fit_headers(randomised, {
+                     # The layers are listed in their order, as the chart numbers them: a step column
+                     # pushed 'pooled cells kept' out of sight at 1280 pixels zoomed to 150%.
+                     "step": None,
                      "score": st.column_config.NumberColumn(format="%+.3f"),
                      **{c: RHO for c in ("candidate scores", "question attention", "answer attention",
                                          "interaction matrices", "cell contributions")},

@@ -193,9 +193,12 @@ class RandomisationCheck:
             return "No part of the explanation is defined for this example." + aside
         worst = max(kept, key=lambda kv: abs(kv[1]))
         if abs(worst[1]) >= 0.5:
-            return (f"With every layer random, the {worst[0]} still have a rank correlation of {worst[1]:+.2f} "
-                    "with the trained model's: that part of the explanation reflects the input (the word vectors, "
-                    "the positions) more than the learned weights." + aside)
+            # 'pooled cells kept' is a share of cells, not a correlation: said as what it is.
+            held = (f"{worst[1]:.0%} of the trained model's pooled cells are still pooled"
+                    if worst[0] == MEASURES["pooled_overlap"] else
+                    f"the {worst[0]} still have a rank correlation of {worst[1]:+.2f} with the trained model's")
+            return (f"With every layer random, {held}: that part of the explanation reflects the input (the word "
+                    "vectors, the positions) more than the learned weights." + aside)
         return ("With every layer random, no part of the explanation correlates above 0.5 with the trained "
                 "model's: the explanation depends on the learned weights." + aside)
 

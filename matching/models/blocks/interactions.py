@@ -6,6 +6,7 @@ import torch
 from torch import nn
 
 from matching.models.blocks.masks import COSINE_EPS, find_sorted
+from matching.text.embeddings import plain_ids
 
 
 def unit_rows(x: torch.Tensor) -> torch.Tensor:
@@ -104,6 +105,7 @@ class IdfTable(nn.Module):
 
     @torch.no_grad()
     def fill(self, ids: torch.Tensor, values: torch.Tensor, unseen: float) -> None:
+        ids = plain_ids(ids)  # keyed as earlier checkpoints are: an unknown number's id without its kind
         order = torch.argsort(ids)
         self.ids.copy_(ids[order])
         self.values.copy_(values[order])
@@ -112,7 +114,7 @@ class IdfTable(nn.Module):
     def forward(self, ids: torch.Tensor) -> torch.Tensor:
         if self.ids.numel() == 0:
             return self.unseen.expand(ids.shape).clone()
-        place, found = find_sorted(self.ids, ids)
+        place, found = find_sorted(self.ids, plain_ids(ids))
         return torch.where(found, self.values[place], self.unseen)
 
 

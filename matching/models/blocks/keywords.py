@@ -35,7 +35,6 @@ w_k x_k is exactly what it adds to the score.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
 import torch
@@ -43,6 +42,8 @@ from torch import nn
 
 from matching.models.blocks.interactions import IdfTable
 from matching.models.blocks.masks import length_mask
+from matching.text.embeddings import unknown_kinds
+from matching.text.tokens import DATE, NUMBER, word_kind
 
 KEYWORD_FEATURES = ("word overlap", "IDF-weighted overlap", "BM25")
 ANSWER_TYPE_FEATURES = ("number asked, number given", "date asked, date given")
@@ -52,14 +53,8 @@ ALL_KEYWORD_FEATURES = (*KEYWORD_FEATURES, *ANSWER_TYPE_FEATURES, ECHO_FEATURE)
 BM25_K1 = 1.2
 BM25_B = 0.75
 
-# Word kinds of the answer-type table, as bit flags (a year is a number and a date).
-NUMBER, DATE, QUANTITY, HOW, WHEN, TIME_NOUN, WH = 1, 2, 4, 8, 16, 32, 64
-NUMBER_WORD = re.compile(r"^[+-]?\d[\d,.]*%?$|^(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
-                         r"twenty|thirty|forty|fifty|hundred|hundreds|thousand|thousands|million|millions|billion|"
-                         r"billions|dozen|dozens|half)$")
-DATE_WORD = re.compile(r"^(1[0-9]|20)\d\d$|^\d{3,4}s$|^(january|february|march|april|may|june|july|august|"
-                       r"september|october|november|december|monday|tuesday|wednesday|thursday|friday|saturday|"
-                       r"sunday|century|centuries)$")
+# Word kinds of the answer-type table, as bit flags beside text.tokens' NUMBER (1) and DATE (2).
+QUANTITY, HOW, WHEN, TIME_NOUN, WH = 4, 8, 16, 32, 64
 CUE_WORDS = {QUANTITY: ("many", "much", "long", "old", "far", "tall", "big", "large", "high", "deep", "fast", "wide",
                         "heavy", "often"),
              HOW: ("how",), WHEN: ("when",), TIME_NOUN: ("year", "date"),
@@ -70,7 +65,7 @@ def answer_type_kinds(vocabulary: Iterable[str]) -> dict[str, int]:
     """Each vocabulary word with a kind for the answer-type features, and its flags."""
     kinds: dict[str, int] = {}
     for word in vocabulary:
-        flags = (NUMBER if NUMBER_WORD.match(word) else 0) | (DATE if DATE_WORD.match(word) else 0)
+        flags = word_kind(word)
         if flags:
             kinds[word] = flags
     for flag, words in CUE_WORDS.items():
@@ -117,9 +112,10 @@ class KeywordTerm(nn.Module):
         self.type_flags.copy_(flags[order])
 
     def flags_of(self, ids: torch.Tensor) -> torch.Tensor:
-        """The kind flags of each id (0 for a word with no kind)."""
+        """The kind flags of each id (0 for a word with no kind): from the table for a word the vectors
+        know, from the id itself for one they do not (a number such as '29,029', `embeddings.key_id`)."""
         place = torch.searchsorted(self.type_ids, ids.contiguous()).clamp_max(len(self.type_ids) - 1)
-        return torch.where(self.type_ids[place] == ids, self.type_flags[place], 0)
+        return torch.where(self.type_ids[place] == ids, self.type_flags[place], 0) | unknown_kinds(ids)
 
     def answer_type_features(self, question_ids: torch.Tensor, answer_ids: torch.Tensor, q_mask: torch.Tensor,
                              a_mask: torch.Tensor, shared: torch.Tensor) -> torch.Tensor:

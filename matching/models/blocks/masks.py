@@ -5,6 +5,8 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+from matching.text.embeddings import plain_ids
+
 COSINE_EPS = 1e-8
 
 
@@ -61,10 +63,10 @@ class TunedWords(nn.Module):
 
     @torch.no_grad()
     def fill(self, ids: torch.Tensor) -> None:
-        self.ids.copy_(torch.sort(ids).values)
+        self.ids.copy_(torch.sort(plain_ids(ids)).values)
 
     def forward(self, vectors: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
         if self.ids.numel() == 0:
             return vectors
-        place, tuned = find_sorted(self.ids, ids)  # padding ids are below every real id: never tuned
+        place, tuned = find_sorted(self.ids, plain_ids(ids))  # padding ids are below every real id: never tuned
         return vectors + torch.where(tuned[..., None], self.offsets[place], 0.0)
