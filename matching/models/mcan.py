@@ -43,6 +43,7 @@ from matching.models.blocks import (
     CastCompressions,
     Highway,
     alignment,
+    exact_match_matrix,
     length_mask,
     pooled_coattention,
     self_alignment,
@@ -204,10 +205,11 @@ class MCAN(MatchingModel):
         if self.params.exact_match:
             if batch.question_ids is None or batch.answer_ids is None:
                 raise ValueError("the exact-match flag needs the lookup-key ids of both texts")
+            # The exact-match matrix the MV-LSTMs pool, read per word: 1 where its row (column) has a match.
             # Padding ids differ per side and from every real id, so a padded position is never a match.
-            same = batch.question_ids[:, :, None] == batch.answer_ids[:, None, :]
-            q_features = torch.cat([q_features, same.any(2, keepdim=True).to(q_features.dtype)], dim=-1)
-            a_features = torch.cat([a_features, same.any(1)[..., None].to(a_features.dtype)], dim=-1)
+            matches = exact_match_matrix(batch.question_ids, batch.answer_ids)
+            q_features = torch.cat([q_features, matches.amax(2, keepdim=True)], dim=-1)
+            a_features = torch.cat([a_features, matches.amax(1)[..., None]], dim=-1)
         q_states, q_vector = self.encode(q_words, q_features, q_mask)
         a_states, a_vector = self.encode(a_words, a_features, a_mask)
         pair = self.dropout(torch.cat([q_vector, a_vector, q_vector * a_vector, q_vector - a_vector], dim=-1))
