@@ -349,6 +349,9 @@ def test_mcan_on_every_page(server: str, page: Page) -> None:
     for path, check in pages:
         open_app(page, server, f"{path}?{query}")
         page.locator(check).first.wait_for(timeout=WAIT_MS)
+        # The model's own part may draw after the page's first element (Sanity's checks after its title, under
+        # load seconds later): wait for its name, then read the page; a page that never names it fails here.
+        page.wait_for_function("() => document.body.innerText.includes('mcan')", timeout=WAIT_MS)
         assert page.locator("[data-testid=stException]").count() == 0, path
         body = page.locator("body").inner_text()
         assert "mcan" in body, path

@@ -64,6 +64,12 @@ def test_the_model_picker_groups_by_family_and_names_where_omega_sits() -> None:
     assert model_label("a-both", models["a-both"]) == "a-both · C-DSSM, ω on both"
     assert model_label("mv-kw", models["mv-kw"]) == "mv-kw · MV-LSTM, + keywords"
     assert model_label("amv-sparse", models["amv-sparse"]) == "amv-sparse · aMV-LSTM, ω on the question (sparsemax)"
+    # The training data is said where it is not WikiQA alone: amvlstm-q and amvlstm-q-trecqa read alike otherwise.
+    assert model_label("amv-a", models["amv-a"], "wikiqa") == "amv-a · aMV-LSTM, ω on the answer"
+    assert model_label("amv-a", models["amv-a"], "trecqa-all") == "amv-a · TRAIN-ALL · aMV-LSTM, ω on the answer"
+    assert (model_label("mv-kw", models["mv-kw"], "wikiqa+trecqa-all")
+            == "mv-kw · WikiQA + TRAIN-ALL · MV-LSTM, + keywords")
+    assert model_label("mv", models["mv"], "my-folder") == "mv · my-folder · MV-LSTM"  # a folder of one's own, as named
 
 
 @pytest.mark.parametrize(("value", "digits", "text"), [(-3e-6, 4, "+0.0000"), (-0.0, 3, "+0.000"),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -98,24 +99,30 @@ def test_answer_type_kinds_read_the_vocabulary() -> None:
     assert kinds["many"] == QUANTITY and kinds["how"] == HOW | WH and kinds["when"] == WHEN | WH
 
 
-def test_answer_type_features_ask_and_give(vectors: object, tmp_path: Path) -> None:
-    from matching.explain.matcher import Matcher
+def answer_type_matcher(vectors: object, weights: tuple[float, ...] = (0.5, 0.5, 0.1, 2.0, 3.0)) -> Matcher:
+    """A tiny MV-LSTM with the five keyword features of the answer-type models, weighted `weights`."""
     from matching.models.base import build_model, fit_to_corpus
-    from matching.models.blocks.keywords import ALL_KEYWORD_FEATURES, ANSWER_TYPE_FEATURES
 
     tokens, _ = tokenize_lists(toy_lists(0, 6))
     corpus = Corpus.of((c for t in tokens for c in t.candidates), vectors)  # type: ignore[arg-type]
-    with pytest.raises(ParamsError, match="needs keywords"):
-        MVLSTMParams(keyword_answer_types=True).validate()
     params = sized_for_corpus(MVLSTMParams(hidden_size=4, k=2, mlp_hidden=4, keywords=True,
                                            keyword_answer_types=True), corpus)
-    assert params.answer_type_words > 20_000  # GloVe's number and date words
     torch.manual_seed(0)
     model = build_model(params)
     fit_to_corpus(model, corpus)
     with torch.no_grad():
-        model.keywords.weights.copy_(torch.tensor([0.5, 0.5, 0.1, 2.0, 3.0]))  # type: ignore[union-attr]
-    matcher = Matcher("types", model, vectors)  # type: ignore[arg-type]
+        model.keywords.weights.copy_(torch.tensor(weights))  # type: ignore[union-attr]
+    return Matcher("types", model, vectors)  # type: ignore[arg-type]
+
+
+def test_answer_type_features_ask_and_give(vectors: object, tmp_path: Path) -> None:
+    from matching.models.blocks.keywords import ALL_KEYWORD_FEATURES, ANSWER_TYPE_FEATURES
+
+    with pytest.raises(ParamsError, match="needs keywords"):
+        MVLSTMParams(keyword_answer_types=True).validate()
+    matcher = answer_type_matcher(vectors)
+    model = matcher.model
+    assert matcher.params.answer_type_words > 20_000  # GloVe's number and date words
 
     def types(question: str, answers: list[str]) -> list[list[float]]:
         found = matcher.explain(question, answers)
@@ -132,11 +139,43 @@ def test_answer_type_features_ask_and_give(vectors: object, tmp_path: Path) -> N
     assert types("how tall is mount everest", ["it is 29,029 feet high", "it is very high"]) == [[1, 0], [0, 0]]
     assert types("when did the war end", ["the war ended in 1945", "the war ended"]) == [[0, 1], [0, 0]]
     assert types("what is the capital of japan", ["tokyo, since 1869"]) == [[0, 0]]  # nothing asked
+    # A quantity noun right before "of" / "in" asks for a number without "how"; elsewhere it asks nothing.
+    people = ["it has 170 million people", "it is a country in africa"]
+    assert types("what is the population of nigeria", people) == [[1, 0], [0, 0]]
+    assert types("which percentage of the body is water", ["about 60 percent"]) == [[1, 0]]
+    assert types("what is the literacy rate in cuba", ["it is 99.8 %"]) == [[1, 0]]
+    assert types("what area code is 949", ["it was split from 714"]) == [[0, 0]]
+    assert types("what is the population", people) == [[0, 0], [0, 0]]
+    assert types("the population of nigeria", people) == [[0, 0], [0, 0]]  # no "what" or "which"
+    model.keywords.quantity_nouns = False  # type: ignore[union-attr]  # the rule of before, as the bench measures it
+    assert types("what is the population of nigeria", people) == [[0, 0], [0, 0]]
+    model.keywords.quantity_nouns = True  # type: ignore[union-attr]
     save_checkpoint(matcher, tmp_path / "types", {})
     loaded = load_checkpoint(tmp_path / "types", vectors)  # type: ignore[arg-type]
-    again = loaded.explain("when did the war end", ["the war ended in 1945"])[0]
-    assert again.score == pytest.approx(matcher.explain("when did the war end", ["the war ended in 1945"])[0].score,
-                                        abs=1e-6)
+    for question, answer in (("when did the war end", "the war ended in 1945"),
+                             ("what is the population of nigeria", people[0])):
+        assert loaded.explain(question, [answer])[0].score == pytest.approx(
+            matcher.explain(question, [answer])[0].score, abs=1e-6)
+
+
+def test_a_checkpoint_saved_before_the_quantity_nouns_reads_them(vectors: object, tmp_path: Path) -> None:
+    """The answer-type table follows the code's word kinds: a checkpoint saved with an older, smaller table
+    (without "population", "of"...) is filled again when it loads, and its params say the new size."""
+    from matching.models.base import answer_type_table
+    from matching.models.blocks.keywords import OF, QUANTITY_NOUN, WHAT
+
+    ids, flags = answer_type_table(vectors)  # type: ignore[arg-type]
+    new_kinds = QUANTITY_NOUN | WHAT | OF
+    before = (flags & ~new_kinds) != 0  # the words with a kind of before ("population" and "of" had none)
+    old = answer_type_matcher(vectors)
+    old.model.keywords.fill_answer_types(ids[before], flags[before] & ~new_kinds)  # type: ignore[union-attr]
+    old.model.params = replace(old.params, answer_type_words=int(before.sum()))
+    question, answers = "what is the population of nigeria", ["it has 170 million people"]
+    assert old.explain(question, answers)[0].keyword_terms["number asked, number given"] == 0.0
+    save_checkpoint(old, tmp_path / "old", {})
+    loaded = load_checkpoint(tmp_path / "old", vectors)  # type: ignore[arg-type]
+    assert loaded.params.answer_type_words == len(ids) > int(before.sum())
+    assert loaded.explain(question, answers)[0].keyword_terms["number asked, number given"] == pytest.approx(2.0)
 
 
 def echo_matcher(vectors: object, at_start: bool) -> Matcher:
@@ -222,3 +261,26 @@ def test_the_echo_firing_count_reads_the_models_own_feature(vectors: object, tmp
     assert right in out and "1 of 3 wrong ones (33.33%)" in out, out
     assert ("right answer set back" in out) == (not at_start), out
     assert torch.equal(matcher.model.keywords.weights, weights)  # type: ignore[union-attr]
+
+
+def test_the_answer_types_bench_measures_the_quantity_noun_rule(vectors: object, tmp_path: Path) -> None:
+    """bench/answer_types.py scores with the rule off and on: only the question it asks a number of changes,
+    and there the right answer (a number, no shared word) moves above a wrong one that repeats the question."""
+    import subprocess
+    import sys
+
+    from conftest import write_toks_folder
+
+    from matching.text.data import RankingList
+
+    save_checkpoint(answer_type_matcher(vectors, (3.0, 0.0, 0.0, 5.0, 0.0)), tmp_path / "types", {})
+    write_toks_folder(tmp_path / "dev", [
+        RankingList("Q1", "what is the population of nigeria",
+                    ("the population of nigeria is large", "it has 170 million people"), (0, 1)),
+        RankingList("Q2", "what is the capital of nigeria", ("abuja is the capital of nigeria", "it is large"),
+                    (1, 0))])
+    printed = subprocess.run([sys.executable, str(Path(__file__).parents[1] / "bench" / "answer_types.py"), "--data",
+                              str(tmp_path / "dev"), "--", str(tmp_path / "types")],
+                             capture_output=True, text=True, check=True, timeout=300).stdout
+    assert "questions changed   1 (1 with a right answer): 0.5000 -> 1.0000 (+0.5000); all 0.7500 -> 1.0000" in printed
+    assert "over the 1 models: mean change +0.5000 on the questions changed, 1 gained, 0 lost" in printed

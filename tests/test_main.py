@@ -131,6 +131,17 @@ def test_sweep_and_report(config_file: Path, toy_data: Path, tmp_path: Path,
     assert refreshed["seed_study"] == card["seed_study"]
     assert refreshed["data"]["test"]["source"] == toy_data.resolve().name  # the test split found to be toy_data's
     assert [t["baseline"] for t in refreshed["significance"]] == list(BASELINES)
+    assert refreshed["metrics"]["dev"] == card["metrics"]["dev"]  # dev figures are kept without --dev
+    main(["refresh", "--pretrained", str(tmp_path / "shipped"), "--data", str(toy_data), "--dev", str(toy_data)])
+    assert "cli-tiny: dev MAP" in capsys.readouterr().out
+    again = json.loads((out / "card.json").read_text(encoding="utf-8"))  # the same model and code: the same figures
+    assert again["metrics"]["dev"]["MAP"] == pytest.approx(card["metrics"]["dev"]["MAP"], abs=1e-9)
+    assert {b: m["MAP"] for b, m in again["baselines"]["dev"].items()} == pytest.approx(
+        {b: m["MAP"] for b, m in card["baselines"]["dev"].items()})
+    write_toks_folder(tmp_path / "elsewhere" / "dev", toy_lists(0, 2))
+    with pytest.raises(SystemExit, match="chosen on another dev split"):
+        main(["refresh", "--pretrained", str(tmp_path / "shipped"), "--data", str(toy_data), "--dev",
+              str(tmp_path / "elsewhere")])
     main(["runs", "--work", str(tmp_path / "runs")])
     runs = capsys.readouterr().out
     row = next(line for line in runs.splitlines() if line.startswith("| cli-tiny |"))

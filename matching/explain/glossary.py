@@ -110,8 +110,9 @@ GENERAL_TERMS: tuple[Term, ...] = (
     Term("keyword term", "Learned weights times keyword features of the pair (word overlap, IDF-weighted overlap, "
          "BM25), added to the learned match: score = learned match + keywords.",
          ("keywords", "keyword features", "IDF-weighted overlap")),
-    Term("answer-type features", "Two more keyword features of some models: the question asks for a number (or "
-         "a date) and the answer gives one it does not repeat.", ("number asked, number given",
+    Term("answer-type features", "Two more keyword features of some models: the question asks for a number (how "
+         "many, what population of...) or a date and the answer gives one it does not repeat.",
+         ("number asked, number given",
                                                                    "date asked, date given")),
     Term("echoes the question", "A keyword feature of some models: 1 where a candidate holds the question's "
          "opening side by side (\"who wrote\"), as a restated question does.", ("echo feature",)),
@@ -197,15 +198,24 @@ OMEGA_SIDES = {(): "", ("question",): "ω on the question", ("answer",): "ω on 
 """How a model's attention gate (omega, ECIR 2019) is named beside it: where it sits."""
 
 
-def model_label(name: str, params: ModelParams) -> str:
-    """A model as the picker lists it: its name, its family's title and where omega sits, e.g.
-    'amvlstm-q · aMV-LSTM, ω on the question'."""
+TRAINED_ON = {"wikiqa+trecqa-all": "WikiQA + TRAIN-ALL", "trecqa-all": "TRAIN-ALL", "wikiqa+trecqa": "WikiQA + TRAIN",
+              "trecqa": "TrecQA TRAIN"}
+"""The training data a model's card names (its data folder, `runs/data/...`), as the picker says it; WikiQA, which most
+models learned from alone, goes unsaid."""
+
+
+def model_label(name: str, params: ModelParams, trained_on: str = "") -> str:
+    """A model as the picker lists it: its name, what it learned from where that is not WikiQA alone, its family's
+    title and where omega sits, e.g. 'amvlstm-q · aMV-LSTM, ω on the question' and 'amvlstm-q-trecqa · TRAIN-ALL ·
+    aMV-LSTM, ω on the question' (`Matcher.trained_on`). The data comes second: the picker cuts a long label short at
+    its right end, and the family is in the name already."""
     sides = OMEGA_SIDES.get(tuple(params.attended_sides), "")
-    # A gate other than the papers' softmax is said: two aMV-LSTMs read alike in the picker otherwise.
+    # A gate other than the papers' softmax is said, and so is the training data: two aMV-LSTMs read alike otherwise.
     gate = getattr(params, "attention_gate", "softmax")
     gate = f" ({gate})" if sides and gate != "softmax" else ""
     keywords = ", + keywords" if params.keywords else ""
-    return f"{name} · {family_of(params).descriptor.title}{', ' + sides + gate if sides else ''}{keywords}"
+    data = f"{TRAINED_ON.get(trained_on, trained_on)} · " if trained_on and trained_on != "wikiqa" else ""
+    return f"{name} · {data}{family_of(params).descriptor.title}{', ' + sides + gate if sides else ''}{keywords}"
 
 
 def picker_order(models: Mapping[str, ModelParams]) -> list[str]:

@@ -64,6 +64,12 @@ class Matcher:
         return self.model.params
 
     @property
+    def trained_on(self) -> str:
+        """The data folder its card says it learned from ("wikiqa", "trecqa-all"...; "" without a card)."""
+        data = self.card.get("data")
+        return str(data.get("source", "")) if isinstance(data, dict) else ""
+
+    @property
     def parts(self) -> frozenset[Part]:
         """The parts this model's explanations carry (`models.parts.Part`)."""
         return trace_parts_of(self.params)

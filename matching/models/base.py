@@ -360,6 +360,17 @@ def answer_type_table(vectors: WordVectors) -> tuple[torch.Tensor, torch.Tensor]
             torch.tensor(list(kinds.values()), dtype=torch.int64))
 
 
+def refresh_answer_types(model: MatchingModel, vectors: WordVectors) -> None:
+    """Fill a loaded model's answer-type table again from the vectors' vocabulary and today's word kinds.
+    The table is no learned weight: it follows the code's rules, so a checkpoint saved before a cue word
+    was added ("population" ... "of", 2026-11-28) reads it too, and its params say the table's new size."""
+    if model.keywords is None or not model.keywords.answer_types:
+        return
+    ids, flags = answer_type_table(vectors)
+    model.keywords.fill_answer_types(ids, flags)
+    model.params = replace(model.params, answer_type_words=len(ids))
+
+
 def fit_to_corpus(model: MatchingModel, corpus: Corpus) -> None:
     """Fill what a model keeps from its training texts: the family's own and the keyword statistics."""
     model.fit_corpus(corpus)

@@ -68,8 +68,9 @@ class ModelParams:
     keyword_words: int = 0
     """How many words the keyword term's IDF table holds (the training answers'; sized from them)."""
     keyword_answer_types: bool = False
-    """With `keywords`: two more features, whether the question asks for a number (how many, how long...)
-    and the answer gives one it does not repeat, and the same for a date (`blocks.keywords`)."""
+    """With `keywords`: two more features, whether the question asks for a number (how many, how long..., what
+    is the population of...) and the answer gives one it does not repeat, and the same for a date
+    (`blocks.keywords`)."""
     keyword_echo: bool = False
     """With `keyword_answer_types`: one more feature, whether the answer holds the question's first wh-word
     and the word after it side by side, as a text restating the question does (`blocks.keywords`)."""

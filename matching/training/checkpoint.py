@@ -20,6 +20,7 @@ import torch
 
 from matching.explain.matcher import Matcher
 from matching.models import build_model, params_from_dict
+from matching.models.base import refresh_answer_types
 from matching.models.params import ParamsError, params_to_dict
 from matching.text.embeddings import WordVectors, load_glove
 
@@ -109,6 +110,7 @@ def load_checkpoint(folder: str | Path, vectors: WordVectors | None = None) -> M
     if bad:
         raise CheckpointError(f"{weights_path}: non-finite values in {bad[:5]}")
     model.load_state_dict(weights)
+    refresh_answer_types(model, vectors)
     card = _read_json(folder / CARD) if (folder / CARD).exists() else {}
     return Matcher(name=str(config.get("name") or folder.name), model=model, vectors=vectors,
                    card=card, path=folder)

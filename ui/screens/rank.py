@@ -85,9 +85,10 @@ def _inputs() -> None:
                      height=150, placeholder="One candidate answer per line (up to 100)",
                      help="Blank lines are skipped. Press Ctrl+Enter (or click outside) to rank.")
     with right:
-        loaded = {name: matcher.params for name, matcher in state.models().items()}
+        models = state.models()
+        loaded = {name: matcher.params for name, matcher in models.items()}
         st.multiselect("Models", glossary.picker_order(loaded), key="rank_models", on_change=_models_changed, wrap=True,
-                       format_func=lambda name: glossary.model_label(name, loaded[name]),
+                       format_func=lambda name: glossary.model_label(name, loaded[name], models[name].trained_on),
                        help="The models to rank with, grouped by family, with where the attention gate ω sits; the "
                             "baselines are always shown.", placeholder="No model chosen: baselines only")
         st.multiselect("Correct answers (optional)", list(range(count)), key="rank_gold", on_change=_gold_changed,

@@ -11,7 +11,9 @@ With answer types (a configuration's choice), two more, as the answer-type featu
 TrecQA systems:
 
 - number asked, number given: the question asks for a quantity ("how" with "many", "much", "long",
-  "old"...) and the answer has a number word it does not share with the question;
+  "old"...; or "what" / "which" with a quantity noun right before "of" or "in": "what is the population of
+  Nigeria", "what percentage of the body is water") and the answer has a number word it does not share
+  with the question;
 - date asked, date given: the question asks "when" (or for a year or date) and the answer has a
   year, month or weekday it does not share with the question.
 
@@ -54,11 +56,19 @@ BM25_K1 = 1.2
 BM25_B = 0.75
 
 # Word kinds of the answer-type table, as bit flags beside text.tokens' NUMBER (1) and DATE (2).
-QUANTITY, HOW, WHEN, TIME_NOUN, WH = 4, 8, 16, 32, 64
+QUANTITY, HOW, WHEN, TIME_NOUN, WH, QUANTITY_NOUN, WHAT, OF = 4, 8, 16, 32, 64, 128, 256, 512
 CUE_WORDS = {QUANTITY: ("many", "much", "long", "old", "far", "tall", "big", "large", "high", "deep", "fast", "wide",
                         "heavy", "often"),
              HOW: ("how",), WHEN: ("when",), TIME_NOUN: ("year", "date"),
-             WH: ("who", "whom", "whose", "what", "which", "when", "where", "why", "how")}
+             WH: ("who", "whom", "whose", "what", "which", "when", "where", "why", "how"),
+             # "What is the population of ...": a quantity asked without "how". The noun must stand right before
+             # "of" or "in", as the quantity of something does; "what area code is 949" and "what division
+             # (weight) did he win" ask for no number.
+             QUANTITY_NOUN: ("population", "height", "length", "distance", "cost", "price", "age", "percentage",
+                             "percent", "temperature", "speed", "weight", "size", "area", "depth", "salary", "amount",
+                             "width", "diameter", "elevation", "altitude", "mass", "volume", "rate", "capacity",
+                             "worth", "budget", "revenue", "attendance", "number"),
+             WHAT: ("what", "which"), OF: ("of", "in")}
 
 
 def answer_type_kinds(vocabulary: Iterable[str]) -> dict[str, int]:
@@ -89,6 +99,9 @@ class KeywordTerm(nn.Module):
         if echo_at_start and not echo:
             raise ValueError("echo_at_start narrows the echo feature: it needs the echo feature")
         self.echo, self.echo_at_start = echo, echo_at_start
+        # The quantity-noun rule of the number feature (since 2026-11-28); `bench/answer_types.py` turns it off to
+        # measure what it changes. Not a parameter: a checkpoint's weights were learned without it or with it alike.
+        self.quantity_nouns = True
         self.names = (*KEYWORD_FEATURES, *(ANSWER_TYPE_FEATURES if self.answer_types else ()),
                       *((ECHO_FEATURE,) if echo else ()))
         # The answer-type table: sorted key ids of the vocabulary words with a kind, and their flags (kept in
@@ -106,10 +119,12 @@ class KeywordTerm(nn.Module):
 
     @torch.no_grad()
     def fill_answer_types(self, ids: torch.Tensor, flags: torch.Tensor) -> None:
-        """The answer-type table: key ids (any order) and their kind flags (`answer_type_kinds`)."""
+        """The answer-type table: key ids (any order) and their kind flags (`answer_type_kinds`), of any size:
+        a checkpoint saved before a cue word was added is filled again with today's table when it loads."""
         order = torch.argsort(ids)
-        self.type_ids.copy_(ids[order])
-        self.type_flags.copy_(flags[order])
+        device = self.type_ids.device
+        self.type_ids = ids[order].to(device)
+        self.type_flags = flags[order].to(device)
 
     def flags_of(self, ids: torch.Tensor) -> torch.Tensor:
         """The kind flags of each id (0 for a word with no kind): from the table for a word the vectors
@@ -127,7 +142,11 @@ class KeywordTerm(nn.Module):
         def has(flags: torch.Tensor, kind: int) -> torch.Tensor:
             return (flags & kind).ne(0).any(-1)
 
+        # "what is the population of ...": a quantity noun right before "of" / "in" (padding has no flags).
+        noun_of = ((asked[:, :-1] & QUANTITY_NOUN).ne(0) & (asked[:, 1:] & OF).ne(0)).any(-1)
         asks_number = has(asked, HOW) & has(asked, QUANTITY)
+        if self.quantity_nouns:
+            asks_number |= has(asked, WHAT) & ~has(asked, HOW) & noun_of
         asks_date = has(asked, WHEN) | has(asked, TIME_NOUN)
         return torch.stack([asks_number & has(given, NUMBER), asks_date & has(given, DATE)], dim=-1).float()
 

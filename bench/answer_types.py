@@ -1,0 +1,82 @@
+"""What the quantity-noun rule of the number feature changes: "what is the population of Nigeria" asks for a number
+as "how many people live in Nigeria" does (`models.blocks.keywords`, since 2026-11-28).
+
+Each model scores each data set twice, with the rule off (the number feature of before: "how" with "many", "much",
+"long"...) and on, with the same weights: the rule changes what the feature says, not what a model learned. Prints per
+model the MAP of both over the questions whose scores the rule changes and over all, and per data set the mean and
+how many models gained. Give the models that did not see the data, e.g. those trained on WikiQA alone on TRAIN-ALL,
+those trained on TRAIN-ALL alone on WikiQA train, and the defaults on both dev sets:
+
+    python bench/answer_types.py --data ../shared/data/trecqa/train-all -- runs/cross/NAME-wikiqa-to-trecqa-*
+    python bench/answer_types.py --data ../shared/data/wikiqa/train -- runs/cross/NAME-trecqa-all-to-wikiqa-*
+    python bench/answer_types.py --data ../shared/data/wikiqa/dev ../shared/data/trecqa/dev -- pretrained/NAME
+
+--data names split folders (a.toks, b.toks...); test splits are read to report, never to choose."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from statistics import fmean
+
+import common  # noqa: F401  (puts the checkout on sys.path)
+import numpy as np
+import torch
+
+from matching.evaluation.dataset import mean_over_answerable, model_scores, system_results  # noqa: E402
+from matching.explain.matcher import Matcher  # noqa: E402
+from matching.text.data import read_toks_folder  # noqa: E402
+from matching.text.embeddings import load_glove  # noqa: E402
+from matching.text.tokenized import TokenizedList, tokenize_lists  # noqa: E402
+from matching.training.checkpoint import load_checkpoint  # noqa: E402
+
+
+def mean_average_precision(scores: list[np.ndarray], lists: list[TokenizedList]) -> float:
+    """MAP over the questions with a right answer, by `evaluate`'s own code."""
+    return mean_over_answerable(system_results(scores, [lst.item.labels for lst in lists]))["MAP"]
+
+
+def scores_with_rule(matcher: Matcher, lists: list[TokenizedList], rule: bool) -> list[np.ndarray]:
+    keywords = matcher.model.keywords
+    assert keywords is not None and keywords.answer_types, f"{matcher.name} has no answer-type features"
+    keywords.quantity_nouns = rule
+    try:
+        return model_scores(matcher, lists)
+    finally:
+        keywords.quantity_nouns = True
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data", nargs="+", required=True, type=Path, help="split folders")
+    parser.add_argument("folders", nargs="+", type=Path, help="model folders with answer-type features")
+    args = parser.parse_args()
+    torch.set_num_threads(1)
+    vectors = load_glove()
+    models = [load_checkpoint(folder, vectors) for folder in args.folders]
+    for data in args.data:
+        lists, _ = tokenize_lists(read_toks_folder(data))
+        print(f"{data} ({len(lists)} questions)")
+        gains = []
+        for folder, matcher in zip(args.folders, models, strict=True):
+            before, after = scores_with_rule(matcher, lists, False), scores_with_rule(matcher, lists, True)
+            changed = [n for n, (b, a) in enumerate(zip(before, after, strict=True)) if not np.array_equal(b, a)]
+            answerable = [n for n in changed if any(lists[n].item.labels)]
+            if answerable:
+                pick = [lists[n] for n in answerable]
+                subset = (mean_average_precision([before[n] for n in answerable], pick),
+                          mean_average_precision([after[n] for n in answerable], pick))
+                gains.append(subset[1] - subset[0])
+                where = f"{subset[0]:.4f} -> {subset[1]:.4f} ({subset[1] - subset[0]:+.4f})"
+            else:
+                where = "none with a right answer"
+            whole = mean_average_precision(before, lists), mean_average_precision(after, lists)
+            print(f"  {str(folder):<62} questions changed {len(changed):>3} ({len(answerable)} with a right answer): "
+                  f"{where}; all {whole[0]:.4f} -> {whole[1]:.4f} ({whole[1] - whole[0]:+.4f})")
+        if gains:
+            print(f"  over the {len(gains)} models: mean change {fmean(gains):+.4f} on the questions changed, "
+                  f"{sum(g > 0 for g in gains)} gained, {sum(g < 0 for g in gains)} lost")
+
+
+if __name__ == "__main__":
+    main()
