@@ -175,6 +175,9 @@ def test_a_checkpoint_saved_before_the_quantity_nouns_reads_them(vectors: object
     save_checkpoint(old, tmp_path / "old", {})
     loaded = load_checkpoint(tmp_path / "old", vectors)  # type: ignore[arg-type]
     assert loaded.params.answer_type_words == len(ids) > int(before.sum())
+    # ... the very table a model trained today has (the checkpoint's number and date words, today's cue words).
+    assert torch.equal(loaded.model.keywords.type_ids, ids.sort().values)  # type: ignore[union-attr]
+    assert torch.equal(loaded.model.keywords.type_flags, flags[ids.argsort()])  # type: ignore[union-attr]
     assert loaded.explain(question, answers)[0].keyword_terms["number asked, number given"] == pytest.approx(2.0)
 
 

@@ -25,7 +25,7 @@ from matching.models.blocks import (
     length_mask,
     take_rows,
 )
-from matching.models.blocks.keywords import KeywordTerm, answer_type_kinds
+from matching.models.blocks.keywords import CUE_WORDS, KeywordTerm, answer_type_kinds
 from matching.models.params import ModelParams, ParamsError
 from matching.models.parts import Channels, Descriptor, Matrices, Part, PooledCells, Terms, WordWeights
 from matching.text.corpus import Corpus
@@ -361,14 +361,26 @@ def answer_type_table(vectors: WordVectors) -> tuple[torch.Tensor, torch.Tensor]
 
 
 def refresh_answer_types(model: MatchingModel, vectors: WordVectors) -> None:
-    """Fill a loaded model's answer-type table again from the vectors' vocabulary and today's word kinds.
-    The table is no learned weight: it follows the code's rules, so a checkpoint saved before a cue word
-    was added ("population" ... "of", 2026-11-28) reads it too, and its params say the table's new size."""
-    if model.keywords is None or not model.keywords.answer_types:
+    """Give a loaded model's answer-type table today's cue words. The table is no learned weight: a checkpoint
+    saved before a cue word was added ("population" ... "of", 2026-11-28) reads it too, and its params say the
+    table's new size. The number and date words are the checkpoint's own (the same rule made them); merging the
+    few cue words costs milliseconds where scanning the vocabulary again (`answer_type_table`) costs half a second
+    of every process's start."""
+    keywords = model.keywords
+    if keywords is None or not keywords.answer_types:
         return
-    ids, flags = answer_type_table(vectors)
-    model.keywords.fill_answer_types(ids, flags)
-    model.params = replace(model.params, answer_type_words=len(ids))
+    table = dict(zip(keywords.type_ids.tolist(), keywords.type_flags.tolist(), strict=True))
+    for flag, words in CUE_WORDS.items():
+        for word in words:
+            row = vectors.row_of.get(word)
+            if row is not None:
+                table[row] = table.get(row, 0) | flag
+    if len(table) == len(keywords.type_ids) and torch.equal(
+            torch.tensor([table[i] for i in keywords.type_ids.tolist()]), keywords.type_flags.cpu()):
+        return  # saved with today's cue words
+    keywords.fill_answer_types(torch.tensor(list(table), dtype=torch.int64),
+                               torch.tensor(list(table.values()), dtype=torch.int64))
+    model.params = replace(model.params, answer_type_words=len(table))
 
 
 def fit_to_corpus(model: MatchingModel, corpus: Corpus) -> None:
