@@ -16,6 +16,7 @@ those trained on TRAIN-ALL alone on WikiQA train, and the defaults on both dev s
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from statistics import fmean
 
@@ -38,7 +39,7 @@ def mean_average_precision(scores: list[np.ndarray], lists: list[TokenizedList])
 
 def scores_with_rule(matcher: Matcher, lists: list[TokenizedList], rule: bool) -> list[np.ndarray]:
     keywords = matcher.model.keywords
-    assert keywords is not None and keywords.answer_types, f"{matcher.name} has no answer-type features"
+    assert keywords is not None  # main() keeps the models with answer-type features only
     keywords.quantity_nouns = rule
     try:
         return model_scores(matcher, lists)
@@ -54,6 +55,10 @@ def main() -> None:
     torch.set_num_threads(1)
     vectors = load_glove()
     models = [load_checkpoint(folder, vectors) for folder in args.folders]
+    without = [str(folder) for folder, matcher in zip(args.folders, models, strict=True)
+               if matcher.model.keywords is None or not matcher.model.keywords.answer_types]
+    if without:
+        sys.exit(f"error: no answer-type features, so nothing to measure: {', '.join(without)}")
     for data in args.data:
         lists, _ = tokenize_lists(read_toks_folder(data))
         print(f"{data} ({len(lists)} questions)")

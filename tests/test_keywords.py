@@ -287,3 +287,11 @@ def test_the_answer_types_bench_measures_the_quantity_noun_rule(vectors: object,
                              capture_output=True, text=True, check=True, timeout=300).stdout
     assert "questions changed   1 (1 with a right answer): 0.5000 -> 1.0000 (+0.5000); all 0.7500 -> 1.0000" in printed
     assert "over the 1 models: mean change +0.5000 on the questions changed, 1 gained, 0 lost" in printed
+    from matching.models.base import build_model
+
+    plain = build_model(MVLSTMParams(hidden_size=4, k=2, mlp_hidden=4))  # no keyword term at all
+    save_checkpoint(Matcher("plain", plain, vectors), tmp_path / "none", {})  # type: ignore[arg-type]
+    refused = subprocess.run([sys.executable, str(Path(__file__).parents[1] / "bench" / "answer_types.py"), "--data",
+                              str(tmp_path / "dev"), "--", str(tmp_path / "none")],
+                             capture_output=True, text=True, check=False, timeout=300)
+    assert refused.returncode == 1 and "no answer-type features, so nothing to measure" in refused.stderr

@@ -112,8 +112,7 @@ GENERAL_TERMS: tuple[Term, ...] = (
          ("keywords", "keyword features", "IDF-weighted overlap")),
     Term("answer-type features", "Two more keyword features of some models: the question asks for a number (how "
          "many, what population of...) or a date and the answer gives one it does not repeat.",
-         ("number asked, number given",
-                                                                   "date asked, date given")),
+         ("number asked, number given", "date asked, date given")),
     Term("echoes the question", "A keyword feature of some models: 1 where a candidate holds the question's "
          "opening side by side (\"who wrote\"), as a restated question does.", ("echo feature",)),
     Term("learned match", "The part of a score that the network's own layers give, beside its keyword term.",),

@@ -89,7 +89,8 @@ def _inputs() -> None:
         loaded = {name: matcher.params for name, matcher in models.items()}
         st.multiselect("Models", glossary.picker_order(loaded), key="rank_models", on_change=_models_changed, wrap=True,
                        format_func=lambda name: glossary.model_label(name, loaded[name], models[name].trained_on),
-                       help="The models to rank with, grouped by family, with where the attention gate ω sits; the "
+                       help="The models to rank with, grouped by family, with the data they learned from where it "
+                            "is not WikiQA alone (TRAIN-ALL is TrecQA's) and where the attention gate ω sits; the "
                             "baselines are always shown.", placeholder="No model chosen: baselines only")
         st.multiselect("Correct answers (optional)", list(range(count)), key="rank_gold", on_change=_gold_changed,
                        wrap=True,

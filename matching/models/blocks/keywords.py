@@ -100,7 +100,8 @@ class KeywordTerm(nn.Module):
             raise ValueError("echo_at_start narrows the echo feature: it needs the echo feature")
         self.echo, self.echo_at_start = echo, echo_at_start
         # The quantity-noun rule of the number feature (since 2026-11-28); `bench/answer_types.py` turns it off to
-        # measure what it changes. Not a parameter: a checkpoint's weights were learned without it or with it alike.
+        # measure what it changes. Not a parameter: it changes which questions ask for a number, not a weight, so
+        # every checkpoint with answer types has it, whichever code trained it.
         self.quantity_nouns = True
         self.names = (*KEYWORD_FEATURES, *(ANSWER_TYPE_FEATURES if self.answer_types else ()),
                       *((ECHO_FEATURE,) if echo else ()))
@@ -120,7 +121,7 @@ class KeywordTerm(nn.Module):
     @torch.no_grad()
     def fill_answer_types(self, ids: torch.Tensor, flags: torch.Tensor) -> None:
         """The answer-type table: key ids (any order) and their kind flags (`answer_type_kinds`), of any size:
-        a checkpoint saved before a cue word was added is filled again with today's table when it loads."""
+        a checkpoint saved before a cue word was added gets it when it loads (`base.refresh_answer_types`)."""
         order = torch.argsort(ids)
         device = self.type_ids.device
         self.type_ids = ids[order].to(device)
