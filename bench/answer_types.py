@@ -1,15 +1,18 @@
-"""What the quantity-noun rule of the number feature changes: "what is the population of Nigeria" asks for a number
-as "how many people live in Nigeria" does (`models.blocks.keywords`, since 2026-11-28).
+"""What a rule of the number feature changes, one rule at a time (`models.blocks.keywords`, since 2026-11-28):
 
-Each model scores each data set twice, with the rule off (the number feature of before: "how" with "many", "much",
-"long"...) and on, with the same weights: the rule changes what the feature says, not what a model learned. Prints per
-model the MAP of both over the questions whose scores the rule changes and over all, and per data set the mean and
-how many models gained. Give the models that did not see the data, e.g. those trained on WikiQA alone on TRAIN-ALL,
-those trained on TRAIN-ALL alone on WikiQA train, and the defaults on both dev sets:
+- R = "quantity nouns": "what is the population of Nigeria" asks for a number as "how many people live in
+  Nigeria" does;
+- R = "years are not numbers given": a year in an answer ("... in 1995") does not answer "how many died".
 
-    python bench/answer_types.py --data ../shared/data/trecqa/train-all -- runs/cross/NAME-wikiqa-to-trecqa-*
-    python bench/answer_types.py --data ../shared/data/wikiqa/train -- runs/cross/NAME-trecqa-all-to-wikiqa-*
-    python bench/answer_types.py --data ../shared/data/wikiqa/dev ../shared/data/trecqa/dev -- pretrained/NAME
+Each model scores each data set twice, with the rule off and on (the other rules on), with the same weights: a rule
+changes what the feature says, not what a model learned. Prints per model the MAP of both over the questions whose
+scores the rule changes and over all, and per data set the mean and how many models gained. Give the models that did
+not see the data, e.g. those trained on WikiQA alone on TRAIN-ALL, those trained on TRAIN-ALL alone on WikiQA train,
+and the defaults on both dev sets:
+
+    python bench/answer_types.py --rule R --data ../shared/data/trecqa/train-all -- runs/cross/NAME-wikiqa-to-trecqa-*
+    python bench/answer_types.py --rule R --data ../shared/data/wikiqa/train -- runs/cross/NAME-trecqa-all-to-wikiqa-*
+    python bench/answer_types.py --rule R --data ../shared/data/wikiqa/dev ../shared/data/trecqa/dev -- pretrained/NAME
 
 --data names split folders (a.toks, b.toks...); test splits are read to report, never to choose."""
 
@@ -18,7 +21,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from statistics import fmean
+from statistics import fmean, stdev
 
 import common  # noqa: F401  (puts the checkout on sys.path)
 import numpy as np
@@ -26,6 +29,7 @@ import torch
 
 from matching.evaluation.dataset import mean_over_answerable, model_scores, system_results  # noqa: E402
 from matching.explain.matcher import Matcher  # noqa: E402
+from matching.models.blocks.keywords import NUMBER_RULES  # noqa: E402
 from matching.text.data import read_toks_folder  # noqa: E402
 from matching.text.embeddings import load_glove  # noqa: E402
 from matching.text.tokenized import TokenizedList, tokenize_lists  # noqa: E402
@@ -37,18 +41,19 @@ def mean_average_precision(scores: list[np.ndarray], lists: list[TokenizedList])
     return mean_over_answerable(system_results(scores, [lst.item.labels for lst in lists]))["MAP"]
 
 
-def scores_with_rule(matcher: Matcher, lists: list[TokenizedList], rule: bool) -> list[np.ndarray]:
+def scores_with_rule(matcher: Matcher, lists: list[TokenizedList], rule: str, on: bool) -> list[np.ndarray]:
     keywords = matcher.model.keywords
     assert keywords is not None  # main() keeps the models with answer-type features only
-    keywords.quantity_nouns = rule
+    keywords.number_rules = NUMBER_RULES if on else NUMBER_RULES - {rule}
     try:
         return model_scores(matcher, lists)
     finally:
-        keywords.quantity_nouns = True
+        keywords.number_rules = NUMBER_RULES
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rule", required=True, choices=sorted(NUMBER_RULES), help="the rule to turn off and on")
     parser.add_argument("--data", nargs="+", required=True, type=Path, help="split folders")
     parser.add_argument("folders", nargs="+", type=Path, help="model folders with answer-type features")
     args = parser.parse_args()
@@ -61,10 +66,10 @@ def main() -> None:
         sys.exit(f"error: no answer-type features, so nothing to measure: {', '.join(without)}")
     for data in args.data:
         lists, _ = tokenize_lists(read_toks_folder(data))
-        print(f"{data} ({len(lists)} questions)")
-        gains = []
+        print(f"{data} ({len(lists)} questions), the rule '{args.rule}' off -> on")
+        gains, wholes = [], []
         for folder, matcher in zip(args.folders, models, strict=True):
-            before, after = scores_with_rule(matcher, lists, False), scores_with_rule(matcher, lists, True)
+            before, after = (scores_with_rule(matcher, lists, args.rule, on) for on in (False, True))
             changed = [n for n, (b, a) in enumerate(zip(before, after, strict=True)) if not np.array_equal(b, a)]
             answerable = [n for n in changed if any(lists[n].item.labels)]
             if answerable:
@@ -76,11 +81,15 @@ def main() -> None:
             else:
                 where = "none with a right answer"
             whole = mean_average_precision(before, lists), mean_average_precision(after, lists)
+            wholes.append(whole)
             print(f"  {str(folder):<62} questions changed {len(changed):>3} ({len(answerable)} with a right answer): "
                   f"{where}; all {whole[0]:.4f} -> {whole[1]:.4f} ({whole[1] - whole[0]:+.4f})")
         if gains:
             print(f"  over the {len(gains)} models: mean change {fmean(gains):+.4f} on the questions changed, "
                   f"{sum(g > 0 for g in gains)} gained, {sum(g < 0 for g in gains)} lost")
+        if len(wholes) > 1:  # e.g. the seeds of one recipe: their MAP over all questions, mean ± sd, off and on
+            spread = [f"{fmean(w):.4f} ± {stdev(w):.4f}" for w in zip(*wholes, strict=True)]
+            print(f"  all questions, over the {len(wholes)} models: {spread[0]} -> {spread[1]}")
 
 
 if __name__ == "__main__":

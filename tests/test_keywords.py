@@ -13,7 +13,15 @@ from conftest import MatcherFactory, toy_lists
 
 from matching.explain.matcher import Matcher
 from matching.models.base import sized_for_corpus, trace_parts_of
-from matching.models.blocks.keywords import BM25_B, BM25_K1, KEYWORD_FEATURES, KeywordTerm
+from matching.models.blocks.keywords import (
+    BM25_B,
+    BM25_K1,
+    KEYWORD_FEATURES,
+    NUMBER_RULES,
+    QUANTITY_NOUNS,
+    YEARS_ARE_NOT_NUMBERS,
+    KeywordTerm,
+)
 from matching.models.params import MVLSTMParams, ParamsError
 from matching.models.parts import Part
 from matching.text.corpus import Corpus
@@ -147,9 +155,17 @@ def test_answer_type_features_ask_and_give(vectors: object, tmp_path: Path) -> N
     assert types("what area code is 949", ["it was split from 714"]) == [[0, 0]]
     assert types("what is the population", people) == [[0, 0], [0, 0]]
     assert types("the population of nigeria", people) == [[0, 0], [0, 0]]  # no "what" or "which"
-    model.keywords.quantity_nouns = False  # type: ignore[union-attr]  # the rule of before, as the bench measures it
+    # A year answers a date asked, not a number asked; a number beside it still does.
+    assert types("how many people died in the bombing", ["it happened on april 19 , 1995", "it killed 168 people",
+                                                         "168 people died in 1995"]) == [[1, 0], [1, 0], [1, 0]]
+    assert types("how many people died", ["it happened in 1995", "in 1995 , 168 died"]) == [[0, 0], [1, 0]]
+    assert types("when did the war end", ["in 1945"]) == [[0, 1]]
+    # Each rule turned off gives the feature of before, as the bench measures it.
+    model.keywords.number_rules = NUMBER_RULES - {QUANTITY_NOUNS}  # type: ignore[union-attr]
     assert types("what is the population of nigeria", people) == [[0, 0], [0, 0]]
-    model.keywords.quantity_nouns = True  # type: ignore[union-attr]
+    model.keywords.number_rules = NUMBER_RULES - {YEARS_ARE_NOT_NUMBERS}  # type: ignore[union-attr]
+    assert types("how many people died", ["it happened in 1995"]) == [[1, 0]]
+    model.keywords.number_rules = NUMBER_RULES  # type: ignore[union-attr]
     save_checkpoint(matcher, tmp_path / "types", {})
     loaded = load_checkpoint(tmp_path / "types", vectors)  # type: ignore[arg-type]
     for question, answer in (("when did the war end", "the war ended in 1945"),
@@ -282,16 +298,18 @@ def test_the_answer_types_bench_measures_the_quantity_noun_rule(vectors: object,
                     ("the population of nigeria is large", "it has 170 million people"), (0, 1)),
         RankingList("Q2", "what is the capital of nigeria", ("abuja is the capital of nigeria", "it is large"),
                     (1, 0))])
-    printed = subprocess.run([sys.executable, str(Path(__file__).parents[1] / "bench" / "answer_types.py"), "--data",
-                              str(tmp_path / "dev"), "--", str(tmp_path / "types")],
+    printed = subprocess.run([sys.executable, str(Path(__file__).parents[1] / "bench" / "answer_types.py"), "--rule",
+                              QUANTITY_NOUNS, "--data", str(tmp_path / "dev"), "--", str(tmp_path / "types"),
+                              str(tmp_path / "types")],
                              capture_output=True, text=True, check=True, timeout=300).stdout
     assert "questions changed   1 (1 with a right answer): 0.5000 -> 1.0000 (+0.5000); all 0.7500 -> 1.0000" in printed
-    assert "over the 1 models: mean change +0.5000 on the questions changed, 1 gained, 0 lost" in printed
+    assert "over the 2 models: mean change +0.5000 on the questions changed, 2 gained, 0 lost" in printed
+    assert "all questions, over the 2 models: 0.7500 ± 0.0000 -> 1.0000 ± 0.0000" in printed
     from matching.models.base import build_model
 
     plain = build_model(MVLSTMParams(hidden_size=4, k=2, mlp_hidden=4))  # no keyword term at all
     save_checkpoint(Matcher("plain", plain, vectors), tmp_path / "none", {})  # type: ignore[arg-type]
-    refused = subprocess.run([sys.executable, str(Path(__file__).parents[1] / "bench" / "answer_types.py"), "--data",
-                              str(tmp_path / "dev"), "--", str(tmp_path / "none")],
+    refused = subprocess.run([sys.executable, str(Path(__file__).parents[1] / "bench" / "answer_types.py"), "--rule",
+                              QUANTITY_NOUNS, "--data", str(tmp_path / "dev"), "--", str(tmp_path / "none")],
                              capture_output=True, text=True, check=False, timeout=300)
     assert refused.returncode == 1 and "no answer-type features, so nothing to measure" in refused.stderr

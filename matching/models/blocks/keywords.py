@@ -13,7 +13,7 @@ TrecQA systems:
 - number asked, number given: the question asks for a quantity ("how" with "many", "much", "long",
   "old"...; or "what" / "which" with a quantity noun right before "of" or "in": "what is the population of
   Nigeria", "what percentage of the body is water") and the answer has a number word it does not share
-  with the question;
+  with the question, other than a year ("how many died" is not answered by "in 1995");
 - date asked, date given: the question asks "when" (or for a year or date) and the answer has a
   year, month or weekday it does not share with the question.
 
@@ -71,6 +71,14 @@ CUE_WORDS = {QUANTITY: ("many", "much", "long", "old", "far", "tall", "big", "la
              WHAT: ("what", "which"), OF: ("of", "in")}
 
 
+QUANTITY_NOUNS = "quantity nouns"
+"""A number asked without "how": "what is the population of ..." (since 2026-11-28)."""
+YEARS_ARE_NOT_NUMBERS = "years are not numbers given"
+"""A year in the answer does not answer a number asked ("how many people died" and "... in 1995"; since 2026-11-28);
+it still answers a date asked."""
+NUMBER_RULES = frozenset({QUANTITY_NOUNS, YEARS_ARE_NOT_NUMBERS})
+
+
 def answer_type_kinds(vocabulary: Iterable[str]) -> dict[str, int]:
     """Each vocabulary word with a kind for the answer-type features, and its flags."""
     kinds: dict[str, int] = {}
@@ -99,10 +107,10 @@ class KeywordTerm(nn.Module):
         if echo_at_start and not echo:
             raise ValueError("echo_at_start narrows the echo feature: it needs the echo feature")
         self.echo, self.echo_at_start = echo, echo_at_start
-        # The quantity-noun rule of the number feature (since 2026-11-28); `bench/answer_types.py` turns it off to
-        # measure what it changes. Not a parameter: it changes which questions ask for a number, not a weight, so
-        # every checkpoint with answer types has it, whichever code trained it.
-        self.quantity_nouns = True
+        # The number feature's rules of 2026-11-28 (`NUMBER_RULES`); `bench/answer_types.py` turns one off to measure
+        # what it changes. Not parameters: they change what the feature says, not a weight, so every checkpoint with
+        # answer types has them, whichever code trained it.
+        self.number_rules = NUMBER_RULES
         self.names = (*KEYWORD_FEATURES, *(ANSWER_TYPE_FEATURES if self.answer_types else ()),
                       *((ECHO_FEATURE,) if echo else ()))
         # The answer-type table: sorted key ids of the vocabulary words with a kind, and their flags (kept in
@@ -143,13 +151,16 @@ class KeywordTerm(nn.Module):
         def has(flags: torch.Tensor, kind: int) -> torch.Tensor:
             return (flags & kind).ne(0).any(-1)
 
-        # "what is the population of ...": a quantity noun right before "of" / "in" (padding has no flags).
-        noun_of = ((asked[:, :-1] & QUANTITY_NOUN).ne(0) & (asked[:, 1:] & OF).ne(0)).any(-1)
         asks_number = has(asked, HOW) & has(asked, QUANTITY)
-        if self.quantity_nouns:
+        if QUANTITY_NOUNS in self.number_rules:
+            # "what is the population of ...": a quantity noun right before "of" / "in" (padding has no flags).
+            noun_of = ((asked[:, :-1] & QUANTITY_NOUN).ne(0) & (asked[:, 1:] & OF).ne(0)).any(-1)
             asks_number |= has(asked, WHAT) & ~has(asked, HOW) & noun_of
+        numbers = given & NUMBER
+        if YEARS_ARE_NOT_NUMBERS in self.number_rules:
+            numbers = torch.where((given & DATE).ne(0), 0, numbers)  # a year ('1995') is a number and a date
         asks_date = has(asked, WHEN) | has(asked, TIME_NOUN)
-        return torch.stack([asks_number & has(given, NUMBER), asks_date & has(given, DATE)], dim=-1).float()
+        return torch.stack([asks_number & numbers.ne(0).any(-1), asks_date & has(given, DATE)], dim=-1).float()
 
     def echo_feature(self, question_ids: torch.Tensor, q_mask: torch.Tensor, same: torch.Tensor) -> torch.Tensor:
         """(B, 1): 1 where the answer holds the question's first wh-word and the word after it side by side
