@@ -10,10 +10,16 @@ import os
 import sys
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from matching.paths import app_dir, pretrained_dir
+
+if TYPE_CHECKING:  # the commands import what they use when they run: the command line starts fast
+    from matching.explain.matcher import Matcher
+    from matching.text.data import RankingList
+    from matching.training.cards import SeedStudy
 
 DEFAULT_MODELS = pretrained_dir()  # the checkout's pretrained/, or the installed copy's
 DEVICE = {"choices": ["cpu", "cuda", "auto"], "default": "cpu",
@@ -142,6 +148,9 @@ def cmd_refresh(args: argparse.Namespace) -> None:
                                                                      if s != matcher.name}},
                                 keywords=keyword_studies(matcher, dev, str(card.data.get("source", ""))))
             print(f"{name}: dev MAP {result.overall[matcher.name]['MAP']:.4f}")
+        if args.work and card.seed_study is not None:
+            card = replace_card(card, seed_study=_seed_study_again(card.seed_study, Path(args.work) / name, matcher,
+                                                                   test, dev))
         metrics, baselines, significance, attention = test_figures(matcher, test)
         data = card.data
         # A combined training folder keeps one data set's test split: where the test data given here
@@ -166,6 +175,27 @@ def cmd_refresh(args: argparse.Namespace) -> None:
         (matcher.path / "README.md").write_text(render_card(card), encoding="utf-8")
         print(f"{name}: test MAP {metrics['MAP']:.4f}"
               + (f", entropy {attention.entropy:.3f}, uniform MAP {attention.uniform_MAP:.4f}" if attention else ""))
+
+
+def _seed_study_again(study: SeedStudy, runs: Path, matcher: Matcher, test: list[RankingList],
+                      dev: list[RankingList] | None) -> SeedStudy:
+    """A card's seed study with each seed's test MAP (and dev MAP, given dev) computed again from its run folder,
+    `runs/seed-N` (`sweep --work`), with today's code; the choice it records stays the one training made."""
+    from matching.evaluation.dataset import evaluate
+    from matching.training.checkpoint import load_checkpoint
+
+    folders = [runs / f"seed-{seed}" for seed in study.seeds]
+    if missing := [str(folder) for folder in folders if not folder.is_dir()]:
+        sys.exit(f"error: {matcher.name}'s seed runs are not all under {runs}: {', '.join(missing)}")
+    seeds = [load_checkpoint(folder, matcher.vectors) for folder in folders]
+
+    def seed_map(lists: list[RankingList]) -> list[float]:
+        return [float(evaluate(lists, {seed.name: seed}).overall[seed.name]["MAP"]) for seed in seeds]
+
+    test_map = seed_map(test)
+    spread = float(np.std(test_map, ddof=1)) if len(test_map) > 1 else 0.0
+    return replace(study, test_MAP=test_map, dev_MAP=seed_map(dev) if dev is not None else study.dev_MAP,
+                   mean=float(np.mean(test_map)), std=spread)
 
 
 def cmd_evaluate(args: argparse.Namespace) -> None:
@@ -442,6 +472,7 @@ def build_parser(prog: str = "python -m matching") -> argparse.ArgumentParser:
     refresh = sub.add_parser("refresh", help="recompute the test figures of shipped cards")
     refresh.add_argument("--data", required=True, help="folder with test/")
     refresh.add_argument("--dev", help="the training folder (with dev/): recompute the dev figures too")
+    refresh.add_argument("--work", help="sweep's --work folder (NAME/seed-N): recompute the seed study too")
     refresh.add_argument("--models", nargs="*")
     refresh.add_argument("--pretrained", type=Path, default=DEFAULT_MODELS)
     refresh.set_defaults(func=cmd_refresh)

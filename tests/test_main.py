@@ -139,6 +139,15 @@ def test_sweep_and_report(config_file: Path, toy_data: Path, tmp_path: Path,
     assert {b: m["MAP"] for b, m in again["baselines"]["dev"].items()} == pytest.approx(
         {b: m["MAP"] for b, m in card["baselines"]["dev"].items()})
     write_toks_folder(tmp_path / "elsewhere" / "dev", toy_lists(0, 2))
+    main(["refresh", "--pretrained", str(tmp_path / "shipped"), "--data", str(toy_data), "--dev", str(toy_data),
+          "--work", str(tmp_path / "runs")])  # each seed's run scored again: the same code gives the same figures
+    seeds = json.loads((out / "card.json").read_text(encoding="utf-8"))["seed_study"]
+    assert seeds["seeds"] == study["seeds"] and seeds["selection"] == study["selection"]
+    assert seeds["test_MAP"] == pytest.approx(study["test_MAP"], abs=1e-9)
+    assert seeds["dev_MAP"] == pytest.approx(study["dev_MAP"], abs=1e-9)
+    with pytest.raises(SystemExit, match="seed runs are not all under"):
+        main(["refresh", "--pretrained", str(tmp_path / "shipped"), "--data", str(toy_data), "--work",
+              str(tmp_path / "elsewhere")])
     with pytest.raises(SystemExit, match="chosen on another dev split"):
         main(["refresh", "--pretrained", str(tmp_path / "shipped"), "--data", str(toy_data), "--dev",
               str(tmp_path / "elsewhere")])
