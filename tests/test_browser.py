@@ -331,6 +331,10 @@ def test_matchpyramid_beside_mvlstm_on_every_page(server: str, page: Page) -> No
             settle(page)
             page.get_by_text("windows", exact=True).last.click()
             settle(page)
+            # Under load the panel's earlier chart can linger a moment while the new one draws (a full run at
+            # 86ccb61 read 3): wait until two are left, then count; a page that keeps three fails here.
+            page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot').length === 2",
+                                   timeout=WAIT_MS)
             assert page.locator(".js-plotly-plot").count() == 2
         shot(page, f"20-matchpyramid-{path or 'rank'}")
     assert page.dialogs == []  # type: ignore[attr-defined]
