@@ -57,8 +57,8 @@ GROUP_TEXT = {PAPER_GROUP: "Configurations of the papers' models (each card name
                            "training here differs).",
               "MatchLens variant": "Models with a MatchLens addition (sparse attention gates, an exact-match "
                                    "channel, a keyword term); each card lists every deviation from its paper. "
-                                   "The keyword models were trained on WikiQA + TrecQA train: their dev MAP is "
-                                   "over both dev sets."}
+                                   "The keyword models were trained on WikiQA + TrecQA (TRAIN, or TRAIN-ALL for "
+                                   "those tested on TrecQA): their dev MAP is over both dev sets."}
 
 
 def typed_cards() -> dict[str, ModelCard | None]:
