@@ -23,22 +23,17 @@ import sys
 from pathlib import Path
 from statistics import fmean, stdev
 
-import common  # noqa: F401  (puts the checkout on sys.path)
 import numpy as np
 import torch
+from common import mean_average_precision  # (puts the checkout on sys.path)
 
-from matching.evaluation.dataset import mean_over_answerable, model_scores, system_results  # noqa: E402
+from matching.evaluation.dataset import model_scores  # noqa: E402
 from matching.explain.matcher import Matcher  # noqa: E402
 from matching.models.blocks.keywords import NUMBER_RULES  # noqa: E402
 from matching.text.data import read_toks_folder  # noqa: E402
 from matching.text.embeddings import load_glove  # noqa: E402
 from matching.text.tokenized import TokenizedList, tokenize_lists  # noqa: E402
 from matching.training.checkpoint import load_checkpoint  # noqa: E402
-
-
-def mean_average_precision(scores: list[np.ndarray], lists: list[TokenizedList]) -> float:
-    """MAP over the questions with a right answer, by `evaluate`'s own code."""
-    return mean_over_answerable(system_results(scores, [lst.item.labels for lst in lists]))["MAP"]
 
 
 def scores_with_rule(matcher: Matcher, lists: list[TokenizedList], rule: str, on: bool) -> list[np.ndarray]:

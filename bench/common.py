@@ -6,12 +6,25 @@ import random
 import socket
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from matching.text.data import RankingList  # noqa: E402
 from matching.text.embeddings import WordVectors  # noqa: E402
+
+if TYPE_CHECKING:  # cold_start.py times the first import of torch and the package: nothing more here
+    import numpy as np
+
+    from matching.text.tokenized import TokenizedList
+
+
+def mean_average_precision(scores: list[np.ndarray], lists: list[TokenizedList]) -> float:
+    """MAP over the questions with a right answer, by `evaluate`'s own code."""
+    from matching.evaluation.dataset import mean_over_answerable, system_results
+
+    return mean_over_answerable(system_results(scores, [lst.item.labels for lst in lists]))["MAP"]
 
 
 def free_port() -> int:

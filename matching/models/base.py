@@ -25,7 +25,7 @@ from matching.models.blocks import (
     length_mask,
     take_rows,
 )
-from matching.models.blocks.keywords import CUE_WORDS, KeywordTerm, answer_type_kinds
+from matching.models.blocks.keywords import KeywordTerm, answer_type_kinds, with_cue_words
 from matching.models.params import ModelParams, ParamsError
 from matching.models.parts import Channels, Descriptor, Matrices, Part, PooledCells, Terms, WordWeights
 from matching.text.corpus import Corpus
@@ -369,14 +369,11 @@ def refresh_answer_types(model: MatchingModel, vectors: WordVectors) -> None:
     keywords = model.keywords
     if keywords is None or not keywords.answer_types:
         return
-    table = dict(zip(keywords.type_ids.tolist(), keywords.type_flags.tolist(), strict=True))
-    for flag, words in CUE_WORDS.items():
-        for word in words:
-            row = vectors.row_of.get(word)
-            if row is not None:
-                table[row] = table.get(row, 0) | flag
-    if len(table) == len(keywords.type_ids) and torch.equal(
-            torch.tensor([table[i] for i in keywords.type_ids.tolist()]), keywords.type_flags.cpu()):
+    saved = dict(zip(keywords.type_ids.tolist(), keywords.type_flags.tolist(), strict=True))
+    rows = vectors.row_of
+    table = {rows[word]: flags for word, flags in with_cue_words({}).items() if word in rows}
+    table = {row: saved.get(row, 0) | table.get(row, 0) for row in saved.keys() | table.keys()}
+    if table == saved:
         return  # saved with today's cue words
     keywords.fill_answer_types(torch.tensor(list(table), dtype=torch.int64),
                                torch.tensor(list(table.values()), dtype=torch.int64))

@@ -79,17 +79,18 @@ it still answers a date asked."""
 NUMBER_RULES = frozenset({QUANTITY_NOUNS, YEARS_ARE_NOT_NUMBERS})
 
 
-def answer_type_kinds(vocabulary: Iterable[str]) -> dict[str, int]:
-    """Each vocabulary word with a kind for the answer-type features, and its flags."""
-    kinds: dict[str, int] = {}
-    for word in vocabulary:
-        flags = word_kind(word)
-        if flags:
-            kinds[word] = flags
+def with_cue_words(kinds: dict[str, int]) -> dict[str, int]:
+    """`kinds` (word -> flags) with every cue word's flag added (`CUE_WORDS`); a word can be both ("when")."""
+    kinds = dict(kinds)
     for flag, words in CUE_WORDS.items():
         for word in words:
             kinds[word] = kinds.get(word, 0) | flag
     return kinds
+
+
+def answer_type_kinds(vocabulary: Iterable[str]) -> dict[str, int]:
+    """Each vocabulary word with a kind for the answer-type features, and its flags."""
+    return with_cue_words({word: flags for word in vocabulary if (flags := word_kind(word))})
 
 
 class KeywordTerm(nn.Module):
