@@ -1,8 +1,11 @@
-"""What a rule of the number feature changes, one rule at a time (`models.blocks.keywords`, since 2026-11-28):
+"""What a rule of the answer-type features changes, one rule at a time (`models.blocks.keywords`, since 2026-11-28):
 
 - R = "quantity nouns": "what is the population of Nigeria" asks for a number as "how many people live in
   Nigeria" does;
-- R = "years are not numbers given": a year in an answer ("... in 1995") does not answer "how many died".
+- R = "years are not numbers given": a year in an answer ("... in 1995") does not answer "how many died";
+- R = "days of the month are not numbers given": nor does "19" in "on April 19";
+- R = "'one' is not a number given": nor does "one" ("one of the worst disasters");
+- R = "'may' is a date given beside a number only": "it may have been" does not answer "when" ("May 5" does).
 
 Each model scores each data set twice, with the rule off and on (the other rules on), with the same weights: a rule
 changes what the feature says, not what a model learned. Prints per model the MAP of both over the questions whose
@@ -29,7 +32,7 @@ from common import mean_average_precision  # (puts the checkout on sys.path)
 
 from matching.evaluation.dataset import model_scores  # noqa: E402
 from matching.explain.matcher import Matcher  # noqa: E402
-from matching.models.blocks.keywords import NUMBER_RULES  # noqa: E402
+from matching.models.blocks.keywords import ANSWER_TYPE_RULES  # noqa: E402
 from matching.text.data import read_toks_folder  # noqa: E402
 from matching.text.embeddings import load_glove  # noqa: E402
 from matching.text.tokenized import TokenizedList, tokenize_lists  # noqa: E402
@@ -39,16 +42,16 @@ from matching.training.checkpoint import load_checkpoint  # noqa: E402
 def scores_with_rule(matcher: Matcher, lists: list[TokenizedList], rule: str, on: bool) -> list[np.ndarray]:
     keywords = matcher.model.keywords
     assert keywords is not None  # main() keeps the models with answer-type features only
-    keywords.number_rules = NUMBER_RULES if on else NUMBER_RULES - {rule}
+    keywords.answer_type_rules = ANSWER_TYPE_RULES if on else ANSWER_TYPE_RULES - {rule}
     try:
         return model_scores(matcher, lists)
     finally:
-        keywords.number_rules = NUMBER_RULES
+        keywords.answer_type_rules = ANSWER_TYPE_RULES
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--rule", required=True, choices=sorted(NUMBER_RULES), help="the rule to turn off and on")
+    parser.add_argument("--rule", required=True, choices=sorted(ANSWER_TYPE_RULES), help="the rule to turn off and on")
     parser.add_argument("--data", nargs="+", required=True, type=Path, help="split folders")
     parser.add_argument("folders", nargs="+", type=Path, help="model folders with answer-type features")
     args = parser.parse_args()

@@ -14,10 +14,13 @@ from conftest import MatcherFactory, toy_lists
 from matching.explain.matcher import Matcher
 from matching.models.base import sized_for_corpus, trace_parts_of
 from matching.models.blocks.keywords import (
+    ANSWER_TYPE_RULES,
     BM25_B,
     BM25_K1,
+    DAYS_ARE_NOT_NUMBERS,
     KEYWORD_FEATURES,
-    NUMBER_RULES,
+    MAY_NEEDS_A_NUMBER,
+    ONE_IS_NOT_A_NUMBER,
     QUANTITY_NOUNS,
     YEARS_ARE_NOT_NUMBERS,
     KeywordTerm,
@@ -99,11 +102,11 @@ def test_the_rank_split_adds_up_for_every_model(make_matcher: MatcherFactory) ->
 
 
 def test_answer_type_kinds_read_the_vocabulary() -> None:
-    from matching.models.blocks.keywords import DATE, HOW, NUMBER, QUANTITY, WH, WHEN, answer_type_kinds
+    from matching.models.blocks.keywords import DATE, HOW, MONTH, NUMBER, QUANTITY, WH, WHEN, answer_type_kinds
 
     kinds = answer_type_kinds(["1945", "eight", "3.5", "march", "1990s", "paris", "many", "how", "when"])
     assert kinds["1945"] == NUMBER | DATE and kinds["eight"] == NUMBER and kinds["3.5"] == NUMBER
-    assert kinds["march"] == DATE and kinds["1990s"] == DATE and "paris" not in kinds
+    assert kinds["march"] == DATE | MONTH and kinds["1990s"] == DATE and "paris" not in kinds
     assert kinds["many"] == QUANTITY and kinds["how"] == HOW | WH and kinds["when"] == WHEN | WH
 
 
@@ -155,17 +158,33 @@ def test_answer_type_features_ask_and_give(vectors: object, tmp_path: Path) -> N
     assert types("what area code is 949", ["it was split from 714"]) == [[0, 0]]
     assert types("what is the population", people) == [[0, 0], [0, 0]]
     assert types("the population of nigeria", people) == [[0, 0], [0, 0]]  # no "what" or "which"
-    # A year answers a date asked, not a number asked; a number beside it still does.
+    # A year or a day of the month answers a date asked, not a number asked; a number beside it still does.
     assert types("how many people died in the bombing", ["it happened on april 19 , 1995", "it killed 168 people",
-                                                         "168 people died in 1995"]) == [[1, 0], [1, 0], [1, 0]]
+                                                         "168 people died in 1995", "on 19 april , 168 died"]
+                 ) == [[0, 0], [1, 0], [1, 0], [1, 0]]
+    assert types("how many people died in april", ["april 19 was the day"]) == [[0, 0]]  # the month shared
+    assert types("when did the bombing happen", ["on april 19 , 1995"]) == [[0, 1]]
+    assert types("how many days are in may", ["may has 31 days"]) == [[1, 0]]  # "31" is not beside the month
+    # "One" is not a number given ("one of the worst"); another number beside it still is.
+    assert types("how many people died", ["it was one of the worst", "one fire killed 87"]) == [[0, 0], [1, 0]]
+    # "May" answers "when" beside a number only: otherwise it is mostly the verb.
+    assert types("when did the war end", ["it may have ended early", "on may 8 , 1945", "in may 1945",
+                                          "may 8 was the day"]) == [[0, 0], [0, 1], [0, 1], [0, 1]]
+    assert types("when did the war end", ["in april"]) == [[0, 1]]  # another month alone still answers
     assert types("how many people died", ["it happened in 1995", "in 1995 , 168 died"]) == [[0, 0], [1, 0]]
     assert types("when did the war end", ["in 1945"]) == [[0, 1]]
     # Each rule turned off gives the feature of before, as the bench measures it.
-    model.keywords.number_rules = NUMBER_RULES - {QUANTITY_NOUNS}  # type: ignore[union-attr]
+    model.keywords.answer_type_rules = ANSWER_TYPE_RULES - {QUANTITY_NOUNS}  # type: ignore[union-attr]
     assert types("what is the population of nigeria", people) == [[0, 0], [0, 0]]
-    model.keywords.number_rules = NUMBER_RULES - {YEARS_ARE_NOT_NUMBERS}  # type: ignore[union-attr]
+    model.keywords.answer_type_rules = ANSWER_TYPE_RULES - {YEARS_ARE_NOT_NUMBERS}  # type: ignore[union-attr]
     assert types("how many people died", ["it happened in 1995"]) == [[1, 0]]
-    model.keywords.number_rules = NUMBER_RULES  # type: ignore[union-attr]
+    model.keywords.answer_type_rules = ANSWER_TYPE_RULES - {DAYS_ARE_NOT_NUMBERS}  # type: ignore[union-attr]
+    assert types("how many people died", ["it happened on april 19"]) == [[1, 0]]
+    model.keywords.answer_type_rules = ANSWER_TYPE_RULES - {ONE_IS_NOT_A_NUMBER}  # type: ignore[union-attr]
+    assert types("how many people died", ["it was one of the worst"]) == [[1, 0]]
+    model.keywords.answer_type_rules = ANSWER_TYPE_RULES - {MAY_NEEDS_A_NUMBER}  # type: ignore[union-attr]
+    assert types("when did the war end", ["it may have ended early"]) == [[0, 1]]
+    model.keywords.answer_type_rules = ANSWER_TYPE_RULES  # type: ignore[union-attr]
     save_checkpoint(matcher, tmp_path / "types", {})
     loaded = load_checkpoint(tmp_path / "types", vectors)  # type: ignore[arg-type]
     for question, answer in (("when did the war end", "the war ended in 1945"),

@@ -13,9 +13,10 @@ TrecQA systems:
 - number asked, number given: the question asks for a quantity ("how" with "many", "much", "long",
   "old"...; or "what" / "which" with a quantity noun right before "of" or "in": "what is the population of
   Nigeria", "what percentage of the body is water") and the answer has a number word it does not share
-  with the question, other than a year ("how many died" is not answered by "in 1995");
+  with the question, other than a year, a day of the month or "one" ("how many died" is not answered by "in 1995",
+  "on April 19" or "one of the worst");
 - date asked, date given: the question asks "when" (or for a year or date) and the answer has a
-  year, month or weekday it does not share with the question.
+  year, month or weekday it does not share with the question ("may" only beside a number: "May 5", not "it may be").
 
 With the echo feature (a configuration's choice, beside the answer types), one more:
 
@@ -56,7 +57,8 @@ BM25_K1 = 1.2
 BM25_B = 0.75
 
 # Word kinds of the answer-type table, as bit flags beside text.tokens' NUMBER (1) and DATE (2).
-QUANTITY, HOW, WHEN, TIME_NOUN, WH, QUANTITY_NOUN, WHAT, OF = 4, 8, 16, 32, 64, 128, 256, 512
+QUANTITY, HOW, WHEN, TIME_NOUN, WH, QUANTITY_NOUN, WHAT, OF, MONTH, ONE, MAY = (4, 8, 16, 32, 64, 128, 256, 512, 1024,
+                                                                         2048, 4096)
 CUE_WORDS = {QUANTITY: ("many", "much", "long", "old", "far", "tall", "big", "large", "high", "deep", "fast", "wide",
                         "heavy", "often"),
              HOW: ("how",), WHEN: ("when",), TIME_NOUN: ("year", "date"),
@@ -68,7 +70,10 @@ CUE_WORDS = {QUANTITY: ("many", "much", "long", "old", "far", "tall", "big", "la
                              "percent", "temperature", "speed", "weight", "size", "area", "depth", "salary", "amount",
                              "width", "diameter", "elevation", "altitude", "mass", "volume", "rate", "capacity",
                              "worth", "budget", "revenue", "attendance", "number"),
-             WHAT: ("what", "which"), OF: ("of", "in")}
+             WHAT: ("what", "which"), OF: ("of", "in"),
+             MONTH: ("january", "february", "march", "april", "may", "june", "july", "august", "september",
+                     "october", "november", "december"),
+             ONE: ("one",), MAY: ("may",)}
 
 
 QUANTITY_NOUNS = "quantity nouns"
@@ -76,7 +81,20 @@ QUANTITY_NOUNS = "quantity nouns"
 YEARS_ARE_NOT_NUMBERS = "years are not numbers given"
 """A year in the answer does not answer a number asked ("how many people died" and "... in 1995"; since 2026-11-28);
 it still answers a date asked."""
-NUMBER_RULES = frozenset({QUANTITY_NOUNS, YEARS_ARE_NOT_NUMBERS})
+DAYS_ARE_NOT_NUMBERS = "days of the month are not numbers given"
+"""A number right beside a month name ("April 19", "19 April") is a day of the month: it does not answer a number
+asked either (since 2026-11-28, later); the month still answers a date asked."""
+ONE_IS_NOT_A_NUMBER = "'one' is not a number given"
+""""One" in an answer ("one of the largest cities") does not answer a number asked either (since 2026-11-28, later):
+in TRAIN-ALL's how-many questions, 83 candidates whose only number given is "one" are all wrong answers."""
+MAY_NEEDS_A_NUMBER = "'may' is a date given beside a number only"
+""""May" answers a date asked only with a number beside it ("May 5", "5 May", "May 1995"), since alone it is mostly the
+verb ("it may have been"; since 2026-11-28, later): in TRAIN-ALL's when-questions, 3 of the 89 candidates whose only
+date given is "may" are right answers, against 669 of 2,348 with another date."""
+ANSWER_TYPE_RULES = frozenset({QUANTITY_NOUNS, YEARS_ARE_NOT_NUMBERS, DAYS_ARE_NOT_NUMBERS, ONE_IS_NOT_A_NUMBER,
+                               MAY_NEEDS_A_NUMBER})
+"""The rules of the answer-type features since 2026-11-28; each can be turned off on its own
+(`KeywordTerm.answer_type_rules`) to measure what it changes (`bench/answer_types.py`)."""
 
 
 def with_cue_words(kinds: dict[str, int]) -> dict[str, int]:
@@ -108,10 +126,10 @@ class KeywordTerm(nn.Module):
         if echo_at_start and not echo:
             raise ValueError("echo_at_start narrows the echo feature: it needs the echo feature")
         self.echo, self.echo_at_start = echo, echo_at_start
-        # The number feature's rules of 2026-11-28 (`NUMBER_RULES`); `bench/answer_types.py` turns one off to measure
-        # what it changes. Not parameters: they change what the feature says, not a weight, so every checkpoint with
+        # The answer-type features' rules (`ANSWER_TYPE_RULES`); `bench/answer_types.py` turns one off to measure what
+        # it changes. Not parameters: they change what the feature says, not a weight, so every checkpoint with
         # answer types has them, whichever code trained it.
-        self.number_rules = NUMBER_RULES
+        self.answer_type_rules = ANSWER_TYPE_RULES
         self.names = (*KEYWORD_FEATURES, *(ANSWER_TYPE_FEATURES if self.answer_types else ()),
                       *((ECHO_FEATURE,) if echo else ()))
         # The answer-type table: sorted key ids of the vocabulary words with a kind, and their flags (kept in
@@ -147,21 +165,38 @@ class KeywordTerm(nn.Module):
         """(B, 2): number asked and given, date asked and given (1 or 0). `shared` (B, n): the answer
         words the question has too (a number the question states is not an answer to it)."""
         asked = torch.where(q_mask, self.flags_of(question_ids), 0)
-        given = torch.where(a_mask & ~shared, self.flags_of(answer_ids), 0)
+        answer_flags = torch.where(a_mask, self.flags_of(answer_ids), 0)
+        given = torch.where(shared, 0, answer_flags)
 
         def has(flags: torch.Tensor, kind: int) -> torch.Tensor:
             return (flags & kind).ne(0).any(-1)
 
+        def beside(kind: int) -> torch.Tensor:
+            """(B, n): the answer words with a word of `kind` right before or after them (shared or not)."""
+            found = (answer_flags & kind).ne(0)
+            near = torch.zeros_like(found)
+            near[:, 1:] |= found[:, :-1]
+            near[:, :-1] |= found[:, 1:]
+            return near
+
         asks_number = has(asked, HOW) & has(asked, QUANTITY)
-        if QUANTITY_NOUNS in self.number_rules:
+        if QUANTITY_NOUNS in self.answer_type_rules:
             # "what is the population of ...": a quantity noun right before "of" / "in" (padding has no flags).
             noun_of = ((asked[:, :-1] & QUANTITY_NOUN).ne(0) & (asked[:, 1:] & OF).ne(0)).any(-1)
             asks_number |= has(asked, WHAT) & ~has(asked, HOW) & noun_of
         numbers = given & NUMBER
-        if YEARS_ARE_NOT_NUMBERS in self.number_rules:
+        if YEARS_ARE_NOT_NUMBERS in self.answer_type_rules:
             numbers = torch.where((given & DATE).ne(0), 0, numbers)  # a year ('1995') is a number and a date
+        if DAYS_ARE_NOT_NUMBERS in self.answer_type_rules:
+            # A month beside it, whether the question names the month or not ("on April 19", "19 April").
+            numbers = torch.where(beside(MONTH), 0, numbers)
+        if ONE_IS_NOT_A_NUMBER in self.answer_type_rules:
+            numbers = torch.where((given & ONE).ne(0), 0, numbers)
+        dates = given & DATE
+        if MAY_NEEDS_A_NUMBER in self.answer_type_rules:
+            dates = torch.where((given & MAY).ne(0) & ~beside(NUMBER), 0, dates)
         asks_date = has(asked, WHEN) | has(asked, TIME_NOUN)
-        return torch.stack([asks_number & numbers.ne(0).any(-1), asks_date & has(given, DATE)], dim=-1).float()
+        return torch.stack([asks_number & numbers.ne(0).any(-1), asks_date & dates.ne(0).any(-1)], dim=-1).float()
 
     def echo_feature(self, question_ids: torch.Tensor, q_mask: torch.Tensor, same: torch.Tensor) -> torch.Tensor:
         """(B, 1): 1 where the answer holds the question's first wh-word and the word after it side by side
