@@ -183,6 +183,7 @@ def _seed_study_again(study: SeedStudy, runs: Path, matcher: Matcher, test: list
     `runs/seed-N` (`sweep --work`), with today's code; the choice it records stays the one training made."""
     from matching.evaluation.dataset import evaluate
     from matching.training.checkpoint import load_checkpoint
+    from matching.training.trainer import code_version
 
     folders = [runs / f"seed-{seed}" for seed in study.seeds]
     if missing := [str(folder) for folder in folders if not folder.is_dir()]:
@@ -195,7 +196,7 @@ def _seed_study_again(study: SeedStudy, runs: Path, matcher: Matcher, test: list
     test_map = seed_map(test)
     spread = float(np.std(test_map, ddof=1)) if len(test_map) > 1 else 0.0
     return replace(study, test_MAP=test_map, dev_MAP=seed_map(dev) if dev is not None else study.dev_MAP,
-                   mean=float(np.mean(test_map)), std=spread)
+                   mean=float(np.mean(test_map)), std=spread, computed_with=code_version())
 
 
 def cmd_evaluate(args: argparse.Namespace) -> None:

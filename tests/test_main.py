@@ -16,6 +16,7 @@ from matching.__main__ import main
 from matching.models.params import params_to_dict
 from matching.text.baselines import BASELINES
 from matching.text.data import TSV_COLUMNS
+from matching.training.trainer import code_version
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -145,6 +146,8 @@ def test_sweep_and_report(config_file: Path, toy_data: Path, tmp_path: Path,
     assert seeds["seeds"] == study["seeds"] and seeds["selection"] == study["selection"]
     assert seeds["test_MAP"] == pytest.approx(study["test_MAP"], abs=1e-9)
     assert seeds["dev_MAP"] == pytest.approx(study["dev_MAP"], abs=1e-9)
+    assert study["computed_with"] == "" and seeds["computed_with"] == code_version()  # which code: today's
+    assert f"Computed with MatchLens {code_version()}." in (out / "README.md").read_text(encoding="utf-8")
     with pytest.raises(SystemExit, match="seed runs are not all under"):
         main(["refresh", "--pretrained", str(tmp_path / "shipped"), "--data", str(toy_data), "--work",
               str(tmp_path / "elsewhere")])

@@ -75,6 +75,9 @@ class SeedStudy:
     """Sample standard deviation of the test MAP over the seeds."""
     selection: str = "best dev MAP"
     """How the shipped seed was chosen (never by test)."""
+    computed_with: str = ""
+    """The MatchLens version whose code computed these figures when not the training's own (`refresh --work`): a
+    refresh without the seed runs leaves them as they were, so a reader can tell which rules they had."""
 
 
 @dataclass(frozen=True)
@@ -288,6 +291,11 @@ def _table(rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def computed_with(study: SeedStudy) -> str:
+    """' Computed with MatchLens abc1234.' where the seed figures were computed again after training, else ''."""
+    return f" Computed with MatchLens {study.computed_with}." if study.computed_with else ""
+
+
 def seed_line(card: ModelCard) -> str:
     study = card.seed_study
     if study is None:
@@ -369,7 +377,7 @@ def render_card(card: ModelCard) -> str:
         seeds = (f"\n## Seed study\nTest MAP over seeds {study.seeds}: "
                  f"{' '.join(f'{x:.4f}' for x in study.test_MAP)} -> mean {study.mean:.4f} "
                  f"± {study.std:.4f} (std). Dev MAP: {' '.join(f'{x:.4f}' for x in study.dev_MAP)}. "
-                 f"Shipped: seed {card.seed} ({study.selection}).\n")
+                 f"Shipped: seed {card.seed} ({study.selection}).{computed_with(study)}\n")
     significance = ""
     if card.significance:
         significance = ("\n## Is the difference real?\nPaired randomisation test on per-question test AP "

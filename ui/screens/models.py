@@ -18,6 +18,7 @@ from matching.training.cards import (
     ModelCard,
     attention_rows,
     attention_verdict,
+    computed_with,
     default_models,
     default_set,
     dev_role,
@@ -110,7 +111,7 @@ def card_view(name: str, card: ModelCard | None, key: str) -> None:
     if card.seed_study:
         study = card.seed_study
         st.markdown(f"**Seed study.** Test MAP over seeds {study.seeds}: {seed_line(card)}; "
-                    f"shipped seed {card.seed} ({study.selection}).")
+                    f"shipped seed {card.seed} ({study.selection})." + computed_with(study))
     figures = common.panels(2)
     with figures[0]:
         if card.significance:

@@ -16,7 +16,7 @@ TrecQA systems:
   with the question, other than a year, a day of the month or "one" ("how many died" is not answered by "in 1995",
   "on April 19" or "one of the worst");
 - date asked, date given: the question asks "when" (or for a year or date) and the answer has a
-  year, month or weekday it does not share with the question ("may" only beside a number: "May 5", not "it may be").
+  year, month or weekday it does not share with the question.
 
 With the echo feature (a configuration's choice, beside the answer types), one more:
 
@@ -57,8 +57,7 @@ BM25_K1 = 1.2
 BM25_B = 0.75
 
 # Word kinds of the answer-type table, as bit flags beside text.tokens' NUMBER (1) and DATE (2).
-QUANTITY, HOW, WHEN, TIME_NOUN, WH, QUANTITY_NOUN, WHAT, OF, MONTH, ONE, MAY = (4, 8, 16, 32, 64, 128, 256, 512, 1024,
-                                                                         2048, 4096)
+QUANTITY, HOW, WHEN, TIME_NOUN, WH, QUANTITY_NOUN, WHAT, OF, MONTH, ONE = 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048
 CUE_WORDS = {QUANTITY: ("many", "much", "long", "old", "far", "tall", "big", "large", "high", "deep", "fast", "wide",
                         "heavy", "often"),
              HOW: ("how",), WHEN: ("when",), TIME_NOUN: ("year", "date"),
@@ -73,7 +72,7 @@ CUE_WORDS = {QUANTITY: ("many", "much", "long", "old", "far", "tall", "big", "la
              WHAT: ("what", "which"), OF: ("of", "in"),
              MONTH: ("january", "february", "march", "april", "may", "june", "july", "august", "september",
                      "october", "november", "december"),
-             ONE: ("one",), MAY: ("may",)}
+             ONE: ("one",)}
 
 
 QUANTITY_NOUNS = "quantity nouns"
@@ -87,12 +86,7 @@ asked either (since 2026-11-28, later); the month still answers a date asked."""
 ONE_IS_NOT_A_NUMBER = "'one' is not a number given"
 """"One" in an answer ("one of the largest cities") does not answer a number asked either (since 2026-11-28, later):
 in TRAIN-ALL's how-many questions, 83 candidates whose only number given is "one" are all wrong answers."""
-MAY_NEEDS_A_NUMBER = "'may' is a date given beside a number only"
-""""May" answers a date asked only with a number beside it ("May 5", "5 May", "May 1995"), since alone it is mostly the
-verb ("it may have been"; since 2026-11-28, later): in TRAIN-ALL's when-questions, 3 of the 89 candidates whose only
-date given is "may" are right answers, against 669 of 2,348 with another date."""
-ANSWER_TYPE_RULES = frozenset({QUANTITY_NOUNS, YEARS_ARE_NOT_NUMBERS, DAYS_ARE_NOT_NUMBERS, ONE_IS_NOT_A_NUMBER,
-                               MAY_NEEDS_A_NUMBER})
+ANSWER_TYPE_RULES = frozenset({QUANTITY_NOUNS, YEARS_ARE_NOT_NUMBERS, DAYS_ARE_NOT_NUMBERS, ONE_IS_NOT_A_NUMBER})
 """The rules of the answer-type features since 2026-11-28; each can be turned off on its own
 (`KeywordTerm.answer_type_rules`) to measure what it changes (`bench/answer_types.py`)."""
 
@@ -192,11 +186,8 @@ class KeywordTerm(nn.Module):
             numbers = torch.where(beside(MONTH), 0, numbers)
         if ONE_IS_NOT_A_NUMBER in self.answer_type_rules:
             numbers = torch.where((given & ONE).ne(0), 0, numbers)
-        dates = given & DATE
-        if MAY_NEEDS_A_NUMBER in self.answer_type_rules:
-            dates = torch.where((given & MAY).ne(0) & ~beside(NUMBER), 0, dates)
         asks_date = has(asked, WHEN) | has(asked, TIME_NOUN)
-        return torch.stack([asks_number & numbers.ne(0).any(-1), asks_date & dates.ne(0).any(-1)], dim=-1).float()
+        return torch.stack([asks_number & numbers.ne(0).any(-1), asks_date & has(given, DATE)], dim=-1).float()
 
     def echo_feature(self, question_ids: torch.Tensor, q_mask: torch.Tensor, same: torch.Tensor) -> torch.Tensor:
         """(B, 1): 1 where the answer holds the question's first wh-word and the word after it side by side
