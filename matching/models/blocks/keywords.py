@@ -85,7 +85,7 @@ DAYS_ARE_NOT_NUMBERS = "days of the month are not numbers given"
 asked either (since 2026-11-28, later); the month still answers a date asked."""
 ONE_IS_NOT_A_NUMBER = "'one' is not a number given"
 """"One" in an answer ("one of the largest cities") does not answer a number asked either (since 2026-11-28, later):
-in TRAIN-ALL's how-many questions, 83 candidates whose only number given is "one" are all wrong answers."""
+in TRAIN-ALL's how-many and how-much questions, the 83 candidates whose only number given is "one" are all wrong."""
 ANSWER_TYPE_RULES = frozenset({QUANTITY_NOUNS, YEARS_ARE_NOT_NUMBERS, DAYS_ARE_NOT_NUMBERS, ONE_IS_NOT_A_NUMBER})
 """The rules of the answer-type features since 2026-11-28; each can be turned off on its own
 (`KeywordTerm.answer_type_rules`) to measure what it changes (`bench/answer_types.py`)."""
