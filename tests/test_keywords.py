@@ -326,3 +326,37 @@ def test_the_answer_types_bench_measures_the_quantity_noun_rule(vectors: object,
                               QUANTITY_NOUNS, "--data", str(tmp_path / "dev"), "--", str(tmp_path / "none")],
                              capture_output=True, text=True, check=False, timeout=300)
     assert refused.returncode == 1 and "no answer-type features, so nothing to measure" in refused.stderr
+
+
+def test_the_place_feature_asks_where_and_reads_place_names(vectors: object, tmp_path: Path) -> None:
+    """An ablation (configs/ablations/*-places.json): "where" asked, a place name given that the question lacks."""
+    from matching.models.base import build_model, fit_to_corpus
+    from matching.models.blocks.keywords import ECHO_FEATURE, PLACE_FEATURE, place_words
+
+    assert {"paris", "japan", "texas", "tokyo"} <= place_words() and not {"new", "city"} & place_words()
+    with pytest.raises(ParamsError, match="needs keyword_answer_types"):
+        MVLSTMParams(keywords=True, keyword_places=True).validate()
+    tokens, _ = tokenize_lists(toy_lists(0, 6))
+    corpus = Corpus.of((c for t in tokens for c in t.candidates), vectors)  # type: ignore[arg-type]
+    params = sized_for_corpus(MVLSTMParams(hidden_size=4, k=2, mlp_hidden=4, keywords=True, keyword_answer_types=True,
+                                           keyword_places=True, keyword_echo=True), corpus)
+    torch.manual_seed(0)
+    model = build_model(params)
+    fit_to_corpus(model, corpus)
+    assert model.keywords.names[-2:] == (PLACE_FEATURE, ECHO_FEATURE)  # type: ignore[union-attr]  # the echo last
+    with torch.no_grad():
+        model.keywords.weights.copy_(torch.tensor([0.5, 0.5, 0.1, 2.0, 3.0, 4.0, -1.0]))  # type: ignore[union-attr]
+    matcher = Matcher("places", model, vectors)  # type: ignore[arg-type]
+
+    def place(question: str, answers: list[str]) -> list[float]:
+        found = matcher.explain(question, answers)
+        for e in found:
+            assert e.learned_score + e.keyword_score == pytest.approx(e.score, abs=1e-5)
+        return [e.keyword_terms[PLACE_FEATURE] / 4.0 for e in found]
+
+    assert place("where is the eiffel tower", ["it stands in paris", "it is made of iron"]) == [1, 0]
+    assert place("where is paris", ["paris is on the seine"]) == [0]  # the place the question names answers nothing
+    assert place("who built the eiffel tower", ["it stands in paris"]) == [0]  # nothing asked
+    save_checkpoint(matcher, tmp_path / "places", {})
+    loaded = load_checkpoint(tmp_path / "places", vectors)  # type: ignore[arg-type]
+    assert loaded.explain("where is the eiffel tower", ["it stands in paris"])[0].keyword_terms[PLACE_FEATURE] == 4.0

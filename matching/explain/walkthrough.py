@@ -53,13 +53,14 @@ def term_rows(explanation: Explanation) -> list[dict[str, Any]]:
     features = explanation.steps.vectors.get(KEYWORD_VALUES)
     weights = explanation.steps.vectors.get(KEYWORD_WEIGHTS)
     keyword = features is not None and weights is not None
+    keyword_names = [name for name in explanation.terms if name in ALL_KEYWORD_FEATURES]
     rows = []
     for name, value in explanation.terms.items():
         row: dict[str, Any] = {"term": name, "value": value}
         if keyword:
             row["feature x"] = row["weight w"] = None
         if name in ALL_KEYWORD_FEATURES and keyword:
-            k = ALL_KEYWORD_FEATURES.index(name)
+            k = keyword_names.index(name)  # the model's own features, in its order
             row["feature x"], row["weight w"] = float(features[k]), float(weights[k])
         rows.append(row)
     return rows

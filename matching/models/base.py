@@ -204,7 +204,7 @@ class MatchingModel(nn.Module):
             getattr(params, "attention_init", "default")) for side in params.attended_sides})
         self.dropout = nn.Dropout(params.dropout)
         self.keywords = (KeywordTerm(params.keyword_words, params.answer_type_words, params.keyword_echo,
-                                     params.keyword_echo_at_start) if params.keywords else None)
+                                     params.keyword_echo_at_start, params.keyword_places) if params.keywords else None)
         self.scored_alone: str | None = None
         """A study's switch for a model with a keyword term (`evaluation.studies.keyword_study`): LEARNED_MATCH
         scores the learned match alone, KEYWORDS the keyword term alone (scores only, no trace); None: both."""
@@ -345,17 +345,17 @@ def sized_for_corpus(params: ModelParams, corpus: Corpus) -> ModelParams:
     params = family_of(params).with_corpus(params, corpus)
     params = replace(params, keyword_words=len(corpus.idf[0])) if params.keywords else params
     if params.keyword_answer_types:
-        params = replace(params, answer_type_words=len(answer_type_table(corpus.vectors)[0]))
+        params = replace(params, answer_type_words=len(answer_type_table(corpus.vectors, params.keyword_places)[0]))
     return replace(params, tuned_words=len(corpus.idf[0])) if params.tune_vectors else params
 
 
 @lru_cache(maxsize=1)
-def answer_type_table(vectors: WordVectors) -> tuple[torch.Tensor, torch.Tensor]:
+def answer_type_table(vectors: WordVectors, places: bool = False) -> tuple[torch.Tensor, torch.Tensor]:
     """Key ids and kind flags of the vocabulary words the answer-type features read (`blocks.keywords`):
     words of the vectors' vocabulary only, so an unknown word never has a kind. Read once per vocabulary
     (sizing the model and filling it both need it; it scans every word)."""
     rows = vectors.row_of
-    kinds = {word: flags for word, flags in answer_type_kinds(rows).items() if word in rows}
+    kinds = {word: flags for word, flags in answer_type_kinds(rows, places).items() if word in rows}
     return (torch.tensor([rows[w] for w in kinds], dtype=torch.int64),
             torch.tensor(list(kinds.values()), dtype=torch.int64))
 
@@ -387,7 +387,7 @@ def fit_to_corpus(model: MatchingModel, corpus: Corpus) -> None:
         ids, idf = corpus.idf
         model.keywords.fill(ids, idf, corpus.mean_length)
         if model.keywords.answer_types:
-            model.keywords.fill_answer_types(*answer_type_table(corpus.vectors))
+            model.keywords.fill_answer_types(*answer_type_table(corpus.vectors, model.params.keyword_places))
     if model.tuned_words is not None:
         model.tuned_words.fill(corpus.idf[0])
 

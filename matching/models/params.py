@@ -78,6 +78,9 @@ class ModelParams:
     """With `keyword_echo`: the echo feature fires only where the answer begins with the question's words up to
     the word after its first wh-word (a restated question), not on a clause or title inside a real answer
     (", who won the Nobel Peace Prize in 1991"), where it sets a right answer back (`blocks.keywords`)."""
+    keyword_places: bool = False
+    """With `keyword_answer_types`: one more feature, whether the question asks "where" and the answer has a place
+    name word (a country, a large city, a US state) it does not repeat (`blocks.keywords`)."""
     answer_type_words: int = 0
     """How many vocabulary words the answer-type table holds (number, date and cue words; sized from the
     word vectors' vocabulary)."""
@@ -97,7 +100,8 @@ class ModelParams:
         _require_finite(self, "dropout")
         if not 0.0 <= self.dropout < 1.0:
             raise ParamsError(f"dropout must be in [0, 1), not {self.dropout!r}")
-        for name in ("keywords", "tune_vectors", "keyword_answer_types", "keyword_echo", "keyword_echo_at_start"):
+        for name in ("keywords", "tune_vectors", "keyword_answer_types", "keyword_echo", "keyword_echo_at_start",
+                     "keyword_places"):
             if not isinstance(getattr(self, name), bool):
                 raise ParamsError(f"{name} must be true or false, not {getattr(self, name)!r}")
         for name in ("keyword_words", "tuned_words", "answer_type_words"):
@@ -108,6 +112,9 @@ class ModelParams:
             raise ParamsError("keyword_answer_types adds features to the keyword term: it needs keywords true")
         if self.keyword_echo and not self.keyword_answer_types:
             raise ParamsError("keyword_echo reads the answer-type features' word table: it needs "
+                              "keyword_answer_types true")
+        if self.keyword_places and not self.keyword_answer_types:
+            raise ParamsError("keyword_places reads the answer-type features' word table: it needs "
                               "keyword_answer_types true")
         if self.keyword_echo_at_start and not self.keyword_echo:
             raise ParamsError("keyword_echo_at_start narrows the echo feature: it needs keyword_echo true")

