@@ -109,20 +109,25 @@ def test_answer_type_kinds_read_the_vocabulary() -> None:
     assert kinds["many"] == QUANTITY and kinds["how"] == HOW | WH and kinds["when"] == WHEN | WH
 
 
-def answer_type_matcher(vectors: object, weights: tuple[float, ...] = (0.5, 0.5, 0.1, 2.0, 3.0)) -> Matcher:
-    """A tiny MV-LSTM with the five keyword features of the answer-type models, weighted `weights`."""
+def keyword_matcher(vectors: object, name: str, weights: list[float], **switches: bool) -> Matcher:
+    """A tiny MV-LSTM with a keyword term, its features chosen by `switches` (MVLSTMParams' keyword_* flags) and
+    weighted `weights`."""
     from matching.models.base import build_model, fit_to_corpus
 
     tokens, _ = tokenize_lists(toy_lists(0, 6))
     corpus = Corpus.of((c for t in tokens for c in t.candidates), vectors)  # type: ignore[arg-type]
-    params = sized_for_corpus(MVLSTMParams(hidden_size=4, k=2, mlp_hidden=4, keywords=True,
-                                           keyword_answer_types=True), corpus)
+    params = sized_for_corpus(MVLSTMParams(hidden_size=4, k=2, mlp_hidden=4, keywords=True, **switches), corpus)
     torch.manual_seed(0)
     model = build_model(params)
     fit_to_corpus(model, corpus)
     with torch.no_grad():
         model.keywords.weights.copy_(torch.tensor(weights))  # type: ignore[union-attr]
-    return Matcher("types", model, vectors)  # type: ignore[arg-type]
+    return Matcher(name, model, vectors)  # type: ignore[arg-type]
+
+
+def answer_type_matcher(vectors: object, weights: tuple[float, ...] = (0.5, 0.5, 0.1, 2.0, 3.0)) -> Matcher:
+    """A tiny MV-LSTM with the five keyword features of the answer-type models, weighted `weights`."""
+    return keyword_matcher(vectors, "types", list(weights), keyword_answer_types=True)
 
 
 def test_answer_type_features_ask_and_give(vectors: object, tmp_path: Path) -> None:
@@ -212,18 +217,8 @@ def test_a_checkpoint_saved_before_the_quantity_nouns_reads_them(vectors: object
 
 def echo_matcher(vectors: object, at_start: bool) -> Matcher:
     """A tiny MV-LSTM with all six keyword features, the echo one (anywhere, or `at_start`) weighted -4."""
-    from matching.models.base import build_model, fit_to_corpus
-
-    tokens, _ = tokenize_lists(toy_lists(0, 6))
-    corpus = Corpus.of((c for t in tokens for c in t.candidates), vectors)  # type: ignore[arg-type]
-    params = sized_for_corpus(MVLSTMParams(hidden_size=4, k=2, mlp_hidden=4, keywords=True, keyword_answer_types=True,
-                                           keyword_echo=True, keyword_echo_at_start=at_start), corpus)
-    torch.manual_seed(0)
-    model = build_model(params)
-    fit_to_corpus(model, corpus)
-    with torch.no_grad():
-        model.keywords.weights.copy_(torch.tensor([0.5, 0.5, 0.1, 2.0, 3.0, -4.0]))  # type: ignore[union-attr]
-    return Matcher("echo", model, vectors)  # type: ignore[arg-type]
+    return keyword_matcher(vectors, "echo", [0.5, 0.5, 0.1, 2.0, 3.0, -4.0], keyword_answer_types=True,
+                           keyword_echo=True, keyword_echo_at_start=at_start)
 
 
 @pytest.mark.parametrize("at_start", [False, True], ids=["anywhere", "at-start"])
@@ -330,23 +325,14 @@ def test_the_answer_types_bench_measures_the_quantity_noun_rule(vectors: object,
 
 def test_the_place_feature_asks_where_and_reads_place_names(vectors: object, tmp_path: Path) -> None:
     """An ablation (configs/ablations/*-places.json): "where" asked, a place name given that the question lacks."""
-    from matching.models.base import build_model, fit_to_corpus
     from matching.models.blocks.keywords import ECHO_FEATURE, PLACE_FEATURE, place_words
 
     assert {"paris", "japan", "texas", "tokyo"} <= place_words() and not {"new", "city"} & place_words()
     with pytest.raises(ParamsError, match="needs keyword_answer_types"):
         MVLSTMParams(keywords=True, keyword_places=True).validate()
-    tokens, _ = tokenize_lists(toy_lists(0, 6))
-    corpus = Corpus.of((c for t in tokens for c in t.candidates), vectors)  # type: ignore[arg-type]
-    params = sized_for_corpus(MVLSTMParams(hidden_size=4, k=2, mlp_hidden=4, keywords=True, keyword_answer_types=True,
-                                           keyword_places=True, keyword_echo=True), corpus)
-    torch.manual_seed(0)
-    model = build_model(params)
-    fit_to_corpus(model, corpus)
-    assert model.keywords.names[-2:] == (PLACE_FEATURE, ECHO_FEATURE)  # type: ignore[union-attr]  # the echo last
-    with torch.no_grad():
-        model.keywords.weights.copy_(torch.tensor([0.5, 0.5, 0.1, 2.0, 3.0, 4.0, -1.0]))  # type: ignore[union-attr]
-    matcher = Matcher("places", model, vectors)  # type: ignore[arg-type]
+    matcher = keyword_matcher(vectors, "places", [0.5, 0.5, 0.1, 2.0, 3.0, 4.0, -1.0], keyword_answer_types=True,
+                              keyword_places=True, keyword_echo=True)
+    assert matcher.model.keywords.names[-2:] == (PLACE_FEATURE, ECHO_FEATURE)  # type: ignore[union-attr]  # echo last
 
     def place(question: str, answers: list[str]) -> list[float]:
         found = matcher.explain(question, answers)

@@ -74,7 +74,7 @@ CUE_WORDS = {QUANTITY: ("many", "much", "long", "old", "far", "tall", "big", "la
              WHAT: ("what", "which"), OF: ("of", "in"),
              MONTH: ("january", "february", "march", "april", "may", "june", "july", "august", "september",
                      "october", "november", "december"),
-             ONE: ("one",), WHERE: ("where",)}
+             ONE: ("one",)}
 
 
 QUANTITY_NOUNS = "quantity nouns"
@@ -133,15 +133,17 @@ def answer_type_kinds(vocabulary: Iterable[str], places: bool = False) -> dict[s
     """Each vocabulary word with a kind for the answer-type features (and with `places`, the place feature), and
     its flags."""
     kinds = {word: flags for word in vocabulary if (flags := word_kind(word))}
-    if places:
+    if places:  # only in the table of a model with the place feature: a default's loads as it was saved
         for word in place_words() & set(vocabulary):
             kinds[word] = kinds.get(word, 0) | PLACE
+        kinds["where"] = WHERE
     return with_cue_words(kinds)
 
 
 class KeywordTerm(nn.Module):
     """x (B, K) keyword features of each pair from the lookup-key ids, and w_k x_k, each feature's term
-    (K = 3, 5 with the answer-type features, 6 with the echo feature too, which reads their word table)."""
+    (K = 3, 5 with the answer-type features, one more each with the place feature and the echo feature, which read
+    their word table)."""
 
     def __init__(self, idf_words: int, answer_type_words: int = 0, echo: bool = False,
                  echo_at_start: bool = False, places: bool = False) -> None:
