@@ -288,3 +288,17 @@ def test_built_in_splits_are_the_complete_folders_under_the_data_root(tmp_path: 
     assert built_in_splits()[0].key != before  # the key follows the files' content
     monkeypatch.setenv("MATCHLENS_DATA", str(tmp_path / "missing"))
     assert built_in_splits() == []
+
+
+@pytest.mark.parametrize("name", ["section-questions-a.csv", "section-questions-b.csv"])
+def test_the_section_collection_is_three_questions_a_section_each_answered_by_one_of_its_sentences(name: str) -> None:
+    """`bench/section_collection.py` reads these: 25 sections, three questions each, every sentence of the section a
+    candidate in its order, exactly one answering, a different one for each question of the section."""
+    lists = read_ranking_file(Path(__file__).resolve().parents[1] / "samples" / name)
+    assert len(lists) == 75 and len({item.question for item in lists}) == 75
+    sections: dict[tuple[str, ...], list[int]] = {}
+    for item in lists:
+        assert sum(item.labels) == 1 and 5 <= len(item.candidates) <= 9
+        sections.setdefault(tuple(item.candidates), []).append(item.labels.index(1))
+    assert len(sections) == 25
+    assert all(len(answers) == 3 and len(set(answers)) == 3 for answers in sections.values())
