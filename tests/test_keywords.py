@@ -346,3 +346,79 @@ def test_the_place_feature_asks_where_and_reads_place_names(vectors: object, tmp
     save_checkpoint(matcher, tmp_path / "places", {})
     loaded = load_checkpoint(tmp_path / "places", vectors)  # type: ignore[arg-type]
     assert loaded.explain("where is the eiffel tower", ["it stands in paris"])[0].keyword_terms[PLACE_FEATURE] == 4.0
+
+
+SECTION = ("who conquered the achaemenid empire in 330 bc",
+           ["The Achaemenid Empire was an ancient Iranian empire founded by Cyrus the Great.",
+            "The Achaemenid Empire was divided into provinces called satrapies.",
+            "It came to an end in 330 BC, when Alexander the Great conquered its territories.",
+            "The Achaemenid Empire built the Royal Road from Sardis to Susa."])
+
+
+def test_bm25_within_the_list_is_the_bm25_baseline_per_question_word_with_the_list_as_the_collection(
+        vectors: object, tmp_path: Path) -> None:
+    """The list feature's value is the BM25 baseline's score over the question's own candidates (per question word),
+    on every path that scores: the traced pass, the scores-only pass in any order and batch, a training batch and a
+    checkpoint loaded back; and the split into learned match and keywords stays exact."""
+    from matching.evaluation.dataset import model_scores
+    from matching.models.blocks.keywords import ECHO_FEATURE, LIST_BM25_FEATURE
+    from matching.text.baselines import bm25, bm25_within_lists
+    from matching.text.tokens import tokenize
+
+    with pytest.raises(ParamsError, match="needs keywords true"):
+        MVLSTMParams(keyword_list_bm25=True).validate()
+    matcher = keyword_matcher(vectors, "listed", [0.5, 0.5, 0.1, 2.0, 3.0, 1.5, -1.0], keyword_answer_types=True,
+                              keyword_list_bm25=True, keyword_echo=True)
+    assert matcher.model.keywords.names[-2:] == (LIST_BM25_FEATURE, ECHO_FEATURE)  # type: ignore[union-attr]
+    question, candidates = tokenize(SECTION[0]), [tokenize(c) for c in SECTION[1]]
+    expected = bm25(question, candidates) / len([t for t in question if any(ch.isalnum() for ch in t.key)])
+    assert int(np.argmax(expected)) == 2  # the subject every sentence names counts for little
+    explained = matcher.explain(*SECTION)
+    for e, value in zip(explained, expected, strict=True):
+        assert e.keyword_terms[LIST_BM25_FEATURE] / 1.5 == pytest.approx(value, rel=1e-5)
+        assert e.learned_score + e.keyword_score == pytest.approx(e.score, abs=1e-5)
+    # Scores only, with another list in between and the pairs in another order: each pair keeps its own list's value.
+    other = tokenize("where is susa")
+    questions = [question, other, question, question, other, question]
+    answers = [candidates[3], candidates[0], candidates[1], candidates[0], candidates[2], candidates[2]]
+    scores = matcher.score_tokens(questions, answers, batch_size=2)
+    by_candidate = {id(c): e.score for c, e in zip(candidates, explained, strict=True)}
+    for n in (0, 2, 3, 5):
+        assert scores[n] == pytest.approx(by_candidate[id(answers[n])], abs=1e-5)
+    assert bm25_within_lists(questions, answers)[[1, 4]] == pytest.approx(
+        bm25(other, [candidates[0], candidates[2]]) / 3)
+    lists, _ = tokenize_lists(toy_lists(0, 3))
+    for t, found in zip(lists, model_scores(matcher, lists), strict=True):
+        assert found.tolist() == pytest.approx([e.score for e in matcher.explain_tokens(t.question, t.candidates)],
+                                               abs=1e-5)
+    save_checkpoint(matcher, tmp_path / "listed", {})
+    loaded = load_checkpoint(tmp_path / "listed", vectors)  # type: ignore[arg-type]
+    assert [e.score for e in loaded.explain(*SECTION)] == pytest.approx([e.score for e in explained], abs=1e-6)
+    # A batch without the values is refused, not scored as if the feature were 0.
+    from matching.models.batching import make_token_batch
+
+    with pytest.raises(ValueError, match="needs list_bm25"):
+        matcher.model(make_token_batch(matcher.vectors, [question], [candidates[0]], 40, 60))
+
+
+def test_a_model_with_the_list_feature_trains_and_its_batches_carry_each_candidates_list_value(
+        toy_data: Path, vectors: object) -> None:
+    from conftest import tiny_config
+
+    from matching.text.baselines import bm25_within_lists
+    from matching.training.trainer import _Batches, train
+
+    config = tiny_config(name="listed", keywords=True, keyword_list_bm25=True)
+    matcher, log = train(config, toy_lists(0, 6), toy_lists(6, 9), vectors, show_progress=False)  # type: ignore[arg-type]
+    assert log and matcher.params.keyword_list_bm25
+    lists, _ = tokenize_lists(toy_lists(0, 4))
+    questions = [t.question for t in lists]
+    answers: list[list[object]] = [list(t.candidates) for t in lists]
+    batches = _Batches(lists, questions, answers, config.settings, matcher.params, vectors)  # type: ignore[arg-type]
+    chunk = batches.units[:3]
+    batch, _ = batches.batch(chunk)
+    assert config.settings.loss == "hinge"  # a chunk's units are (question, right, wrong): the right ones first
+    places = [(n, p) for n, p, _ in chunk] + [(n, q) for n, _, q in chunk]
+    expected = [bm25_within_lists([lists[n].question] * len(lists[n].candidates), lists[n].candidates)[j]
+                for n, j in places]
+    assert batch.list_bm25 is not None and batch.list_bm25.tolist() == pytest.approx(expected)

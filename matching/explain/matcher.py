@@ -19,6 +19,7 @@ from matching.models.base import trace_parts_of
 from matching.models.batching import RowCache, TextTable, lookup_texts, pair_batch
 from matching.models.params import ModelParams
 from matching.models.parts import Part
+from matching.text.baselines import bm25_within_lists
 from matching.text.embeddings import WordVectors
 from matching.text.tokens import TextError, Token, tokenize
 
@@ -84,11 +85,21 @@ class Matcher:
             return SideTexts(table, rows, self.model.encode_texts(side, table.vectors, table.unknown, table.lengths,
                                                                   table.ids, trace=trace))
 
-    def _pass(self, questions: SideTexts, answers: SideTexts, pairs: torch.Tensor | None, trace: bool
-              ) -> torch.Tensor | ForwardTrace:
-        """One forward pass over the pairs at `pairs` (all of them when None) of the two sides."""
+    def _pass(self, questions: SideTexts, answers: SideTexts, pairs: torch.Tensor | None, trace: bool,
+              listed: torch.Tensor | None = None) -> torch.Tensor | ForwardTrace:
+        """One forward pass over the pairs at `pairs` (all of them when None) of the two sides; `listed`: every
+        pair's BM25 within its list, for a model with that keyword feature."""
+        if listed is not None:
+            listed = (listed if pairs is None else listed.index_select(0, pairs.cpu())).to(self.device)
         with _grad_mode(trace):
-            return self.model(pair_batch(*questions.pick(pairs), *answers.pick(pairs)), trace=trace)
+            return self.model(pair_batch(*questions.pick(pairs), *answers.pick(pairs), list_bm25=listed), trace=trace)
+
+    def listed(self, questions: Sequence[Sequence[Token]], answers: Sequence[Sequence[Token]]) -> torch.Tensor | None:
+        """Each pair's BM25 within its list (the pairs given with the same question object) where the model's keyword
+        term has that feature; None otherwise."""
+        if not self.params.keyword_list_bm25:
+            return None
+        return torch.from_numpy(bm25_within_lists(questions, answers))
 
     def explain_tokens(self, question: Sequence[Token], candidates: Sequence[Sequence[Token]]
                        ) -> list[Explanation]:
@@ -104,8 +115,9 @@ class Matcher:
         params = self.params
         q_tokens = flag_tokens(question, self.vectors, params.max_question_len)
         a_tokens = [flag_tokens(a, self.vectors, params.max_answer_len) for a in candidates]
-        trace = self._pass(self._texts("question", [q_tokens] * len(a_tokens), trace=True),
-                           self._texts("answer", a_tokens, trace=True), None, trace=True)
+        questions = [q_tokens] * len(a_tokens)
+        trace = self._pass(self._texts("question", questions, trace=True), self._texts("answer", a_tokens, trace=True),
+                           None, trace=True, listed=self.listed(questions, a_tokens))
         assert isinstance(trace, ForwardTrace)
         return TracedExplanations(trace, self.name, params, [q_tokens] * len(a_tokens), a_tokens)
 
@@ -139,14 +151,17 @@ class Matcher:
             per_block = min(per_block, len(answers) // (4 * threads * batch_size))
         block = min(ENCODED_TOGETHER, batch_size * max(1, per_block))
 
+        listed = self.listed(questions, answers)  # over every pair given, before the pairs are cut into blocks
+
         def score_block(first: int) -> np.ndarray:
             part = slice(first, first + block)
+            listed_here = None if listed is None else listed[part]
             answer_texts = self._texts("answer", answers[part], trace=False, known=known)
             question_texts = questions_read.result()
             questions_here = SideTexts(question_texts.table, question_texts.rows[part], question_texts.encoded)
             values = []
             for pairs in torch.arange(len(answer_texts.rows), device=answer_texts.rows.device).split(batch_size):
-                result = self._pass(questions_here, answer_texts, pairs, trace=False)
+                result = self._pass(questions_here, answer_texts, pairs, trace=False, listed=listed_here)
                 assert isinstance(result, torch.Tensor)
                 values.append(result.cpu().numpy())
             return np.concatenate(values)

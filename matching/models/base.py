@@ -60,6 +60,9 @@ class PairBatch:
     None: the model encodes the question rows itself."""
     answer_encoding: TextEncoding | None = None
     """The same for the answers: encoded together with many more answers than one batch holds."""
+    list_bm25: torch.Tensor | None = None
+    """(B,) each pair's BM25 within its list (`text.baselines.bm25_within_lists`), for a keyword term with the list
+    feature: the one input of a pair that depends on the other candidates of its question; None without it."""
 
     def cell_mask(self) -> torch.Tensor:
         """(B, m, n): True where both the question position and the answer position are real."""
@@ -204,7 +207,8 @@ class MatchingModel(nn.Module):
             getattr(params, "attention_init", "default")) for side in params.attended_sides})
         self.dropout = nn.Dropout(params.dropout)
         self.keywords = (KeywordTerm(params.keyword_words, params.answer_type_words, params.keyword_echo,
-                                     params.keyword_echo_at_start, params.keyword_places) if params.keywords else None)
+                                     params.keyword_echo_at_start, params.keyword_places,
+                                     params.keyword_list_bm25) if params.keywords else None)
         self.scored_alone: str | None = None
         """A study's switch for a model with a keyword term (`evaluation.studies.keyword_study`): LEARNED_MATCH
         scores the learned match alone, KEYWORDS the keyword term alone (scores only, no trace); None: both."""
@@ -244,10 +248,10 @@ class MatchingModel(nn.Module):
             if self.scored_alone == LEARNED_MATCH:
                 return self.match(batch)
             return self.keywords(batch.question_ids, batch.answer_ids, batch.question_lengths,
-                                 batch.answer_lengths).sum(-1)
+                                 batch.answer_lengths, batch.list_bm25).sum(-1)
         found = self.match(batch, trace)
         features = self.keywords.features(batch.question_ids, batch.answer_ids, batch.question_lengths,
-                                          batch.answer_lengths)
+                                          batch.answer_lengths, batch.list_bm25)
         keywords = features * self.keywords.weights
         if not isinstance(found, ForwardTrace):
             return found + keywords.sum(-1)

@@ -17,6 +17,7 @@ import torch
 
 from matching.models import PairBatch, TextEncoding
 from matching.models.blocks import consecutive, take_rows
+from matching.text.baselines import bm25_within_lists
 from matching.text.embeddings import EncodedText, WordVectors
 from matching.text.tokens import Token, token_codes
 
@@ -44,10 +45,11 @@ def _pad(texts: Sequence[EncodedText], max_len: int, side: str
 
 
 def make_batch(questions: Sequence[EncodedText], answers: Sequence[EncodedText],
-               max_question_len: int, max_answer_len: int) -> PairBatch:
+               max_question_len: int, max_answer_len: int, list_bm25: np.ndarray | None = None) -> PairBatch:
     q_vectors, q_unknown, q_lengths, q_ids = _pad(questions, max_question_len, "question")
     a_vectors, a_unknown, a_lengths, a_ids = _pad(answers, max_answer_len, "answer")
-    return PairBatch(q_vectors, q_unknown, q_lengths, a_vectors, a_unknown, a_lengths, q_ids, a_ids)
+    return PairBatch(q_vectors, q_unknown, q_lengths, a_vectors, a_unknown, a_lengths, q_ids, a_ids,
+                     list_bm25=None if list_bm25 is None else torch.as_tensor(list_bm25, dtype=torch.float32))
 
 
 RowCache = dict[tuple[int, int], np.ndarray]
@@ -132,10 +134,10 @@ def lookup_texts(vectors: WordVectors, texts: Sequence[Sequence[Token]], max_len
 
 
 def pair_batch(questions: TextTable, question_encoding: TextEncoding | None, answers: TextTable,
-               answer_encoding: TextEncoding | None = None) -> PairBatch:
+               answer_encoding: TextEncoding | None = None, list_bm25: torch.Tensor | None = None) -> PairBatch:
     return PairBatch(questions.vectors, questions.unknown, questions.lengths, answers.vectors, answers.unknown,
                      answers.lengths, questions.ids, answers.ids, question_encoding=question_encoding,
-                     answer_encoding=answer_encoding)
+                     answer_encoding=answer_encoding, list_bm25=list_bm25)
 
 
 def batch_on(batch: PairBatch, device: torch.device) -> PairBatch:
@@ -147,8 +149,10 @@ def batch_on(batch: PairBatch, device: torch.device) -> PairBatch:
 
 def make_token_batch(vectors: WordVectors, questions: Sequence[Sequence[Token]],
                      answers: Sequence[Sequence[Token]], max_question_len: int, max_answer_len: int,
-                     known: RowCache | None = None) -> PairBatch:
-    """The same batch as `make_batch` over `vectors.encode` of each text, built faster."""
+                     known: RowCache | None = None, list_bm25: bool = False) -> PairBatch:
+    """The same batch as `make_batch` over `vectors.encode` of each text, built faster; with `list_bm25`, each
+    pair's BM25 within its list (the pairs given with the same question object: `bm25_within_lists`)."""
     question_table, question_rows = lookup_texts(vectors, questions, max_question_len, "question", known)
     answer_table, answer_rows = lookup_texts(vectors, answers, max_answer_len, "answer", known)
-    return pair_batch(question_table.rows(question_rows), None, answer_table.rows(answer_rows))
+    listed = torch.from_numpy(bm25_within_lists(questions, answers)) if list_bm25 else None
+    return pair_batch(question_table.rows(question_rows), None, answer_table.rows(answer_rows), list_bm25=listed)

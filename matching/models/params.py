@@ -81,6 +81,11 @@ class ModelParams:
     keyword_places: bool = False
     """With `keyword_answer_types`: one more feature, whether the question asks "where" and the answer has a place
     name word (a country, a large city, a US state) it does not repeat (`blocks.keywords`)."""
+    keyword_list_bm25: bool = False
+    """With `keywords`: one more feature, BM25 within the list: the BM25 baseline's score of the answer with the
+    question's own candidates as the collection (per question word), so a word every candidate has (the subject of
+    a section all its sentences name) counts for little, where the IDF of the other features comes from the
+    training answers (`blocks.keywords`, `text.baselines.bm25_within_lists`)."""
     answer_type_words: int = 0
     """How many vocabulary words the answer-type table holds (number, date and cue words; sized from the
     word vectors' vocabulary)."""
@@ -101,7 +106,7 @@ class ModelParams:
         if not 0.0 <= self.dropout < 1.0:
             raise ParamsError(f"dropout must be in [0, 1), not {self.dropout!r}")
         for name in ("keywords", "tune_vectors", "keyword_answer_types", "keyword_echo", "keyword_echo_at_start",
-                     "keyword_places"):
+                     "keyword_places", "keyword_list_bm25"):
             if not isinstance(getattr(self, name), bool):
                 raise ParamsError(f"{name} must be true or false, not {getattr(self, name)!r}")
         for name in ("keyword_words", "tuned_words", "answer_type_words"):
@@ -116,6 +121,8 @@ class ModelParams:
         if self.keyword_places and not self.keyword_answer_types:
             raise ParamsError("keyword_places reads the answer-type features' word table: it needs "
                               "keyword_answer_types true")
+        if self.keyword_list_bm25 and not self.keywords:
+            raise ParamsError("keyword_list_bm25 adds a feature to the keyword term: it needs keywords true")
         if self.keyword_echo_at_start and not self.keyword_echo:
             raise ParamsError("keyword_echo_at_start narrows the echo feature: it needs keyword_echo true")
 

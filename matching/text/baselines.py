@@ -52,6 +52,23 @@ def bm25(question: Sequence[Token], candidates: Sequence[Sequence[Token]]) -> np
     return _bm25(_words(question), [_words(c) for c in candidates])
 
 
+def bm25_within_lists(questions: Sequence[Sequence[Token]], answers: Sequence[Sequence[Token]]) -> np.ndarray:
+    """(P,) each pair's BM25 baseline score per question word, where a pair's list is every pair given with the same
+    question object (as `evaluation.model_scores` and `Matcher.traced` give a question's candidates): the IDF and the
+    mean length are the list's, so a word every candidate has counts for little. What the keyword feature "BM25
+    within the list" reads (`blocks.keywords`); a question without words gives 0."""
+    groups: dict[int, list[int]] = {}
+    for pair, question in enumerate(questions):
+        groups.setdefault(id(question), []).append(pair)
+    values = np.zeros(len(questions), dtype=np.float32)
+    for pairs in groups.values():
+        question_words = _words(questions[pairs[0]])
+        if question_words:
+            scores = _bm25(question_words, [_words(answers[pair]) for pair in pairs])
+            values[pairs] = scores / len(question_words)
+    return values
+
+
 def baseline_scores(question: Sequence[Token], candidates: Sequence[Sequence[Token]]) -> dict[str, np.ndarray]:
     """Every baseline's scores; each text's words are picked out once for all of them."""
     question_words, candidate_words = _words(question), [_words(c) for c in candidates]

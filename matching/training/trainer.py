@@ -40,7 +40,7 @@ from matching.models.base import fit_to_corpus, sized_for_corpus
 from matching.models.batching import batch_on, make_batch
 from matching.models.blocks import length_mask, normalised_entropy
 from matching.models.params import ModelParams, params_to_dict
-from matching.text.baselines import BASELINES, word_overlap
+from matching.text.baselines import BASELINES, bm25_within_lists, word_overlap
 from matching.text.corpus import Corpus
 from matching.text.data import RankingList, fingerprint, read_toks_folder
 from matching.text.embeddings import WordVectors, load_glove
@@ -253,7 +253,7 @@ def keywords_alone_where(model: torch.nn.Module, batch: PairBatch, scores: torch
     """The scores with the learned match left out of the rows where `solo` (B,) is true: there the score is
     the keyword term alone (`TrainingSettings.keyword_solo`)."""
     keywords = model.keywords(batch.question_ids, batch.answer_ids, batch.question_lengths,
-                              batch.answer_lengths).sum(-1)
+                              batch.answer_lengths, batch.list_bm25).sum(-1)
     return torch.where(solo, keywords, scores)
 
 
@@ -266,7 +266,7 @@ def solo_scores(model: torch.nn.Module, batch: PairBatch, scores: torch.Tensor, 
     solo, echoes = solo.to(scores.device), echoes.to(scores.device)
     if solo_echoes in ECHO_FEATURE_MODES:
         features = model.keywords.features(batch.question_ids, batch.answer_ids, batch.question_lengths,
-                                           batch.answer_lengths)
+                                           batch.answer_lengths, batch.list_bm25)
         weights = model.keywords.weights
         keywords = (features * weights).sum(-1)
         if solo_echoes == "echo weight only":  # the same value; an echo's gradient reaches the echo weight (last) alone
@@ -345,6 +345,10 @@ class _Batches:
                  vectors: WordVectors) -> None:
         self.questions, self.answers, self.settings, self.params = questions, answers, settings, params
         self.vectors, self.lists = vectors, lists
+        # Each candidate's BM25 within its list, once: over the whole texts of the list as trained (an echo negative
+        # included), as `Matcher.listed` reads the candidates given with a question when scoring.
+        self.listed = [bm25_within_lists([t.question] * len(t.candidates), t.candidates) if params.keyword_list_bm25
+                       else None for t in lists]
         if settings.loss == "hinge":
             # With hinge_negatives each epoch draws its own pairs (`new_epoch`); this draw, with a generator of its
             # own, only shows whether there is any pair, without building all of them (504,501 on TRAIN-ALL).
@@ -410,8 +414,13 @@ class _Batches:
 
             loss = listwise
         encode = self.vectors.encode
+        listed = None
+        if self.params.keyword_list_bm25:
+            places = ([(n, p) for n, p, _ in chunk] + [(n, q) for n, _, q in chunk] if self.settings.loss == "hinge"
+                      else [(n, j) for n, js in chunk for j in js])
+            listed = np.array([self.listed[n][j] for n, j in places], dtype=np.float32)  # type: ignore[index]
         batch = make_batch([encode(q) for q in questions], [encode(a) for a in answers],  # type: ignore[arg-type]
-                           self.params.max_question_len, self.params.max_answer_len)
+                           self.params.max_question_len, self.params.max_answer_len, listed)
         return batch, loss
 
 

@@ -18,6 +18,15 @@ TrecQA systems:
 - date asked, date given: the question asks "when" (or for a year or date) and the answer has a
   year, month or weekday it does not share with the question.
 
+With the list feature (a configuration's choice), one more, the only one that reads beyond its pair:
+
+- BM25 within the list: the BM25 baseline's score of the answer with the question's own candidates as the
+  collection, per question word (`text.baselines.bm25_within_lists`, given with the batch): its IDF and mean length
+  are the list's, so the subject that every sentence of a section names counts for little and the words that set
+  the answer apart count for much, where the other features' IDF comes from the training answers. On questions
+  written from one sentence of a section, its sentences the candidates, that IDF is what lets BM25 beat word overlap
+  (`bench/section_collection.py`).
+
 With the echo feature (a configuration's choice, beside the answer types), one more:
 
 - echoes the question: the answer holds the question's opening, its first wh-word and the word after
@@ -52,7 +61,8 @@ KEYWORD_FEATURES = ("word overlap", "IDF-weighted overlap", "BM25")
 ANSWER_TYPE_FEATURES = ("number asked, number given", "date asked, date given")
 ECHO_FEATURE = "echoes the question"
 PLACE_FEATURE = "place asked, place given"
-ALL_KEYWORD_FEATURES = (*KEYWORD_FEATURES, *ANSWER_TYPE_FEATURES, PLACE_FEATURE, ECHO_FEATURE)
+LIST_BM25_FEATURE = "BM25 within the list"
+ALL_KEYWORD_FEATURES = (*KEYWORD_FEATURES, *ANSWER_TYPE_FEATURES, PLACE_FEATURE, LIST_BM25_FEATURE, ECHO_FEATURE)
 """Every name a keyword feature can have, in the order of the features vector."""
 BM25_K1 = 1.2
 BM25_B = 0.75
@@ -143,10 +153,10 @@ def answer_type_kinds(vocabulary: Iterable[str], places: bool = False) -> dict[s
 class KeywordTerm(nn.Module):
     """x (B, K) keyword features of each pair from the lookup-key ids, and w_k x_k, each feature's term
     (K = 3, 5 with the answer-type features, one more each with the place feature and the echo feature, which read
-    their word table)."""
+    their word table, and one more with the list feature, whose values come with the batch)."""
 
     def __init__(self, idf_words: int, answer_type_words: int = 0, echo: bool = False,
-                 echo_at_start: bool = False, places: bool = False) -> None:
+                 echo_at_start: bool = False, places: bool = False, list_bm25: bool = False) -> None:
         super().__init__()
         self.idf = IdfTable(idf_words)
         self.register_buffer("mean_answer_length", torch.ones(()))
@@ -157,14 +167,15 @@ class KeywordTerm(nn.Module):
             raise ValueError("echo_at_start narrows the echo feature: it needs the echo feature")
         if places and not self.answer_types:
             raise ValueError("the place feature reads the answer-type word table: it needs answer types")
-        self.echo, self.echo_at_start, self.places = echo, echo_at_start, places
+        self.echo, self.echo_at_start, self.places, self.list_bm25 = echo, echo_at_start, places, list_bm25
         # The answer-type features' rules (`ANSWER_TYPE_RULES`); `bench/answer_types.py` turns one off to measure what
         # it changes. Not parameters: they change what the feature says, not a weight, so every checkpoint with
         # answer types has them, whichever code trained it.
         self.answer_type_rules = ANSWER_TYPE_RULES
         # The echo feature last: training with echoes reaches its weight as the last one.
         self.names = (*KEYWORD_FEATURES, *(ANSWER_TYPE_FEATURES if self.answer_types else ()),
-                      *((PLACE_FEATURE,) if places else ()), *((ECHO_FEATURE,) if echo else ()))
+                      *((PLACE_FEATURE,) if places else ()), *((LIST_BM25_FEATURE,) if list_bm25 else ()),
+                      *((ECHO_FEATURE,) if echo else ()))
         # The answer-type table: sorted key ids of the vocabulary words with a kind, and their flags (kept in
         # the checkpoint only by a model that has them, so checkpoints without answer types load unchanged).
         if self.answer_types:
@@ -246,10 +257,13 @@ class KeywordTerm(nn.Module):
         return (bigram & opening[:, :, None]).flatten(1).any(-1, keepdim=True).float()
 
     def features(self, question_ids: torch.Tensor, answer_ids: torch.Tensor, question_lengths: torch.Tensor,
-                 answer_lengths: torch.Tensor) -> torch.Tensor:
+                 answer_lengths: torch.Tensor, list_bm25: torch.Tensor | None = None) -> torch.Tensor:
         """(B, K): word overlap, IDF-weighted overlap, BM25 per question word (and the answer-type
-        features, and the echo feature). Padding ids differ per side and from every real id, so padding
-        never matches."""
+        features, the list feature from `list_bm25` (B,), and the echo feature). Padding ids differ per side and
+        from every real id, so padding never matches."""
+        if self.list_bm25 and list_bm25 is None:
+            raise ValueError("the feature 'BM25 within the list' reads each pair's list: the batch needs list_bm25 "
+                             "(text.baselines.bm25_within_lists)")
         q_mask = length_mask(question_lengths, question_ids.shape[1])
         same = question_ids[:, :, None] == answer_ids[:, None, :]  # (B, m, n)
         found = same.any(-1) & q_mask
@@ -261,14 +275,15 @@ class KeywordTerm(nn.Module):
         norm = BM25_K1 * (1 - BM25_B + BM25_B * answer_lengths.to(torch.float32) / self.mean_answer_length)
         bm25 = (idf * frequency * (BM25_K1 + 1) / (frequency + norm[:, None])).sum(-1) / words
         lexical = torch.stack([overlap, weighted, bm25], dim=-1)
+        listed = [list_bm25.to(lexical)[:, None]] if self.list_bm25 and list_bm25 is not None else []
         if not self.answer_types:
-            return lexical
+            return torch.cat([lexical, *listed], -1)
         a_mask = length_mask(answer_lengths, answer_ids.shape[1])
         shared = (same & q_mask[:, :, None]).any(1)
         types = self.answer_type_features(question_ids, answer_ids, q_mask, a_mask, shared)
         place = [self.place_feature(question_ids, answer_ids, q_mask, a_mask, shared)] if self.places else []
         echo = [self.echo_feature(question_ids, q_mask, same)] if self.echo else []
-        return torch.cat([lexical, types, *place, *echo], -1)
+        return torch.cat([lexical, types, *place, *listed, *echo], -1)
 
     def place_feature(self, question_ids: torch.Tensor, answer_ids: torch.Tensor, q_mask: torch.Tensor,
                       a_mask: torch.Tensor, shared: torch.Tensor) -> torch.Tensor:
@@ -278,6 +293,6 @@ class KeywordTerm(nn.Module):
         return (asked & given)[:, None].float()
 
     def forward(self, question_ids: torch.Tensor, answer_ids: torch.Tensor, question_lengths: torch.Tensor,
-                answer_lengths: torch.Tensor) -> torch.Tensor:
+                answer_lengths: torch.Tensor, list_bm25: torch.Tensor | None = None) -> torch.Tensor:
         """(B, K): each feature's term w_k x_k (their sum is what keywords add to the score)."""
-        return self.features(question_ids, answer_ids, question_lengths, answer_lengths) * self.weights
+        return self.features(question_ids, answer_ids, question_lengths, answer_lengths, list_bm25) * self.weights
