@@ -422,3 +422,31 @@ def test_a_model_with_the_list_feature_trains_and_its_batches_carry_each_candida
     expected = [bm25_within_lists([lists[n].question] * len(lists[n].candidates), lists[n].candidates)[j]
                 for n, j in places]
     assert batch.list_bm25 is not None and batch.list_bm25.tolist() == pytest.approx(expected)
+
+
+def test_the_word_deletion_tools_score_an_edited_pair_in_its_list(vectors: object) -> None:
+    """Deletion effects, the smallest flip and the deletion curves score an edited pair with its list around it (the
+    candidates, the edited one in its place): unedited, the score is the ranking's; a deleted word scores as the
+    list with that deletion would."""
+    from matching.evaluation.sanity.curves import deletion_curves
+    from matching.explain.deletion import deletion_effects, in_place, without
+    from matching.explain.flips import smallest_flip
+    from matching.text.data import RankingList
+    from matching.text.tokens import tokenize
+
+    matcher = keyword_matcher(vectors, "listed", [0.5, 0.5, 0.1, 2.0, 3.0, 1.5, -1.0], keyword_answer_types=True,
+                              keyword_list_bm25=True, keyword_echo=True)
+    question, candidates = tokenize(SECTION[0]), [tokenize(c) for c in SECTION[1]]
+    scores = [e.score for e in matcher.explain_tokens(question, candidates)]
+    effects = deletion_effects(matcher, question, candidates, chosen=[2])[2]
+    assert effects.score == pytest.approx(scores[2], abs=1e-5)
+    edited = without(candidates[2], {0})
+    alone = [e.score for e in matcher.explain_tokens(question, in_place(candidates, 2, edited))][2]
+    assert effects.answer[0].score_after == pytest.approx(alone, abs=1e-5)
+    flip = smallest_flip(matcher, SECTION[0], question, list(SECTION[1]), candidates,
+                         upper=int(np.argmax(scores)), lower=int(np.argmin(scores)))
+    assert flip.gaps[0] == pytest.approx(max(scores) - min(scores), abs=1e-5)
+    if flip.verified_gap is not None and flip.found:
+        assert flip.verified_gap < 0
+    curves = deletion_curves([RankingList("q", SECTION[0], tuple(SECTION[1]), (0, 0, 1, 0))], {"listed": matcher})
+    assert curves.pairs == 4 and curves.points

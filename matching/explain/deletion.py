@@ -34,6 +34,12 @@ def without(tokens: Sequence[Token], positions: Collection[int]) -> list[Token]:
     return [t for index, t in enumerate(tokens) if index not in positions]
 
 
+def in_place(candidates: Sequence[Sequence[Token]], index: int, edited: Sequence[Token]) -> list[Sequence[Token]]:
+    """The candidates with candidate `index` edited: an edited pair's list, for a model whose keyword feature reads
+    the list ("BM25 within the list"; `Matcher.score_tokens`' collections)."""
+    return [edited if n == index else candidate for n, candidate in enumerate(candidates)]
+
+
 _SPACES = re.compile(r"[ \t]{2,}")
 
 
@@ -99,7 +105,10 @@ def deletion_effects(matcher: Matcher, question: Sequence[Token], candidates: Se
     """Deletion effects for the `chosen` candidates (all by default), in one batched pass.
 
     The batch holds the unedited pairs, every question deletion paired with every
-    candidate (for the ranks) and every deletion from the chosen candidates.
+    candidate (for the ranks) and every deletion from the chosen candidates. Each pair is scored in its
+    list (`in_place`), which a keyword feature may read ("BM25 within the list"): a deletion from a
+    candidate is then scored with the list's IDF as that deletion makes it, and ranked among the other
+    candidates' unedited scores (what it changes in theirs is left out).
     """
     params = matcher.params
     chosen = list(range(len(candidates))) if chosen is None else list(chosen)
@@ -110,13 +119,15 @@ def deletion_effects(matcher: Matcher, question: Sequence[Token], candidates: Se
         edited = without(question, {p})
         questions += [edited] * len(candidates)
         answers += list(candidates)
+    collections = [candidates] * len(answers)
     a_positions = {c: [p for p in seen_positions(candidates[c], params.max_answer_len) if len(candidates[c]) > 1]
                    for c in chosen}
     for c in chosen:
         for p in a_positions[c]:
             questions.append(question)
             answers.append(without(candidates[c], {p}))
-    scores = matcher.score_tokens(questions, answers).astype(np.float64)
+            collections.append(in_place(candidates, c, answers[-1]))
+    scores = matcher.score_tokens(questions, answers, collections=collections).astype(np.float64)
     count = len(candidates)
     base = scores[:count]
     by_question = scores[count:count * (1 + len(q_positions))].reshape(len(q_positions), count)

@@ -16,7 +16,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from matching.explain.deletion import delete_words, seen_positions, without
+from matching.explain.deletion import delete_words, in_place, seen_positions, without
 from matching.explain.matcher import Matcher
 from matching.explain.ranking import Ranking
 from matching.text.tokens import Token, tokenize
@@ -77,7 +77,9 @@ def smallest_flip(matcher: Matcher, question_text: str, question: Sequence[Token
     removed_q: set[int] = set()
     removed_c: set[int] = set()
     chosen: list[Deletion] = []
-    first = matcher.score_tokens([question, question], [candidates[upper], candidates[lower]])
+    # Each pair in its list (the candidates, `lower` as edited so far): a keyword feature may read the list.
+    first = matcher.score_tokens([question, question], [candidates[upper], candidates[lower]],
+                                 collections=[candidates, candidates])
     gaps = [float(first[0] - first[1])]
     note = ""
     while gaps[-1] >= 0:
@@ -95,21 +97,26 @@ def smallest_flip(matcher: Matcher, question_text: str, question: Sequence[Token
         trials: list[tuple[str, int]] = []
         questions: list[Sequence[Token]] = []
         answers: list[Sequence[Token]] = []
+        collections: list[Sequence[Sequence[Token]]] = []
         if len(q_kept) > 1:
+            kept_list = in_place(candidates, lower, c_kept)
             for p in seen_positions(q_kept, params.max_question_len):
                 edited = without(q_kept, {p})
                 trials.append(("question", q_index[p]))
                 questions += [edited, edited]
                 answers += [candidates[upper], c_kept]
+                collections += [kept_list, kept_list]
         if len(c_kept) > 1:
             for p in seen_positions(c_kept, params.max_answer_len):
                 trials.append(("candidate", c_index[p]))
                 questions += [q_kept, q_kept]
                 answers += [candidates[upper], without(c_kept, {p})]
+                edited_list = in_place(candidates, lower, answers[-1])
+                collections += [edited_list, edited_list]
         if not trials:
             note = "Nothing left to delete: the question and the candidate are down to one word each."
             break
-        scores = matcher.score_tokens(questions, answers)
+        scores = matcher.score_tokens(questions, answers, collections=collections)
         trial_gaps = scores[0::2] - scores[1::2]
         best = int(trial_gaps.argmin())
         side, position = trials[best]
@@ -123,7 +130,9 @@ def smallest_flip(matcher: Matcher, question_text: str, question: Sequence[Token
     verified_gap = None
     q_tokens, c_tokens = tokenize(edited_question), tokenize(edited_lower)
     if q_tokens and c_tokens:
-        check = matcher.score_tokens([q_tokens, q_tokens], [candidates[upper], c_tokens])
+        checked_list = in_place(candidates, lower, c_tokens)
+        check = matcher.score_tokens([q_tokens, q_tokens], [candidates[upper], c_tokens],
+                                     collections=[checked_list, checked_list])
         verified_gap = float(check[0] - check[1])
     if found:
         note = f"Found with {len(chosen)} deletion(s)."

@@ -115,6 +115,9 @@ GENERAL_TERMS: tuple[Term, ...] = (
          ("number asked, number given", "date asked, date given", "place asked, place given")),
     Term("echoes the question", "A keyword feature of some models: 1 where a candidate holds the question's "
          "opening side by side (\"who wrote\"), as a restated question does.", ("echo feature",)),
+    Term("BM25 within the list", "A keyword feature of some models: BM25 with the question's own candidates as the "
+         "collection, so a word they all share counts for little.",
+         ("list feature",)),
     Term("learned match", "The part of a score that the network's own layers give, beside its keyword term.",),
     Term("baseline", "A simple ranking with no learning (original order, word overlap, BM25): a model should "
          "beat it.", ("baselines", "word overlap", "BM25", "original order")),
@@ -153,7 +156,8 @@ SHORT_NAMES = (*sorted(((family, model_type.descriptor.short_name) for family, m
 SHORT_BASELINES = {"original order": "order", "word overlap": "overlap", "BM25": "BM25"}
 SHORT_FEATURES = {"word overlap": "overlap", "IDF-weighted overlap": "IDF overlap", "BM25": "BM25",
                   "number asked, number given": "number", "date asked, date given": "date",
-                  "place asked, place given": "place", "echoes the question": "echo"}
+                  "place asked, place given": "place", "BM25 within the list": "list BM25",
+                  "echoes the question": "echo"}
 """Column labels for the keyword features, so a split with all six fits a laptop's width (the full name is
 the column's help)."""
 

@@ -94,12 +94,13 @@ class Matcher:
         with _grad_mode(trace):
             return self.model(pair_batch(*questions.pick(pairs), *answers.pick(pairs), list_bm25=listed), trace=trace)
 
-    def listed(self, questions: Sequence[Sequence[Token]], answers: Sequence[Sequence[Token]]) -> torch.Tensor | None:
-        """Each pair's BM25 within its list (the pairs given with the same question object) where the model's keyword
-        term has that feature; None otherwise."""
+    def listed(self, questions: Sequence[Sequence[Token]], answers: Sequence[Sequence[Token]],
+               collections: Sequence[Sequence[Sequence[Token]]] | None = None) -> torch.Tensor | None:
+        """Each pair's BM25 within its list (`collections[p]`, or the pairs given with the same question object) where
+        the model's keyword term has that feature; None otherwise."""
         if not self.params.keyword_list_bm25:
             return None
-        return torch.from_numpy(bm25_within_lists(questions, answers))
+        return torch.from_numpy(bm25_within_lists(questions, answers, collections))
 
     def explain_tokens(self, question: Sequence[Token], candidates: Sequence[Sequence[Token]]
                        ) -> list[Explanation]:
@@ -126,8 +127,13 @@ class Matcher:
 
     def score_tokens(self, questions: Sequence[Sequence[Token]], answers: Sequence[Sequence[Token]],
                      batch_size: int = 256, known: RowCache | None = None, workers: int = 1,
-                     progress: Callable[[int], None] | None = None) -> np.ndarray:
+                     progress: Callable[[int], None] | None = None,
+                     collections: Sequence[Sequence[Sequence[Token]]] | None = None) -> np.ndarray:
         """Scores only (no trace), for evaluation over many pairs (`known`: see `batching.RowCache`).
+
+        A model with the keyword feature "BM25 within the list" reads each pair's list: `collections[p]` (the
+        question's candidates, an edited one in its place), or without it the answers given with the same
+        question object, as `evaluation.model_scores` gives them.
 
         Each distinct question is looked up and encoded once for all pairs. The answers are then
         looked up and encoded a block at a time (at most ENCODED_TOGETHER), so the Bi-LSTM reads
@@ -151,7 +157,7 @@ class Matcher:
             per_block = min(per_block, len(answers) // (4 * threads * batch_size))
         block = min(ENCODED_TOGETHER, batch_size * max(1, per_block))
 
-        listed = self.listed(questions, answers)  # over every pair given, before the pairs are cut into blocks
+        listed = self.listed(questions, answers, collections)  # over every pair, before they are cut into blocks
 
         def score_block(first: int) -> np.ndarray:
             part = slice(first, first + block)

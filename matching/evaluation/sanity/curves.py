@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from matching.evaluation.sanity.common import Progress, usable
-from matching.explain.deletion import seen_positions, without
+from matching.explain.deletion import in_place, seen_positions, without
 from matching.explain.explanation import Explanation
 from matching.explain.matcher import Matcher
 from matching.text.data import RankingList
@@ -72,15 +72,23 @@ def deletion_curves(lists: Sequence[RankingList], matchers: Mapping[str, Matcher
         limit = matcher.params.max_question_len if side == "question" else matcher.params.max_answer_len
         # 1. one traced pass per question: scores and attention
         base: list[tuple[Sequence[Token], Sequence[Token], float, np.ndarray | None, int]] = []
+        places: list[tuple[Sequence[Sequence[Token]], int]] = []  # each pair's list and place in it
         for t in kept:
-            for explanation, candidate in zip(matcher.explain_tokens(t.question, t.candidates), t.candidates,
-                                              strict=True):
+            for index, (explanation, candidate) in enumerate(zip(matcher.explain_tokens(t.question, t.candidates),
+                                                                 t.candidates, strict=True)):
                 words = t.question if side == "question" else candidate
                 seen = len(seen_positions(words, limit))
                 if seen < 2:
                     continue
                 alpha = side_weights(explanation, side)
                 base.append((t.question, candidate, explanation.score, alpha, seen))
+                places.append((t.candidates, index))
+
+        def in_its_list(pair: int, answer: Sequence[Token], places: list[tuple[Sequence[Sequence[Token]], int]] = places
+                        ) -> Sequence[Sequence[Token]]:
+            """The edited pair's list: its candidates, the edited answer in its place (a keyword feature may read
+            the list: `Matcher.score_tokens`' collections)."""
+            return in_place(places[pair][0], places[pair][1], answer)
         pairs_used = len(base)
         if progress:
             progress((model_index + 0.3) / len(names), f"{name}: deletion effects")
@@ -94,12 +102,14 @@ def deletion_curves(lists: Sequence[RankingList], matchers: Mapping[str, Matcher
         # 2. every single-word deletion, in one batched pass
         questions: list[Sequence[Token]] = []
         answers: list[Sequence[Token]] = []
-        for question, candidate, _, _, seen in base:
+        collections: list[Sequence[Sequence[Token]]] = []
+        for pair, (question, candidate, _, _, seen) in enumerate(base):
             for p in range(seen):
                 q, a = edit(question, candidate, {p})
                 questions.append(q)
                 answers.append(a)
-        single = matcher.score_tokens(questions, answers) if questions else np.zeros(0)
+                collections.append(in_its_list(pair, a))
+        single = matcher.score_tokens(questions, answers, collections=collections) if questions else np.zeros(0)
         orders: list[dict[str, np.ndarray]] = []
         offset = 0
         for _, _, score, alpha, seen in base:
@@ -112,7 +122,7 @@ def deletion_curves(lists: Sequence[RankingList], matchers: Mapping[str, Matcher
         if progress:
             progress((model_index + 0.6) / len(names), f"{name}: curves")
         # 3. comprehensiveness and sufficiency edits, in one batched pass
-        questions, answers, keys = [], [], []
+        questions, answers, keys, collections = [], [], [], []
         for pair, ((question, candidate, _, _, seen), order) in enumerate(zip(base, orders, strict=True)):
             words = question if side == "question" else candidate
             for kind, ranked in order.items():
@@ -123,8 +133,9 @@ def deletion_curves(lists: Sequence[RankingList], matchers: Mapping[str, Matcher
                         q, a = edit(question, candidate, drop)
                         questions.append(q)
                         answers.append(a)
+                        collections.append(in_its_list(pair, a))
                         keys.append((pair, kind, fraction, what))
-        edited = matcher.score_tokens(questions, answers) if questions else np.zeros(0)
+        edited = matcher.score_tokens(questions, answers, collections=collections) if questions else np.zeros(0)
         sums: dict[tuple[str, float, str], list[float]] = {}
         for (pair, kind, fraction, what), value in zip(keys, edited, strict=True):
             sums.setdefault((kind, fraction, what), []).append(base[pair][2] - float(value))
