@@ -128,6 +128,9 @@ def test_groups_and_deviations() -> None:
     assert group_of({**paper, "keywords": True}, training) == VARIANT_GROUP
     assert any("keyword term" in line for line in deviations({**paper, "keywords": True}, training))
     assert not any("keyword term" in line for line in deviations(paper, training))
+    assert any("BM25 within the list" in line
+               for line in deviations({**paper, "keywords": True, "keyword_list_bm25": True}, training))
+    assert not any("within the list" in line for line in deviations({**paper, "keywords": True}, training))
     listed = deviations({**paper, "exact_match": "idf"}, {**training, "loss": "listwise", "average_epochs": 3})
     assert "words weighted by alpha_t x sentence length, mean weight 1 (paper: alpha_t)" in listed
     assert "listwise loss (paper: pairwise hinge)" in listed

@@ -163,6 +163,8 @@ def deviations(params: dict[str, Any], training: dict[str, Any], source: str = "
     lines = data + family.deviations(params, training)
     types = (", number asked and given, date asked and given over a table of "
              f"{params.get('answer_type_words', 0):,} vocabulary words" if params.get("keyword_answer_types") else "")
+    if params.get("keyword_list_bm25"):
+        types += ", BM25 within the list (the question's own candidates as the collection)"
     if params.get("keyword_echo"):
         types += (", whether the answer begins with the question's words up to the one after its wh-word"
                   if params.get("keyword_echo_at_start") else
