@@ -350,6 +350,26 @@ def test_a_sweep_fitted_on_dev_ships_the_seed_fixed_in_its_config(toy_data: Path
                    show_progress=False)
 
 
+def test_a_sweep_adopts_an_ablations_runs_only_where_their_recipe_is_the_configs(toy_data: Path, vectors: WordVectors,
+                                                                                 tmp_path: Path) -> None:
+    """An ablation measured and adopted: its seed runs, moved under the config's name, ship under that name and
+    description; a run whose recipe differs in anything but the seed is refused."""
+    from matching.training.trainer import seed_study
+
+    fixed = {"batch_size": 3, "max_epochs": 1}
+    ablation = replace(settings_config(seed=1, settings=fixed, keywords=True), name="tiny-with-keywords")
+    seed_study(ablation, toy_data, [1], tmp_path, vectors=vectors, show_progress=False)
+    (tmp_path / "tiny").mkdir()
+    (tmp_path / ablation.name / "seed-1").rename(tmp_path / "tiny" / "seed-1")
+    adopted = replace(ablation, name="tiny", description="the variant, with keywords")
+    run, card = seed_study(adopted, toy_data, [1], tmp_path, vectors=vectors, show_progress=False)
+    assert run == tmp_path / "tiny" / "seed-1"
+    assert card.name == "tiny" and card.description == "the variant, with keywords"
+    with pytest.raises(ValueError, match=r"was trained as tiny-with-keywords, whose recipe differs .*\(keywords\)"):
+        seed_study(settings_config(seed=1, settings=fixed), toy_data, [1], tmp_path, vectors=vectors,
+                   show_progress=False)
+
+
 def test_the_keyword_weights_can_have_their_own_learning_rate(make_matcher) -> None:  # type: ignore[no-untyped-def]
     from matching.training.trainer import TrainingSettings, make_optimizer
 

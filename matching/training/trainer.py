@@ -648,6 +648,11 @@ def seed_study(config: TrainingConfig, data: Path, seeds: list[int], work: Path,
         folder = work / config.name / f"seed-{seed}"
         if (folder / "card.json").exists() and not force:
             card = ModelCard.from_dict(json.loads((folder / "card.json").read_text(encoding="utf-8")))
+            if card.name != config.name:  # an ablation's runs, adopted: the same recipe under the config's name
+                if differences := recipe_differences(card, config):
+                    raise ValueError(f"{folder} was trained as {card.name}, whose recipe differs from {config.name}'s "
+                                     f"({', '.join(differences)}): train it again (--force)")
+                card = replace(card, name=config.name, description=config.description)
         else:
             matcher, card = train_and_card(replace(config, settings=replace(config.settings, seed=seed)), data,
                                            vectors, show_progress, device)
@@ -667,6 +672,21 @@ def seed_study(config: TrainingConfig, data: Path, seeds: list[int], work: Path,
     # The architecture text from this code, not the run's copy.
     return work / config.name / f"seed-{chosen.seed}", replace(
         chosen, seed_study=study, architecture=architecture_text(params_from_dict(chosen.params)))
+
+
+SIZED_PARAMS = ("keyword_words", "answer_type_words", "tuned_words", "idf_words")
+"""Params a model takes from its training texts (`sized_for_corpus`), not from its config."""
+
+
+def recipe_differences(card: ModelCard, config: TrainingConfig) -> list[str]:
+    """The params and training settings (other than the seed and the sizes taken from the texts) in which a run's
+    card differs from `config`: none where the run is `config`'s recipe under another name (an ablation adopted)."""
+    wanted = {**params_to_dict(config.params), **{f"training.{k}": v for k, v in asdict(config.settings).items()}}
+    # A card written before a param or a setting existed has its default.
+    found = {**params_to_dict(params_from_dict(card.params)),
+             **{f"training.{k}": v for k, v in {**asdict(TrainingSettings()), **card.training}.items()}}
+    return sorted(key for key, value in wanted.items()
+                  if key not in (*SIZED_PARAMS, "training.seed") and found.get(key) != value)
 
 
 def ship(run: Path, card: ModelCard, out: Path, vectors: WordVectors | None = None) -> None:
