@@ -17,14 +17,20 @@ the list: a word every sentence of the section has counts for little) would add 
 c x BM25, for a few c: on the two sets and, with --data, on those dev splits. An analysis, not a shipped model:
 the models' keyword features take their IDF from the training answers, never from the list.
 
+With --seeds, models named NAME-S (a recipe's seed runs) are also summed up per recipe: each set's MAP over the
+seeds, mean ± sd, and Welch's t-test against the first recipe named.
+
     python bench/section_collection.py [--models ...] [--mix] [--data ../shared/data/wikiqa ../shared/data/trecqa]
+    python bench/section_collection.py --pretrained runs/cross --seeds --models A-1 A-2 A-3 B-1 B-2 B-3
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 from pathlib import Path
+from statistics import fmean, stdev
 
 import numpy as np
 from common import ROOT  # (puts the checkout on sys.path)
@@ -86,6 +92,30 @@ def mix_table(name: str, lists: list[TokenizedList], systems: dict[str, list[np.
         print(f"| {model} | " + " | ".join(f"{value:.4f}" for value in row) + " |")
 
 
+def recipes_table(maps: dict[str, dict[str, float]]) -> None:
+    """Each recipe's (models named NAME-S) MAP over its seeds on each set, against the first recipe."""
+    from scipy.stats import ttest_ind
+
+    recipes: dict[str, list[str]] = {}
+    for model in maps:
+        recipes.setdefault(re.sub(r"-\d+$", "", model), []).append(model)
+    sets = list(next(iter(maps.values())))
+    first = next(iter(recipes))
+    heads = [f"set {name}: MAP, mean ± sd (Welch p against the first)" for name in sets]
+    print("\n| recipe | seeds | " + " | ".join(heads) + " |")
+    print("|---|---:|" + "---|" * len(sets))
+    for recipe, models in recipes.items():
+        cells = []
+        for name in sets:
+            values = [maps[m][name] for m in models]
+            spread = f" ± {stdev(values):.4f}" if len(values) > 1 else ""
+            against = [maps[m][name] for m in recipes[first]]
+            p = (f" ({float(ttest_ind(values, against, equal_var=False).pvalue):.2f})"
+                 if recipe != first and len(values) > 1 and len(against) > 1 else "")
+            cells.append(f"{' '.join(f'{v:.4f}' for v in values)}: {fmean(values):.4f}{spread}{p}")
+        print(f"| {recipe} | {len(models)} | " + " | ".join(cells) + " |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--models", nargs="+")
@@ -93,6 +123,7 @@ def main() -> None:
     parser.add_argument("--mix", action="store_true", help="also print score + c x BM25 over the list")
     parser.add_argument("--data", nargs="*", type=Path, default=[], help="with --mix: data folders whose dev split "
                         "is shown too")
+    parser.add_argument("--seeds", action="store_true", help="also sum up models named NAME-S per recipe NAME")
     args = parser.parse_args()
 
     models = args.models or json.loads((args.pretrained / "defaults.json").read_text(encoding="utf-8"))["models"]
@@ -100,6 +131,7 @@ def main() -> None:
     collections = {f"set {name}": read_ranking_file(path) for name, path in SETS.items()}
     if args.mix:
         collections |= {f"{folder.name} dev": read_toks_folder(folder / "dev") for folder in args.data}
+    maps: dict[str, dict[str, float]] = {model: {} for model in models}
     for name, raw in collections.items():
         lists = answerable(tokenize_lists(raw)[0])
         systems = {model: model_scores(matcher, lists) for model, matcher in matchers.items()}
@@ -107,8 +139,12 @@ def main() -> None:
         systems |= {baseline: [b[baseline] for b in baselines] for baseline in BASELINES}
         if name.startswith("set "):
             report(name.removeprefix("set "), lists, systems)
+            for model in models:
+                maps[model][name.removeprefix("set ")] = float(per_question(systems[model], lists).mean())
         if args.mix:
             mix_table(name, lists, systems, models)
+    if args.seeds:
+        recipes_table(maps)
 
 
 if __name__ == "__main__":
