@@ -354,7 +354,8 @@ def test_a_sweep_adopts_an_ablations_runs_only_where_their_recipe_is_the_configs
                                                                                  tmp_path: Path) -> None:
     """An ablation measured and adopted: its seed runs, moved under the config's name, ship under that name and
     description; a run whose recipe differs in anything but the seed is refused."""
-    from matching.training.trainer import seed_study
+    from matching.training.checkpoint import load_checkpoint
+    from matching.training.trainer import seed_study, ship
 
     fixed = {"batch_size": 3, "max_epochs": 1}
     ablation = replace(settings_config(seed=1, settings=fixed, keywords=True), name="tiny-with-keywords")
@@ -365,6 +366,8 @@ def test_a_sweep_adopts_an_ablations_runs_only_where_their_recipe_is_the_configs
     run, card = seed_study(adopted, toy_data, [1], tmp_path, vectors=vectors, show_progress=False)
     assert run == tmp_path / "tiny" / "seed-1"
     assert card.name == "tiny" and card.description == "the variant, with keywords"
+    ship(run, card, tmp_path / "shipped" / "tiny", vectors)
+    assert load_checkpoint(tmp_path / "shipped" / "tiny", vectors).name == "tiny"
     with pytest.raises(ValueError, match=r"was trained as tiny-with-keywords, whose recipe differs .*\(keywords\)"):
         seed_study(settings_config(seed=1, settings=fixed), toy_data, [1], tmp_path, vectors=vectors,
                    show_progress=False)

@@ -690,8 +690,10 @@ def recipe_differences(card: ModelCard, config: TrainingConfig) -> list[str]:
 
 
 def ship(run: Path, card: ModelCard, out: Path, vectors: WordVectors | None = None) -> None:
-    """Copy a trained run to `out` (replacing what was there) with its final card."""
+    """Copy a trained run to `out` (replacing what was there) with its final card, under the card's name (an adopted
+    ablation's run was trained under its own)."""
     matcher = load_checkpoint(run, vectors)
+    matcher.name = card.name
     if out.exists():
         shutil.rmtree(out)
     save_trained(matcher, card, out)
