@@ -52,33 +52,12 @@ def bm25(question: Sequence[Token], candidates: Sequence[Sequence[Token]]) -> np
     return _bm25(_words(question), [_words(c) for c in candidates])
 
 
-def _bm25_against(question_words: list[str], collection: Sequence[list[str]], documents: Sequence[list[str]]
-                  ) -> np.ndarray:
-    """BM25 of each of `documents` for the question, with `collection` as the corpus (its IDF and mean length): for
-    a document of the collection, the BM25 baseline's score; for another (a candidate with a word deleted), what
-    it would score in the collection's place."""
-    from rank_bm25 import BM25Okapi
-
-    corpus = BM25Okapi([words or ["\x00"] for words in collection])
-    k1, b = corpus.k1, corpus.b
-    scores = np.zeros(len(documents))
-    for n, words in enumerate(documents):
-        words = words or ["\x00"]
-        counts: dict[str, int] = {}
-        for word in words:
-            counts[word] = counts.get(word, 0) + 1
-        norm = k1 * (1 - b + b * len(words) / corpus.avgdl)
-        scores[n] = sum((corpus.idf.get(q) or 0.0) * counts.get(q, 0) * (k1 + 1) / (counts.get(q, 0) + norm)
-                        for q in question_words)
-    return scores
-
-
 def bm25_within_lists(questions: Sequence[Sequence[Token]], answers: Sequence[Sequence[Token]],
                       collections: Sequence[Sequence[Sequence[Token]]] | None = None) -> np.ndarray:
     """(P,) each pair's BM25 baseline score per question word, with its list as the collection: the candidates of
-    `collections[p]` (an edited candidate in its own place, by the tools that delete words), or without
-    `collections` every answer given with the same question object (as `evaluation.model_scores` and
-    `Matcher.traced` give a question's candidates). The IDF and the mean length are the list's, so a word every
+    `collections[p]`, which hold the answer itself (an edited candidate in its own place, by the tools that delete
+    words), or without `collections` every answer given with the same question object (as `evaluation.model_scores`
+    and `Matcher.traced` give a question's candidates). The IDF and the mean length are the list's, so a word every
     candidate has counts for little. What the keyword feature "BM25 within the list" reads (`blocks.keywords`); a
     question without words gives 0."""
     values = np.zeros(len(questions), dtype=np.float32)
@@ -90,9 +69,16 @@ def bm25_within_lists(questions: Sequence[Sequence[Token]], answers: Sequence[Se
         question_words = _words(questions[pairs[0]])
         if not question_words:
             continue
-        documents = [_words(answers[pair]) for pair in pairs]
-        collection = documents if collections is None else [_words(c) for c in collections[pairs[0]]]
-        values[pairs] = _bm25_against(question_words, collection, documents) / len(question_words)
+        collection = [answers[pair] for pair in pairs] if collections is None else collections[pairs[0]]
+        scores = _bm25(question_words, [_words(c) for c in collection]) / len(question_words)
+        if collections is None:
+            values[pairs] = scores
+            continue
+        place = {id(candidate): n for n, candidate in enumerate(collection)}
+        for pair in pairs:
+            if id(answers[pair]) not in place:
+                raise ValueError(f"pair {pair}: its answer is not among the candidates of its list")
+            values[pair] = scores[place[id(answers[pair])]]
     return values
 
 

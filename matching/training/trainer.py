@@ -391,20 +391,20 @@ class _Batches:
 
     def batch(self, chunk: list[Any]) -> tuple[PairBatch, Callable[[torch.Tensor], torch.Tensor]]:
         """The padded batch of a chunk of units, and the loss of its scores."""
+        # (list, candidate) of each row of the batch
+        places = ([(n, p) for n, p, _ in chunk] + [(n, q) for n, _, q in chunk] if self.settings.loss == "hinge"
+                  else [(n, j) for n, js in chunk for j in js])
+        questions = [self.questions[n] for n, _ in places]
+        answers = [self.answers[n][j] for n, j in places]
         if self.settings.loss == "hinge":
-            questions = [self.questions[n] for n, _, _ in chunk] * 2
-            answers = [self.answers[n][p] for n, p, _ in chunk] + [self.answers[n][q] for n, _, q in chunk]
-
             def hinge(scores: torch.Tensor) -> torch.Tensor:
                 positive, negative = scores[: len(chunk)], scores[len(chunk):]
                 return torch.clamp(self.settings.margin - positive + negative, min=0).mean()
 
             loss = hinge
         else:
-            questions = [self.questions[n] for n, js in chunk for _ in js]
-            answers = [self.answers[n][j] for n, js in chunk for j in js]
             sizes = [len(js) for _, js in chunk]
-            targets = torch.tensor([float(self.labels[n][j]) for n, js in chunk for j in js])
+            targets = torch.tensor([float(self.labels[n][j]) for n, j in places])
 
             def listwise(scores: torch.Tensor) -> torch.Tensor:
                 losses = []
@@ -414,11 +414,8 @@ class _Batches:
 
             loss = listwise
         encode = self.vectors.encode
-        listed = None
-        if self.params.keyword_list_bm25:
-            places = ([(n, p) for n, p, _ in chunk] + [(n, q) for n, _, q in chunk] if self.settings.loss == "hinge"
-                      else [(n, j) for n, js in chunk for j in js])
-            listed = np.array([self.listed[n][j] for n, j in places], dtype=np.float32)  # type: ignore[index]
+        listed = (np.array([self.listed[n][j] for n, j in places], dtype=np.float32)  # type: ignore[index]
+                  if self.params.keyword_list_bm25 else None)
         batch = make_batch([encode(q) for q in questions], [encode(a) for a in answers],  # type: ignore[arg-type]
                            self.params.max_question_len, self.params.max_answer_len, listed)
         return batch, loss
