@@ -156,7 +156,7 @@ SHORT_NAMES = (*sorted(((family, model_type.descriptor.short_name) for family, m
 SHORT_BASELINES = {"original order": "order", "word overlap": "overlap", "BM25": "BM25"}
 SHORT_FEATURES = {"word overlap": "overlap", "IDF-weighted overlap": "IDF overlap", "BM25": "BM25",
                   "number asked, number given": "number", "date asked, date given": "date",
-                  "place asked, place given": "place", "BM25 within the list": "list BM25",
+                  "place asked, place given": "place", "BM25 within the list": "list",
                   "echoes the question": "echo"}
 """Column labels for the keyword features, so a split with all six fits a laptop's width (the full name is
 the column's help)."""
