@@ -1,9 +1,13 @@
-"""The built-in data sets, WikiQA and TrecQA, where this machine has them.
+"""The built-in data sets: WikiQA and TrecQA where this machine has them, and the collections that ship.
 
-They do not ship with MatchLens (their licences are their own): the app finds them in the folder
-named by $MATCHLENS_DATA, else in `shared/data/` beside the checkout (where this project's
-workplace keeps them). Each is a folder per data set with train/, dev/ and test/ in the
+WikiQA and TrecQA do not ship with MatchLens (their licences are their own): the app finds them in
+the folder named by $MATCHLENS_DATA, else in `shared/data/` beside the checkout (where this
+project's workplace keeps them). Each is a folder per data set with train/, dev/ and test/ in the
 line-aligned format `data.read_toks_folder` reads.
+
+The section collection (`samples/section-questions-*.csv`, questions written from one sentence of
+an encyclopedia section, every sentence a candidate) was written for MatchLens and ships with it,
+so it is offered on every machine.
 """
 
 from __future__ import annotations
@@ -12,8 +16,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from matching.paths import app_dir
-from matching.text.data import TOKS_FILES
+from matching.paths import app_dir, samples_dir
+from matching.text.data import TOKS_FILES, RankingList, content_key, read_ranking_file, read_toks_folder
 
 DATA_VARIABLE = "MATCHLENS_DATA"
 """Environment variable naming the folder that holds wikiqa/ and trecqa/."""
@@ -21,6 +25,10 @@ BUILT_IN = {"wikiqa": "WikiQA", "trecqa": "TrecQA"}
 """Folder name -> the data set's name, in the order they are offered."""
 OFFERED_SPLITS = ("test", "dev")
 """Test first: it is what every card reports (read to report; nothing here chooses a model)."""
+SHIPPED_COLLECTIONS = {"section-questions-a.csv": "Section questions, set A",
+                       "section-questions-b.csv": "Section questions, set B"}
+"""File in samples/ -> the name offered (bench/section_collection.py reads the same files; set A is the one the
+project chose with, set B the one it reads only to report)."""
 
 
 @dataclass(frozen=True)
@@ -41,6 +49,24 @@ class BuiltInSplit:
         stamps = [(self.folder / name).stat() for name in TOKS_FILES]
         return f"{self.folder}:" + ",".join(f"{s.st_size}-{s.st_mtime_ns}" for s in stamps)
 
+    def read(self) -> list[RankingList]:
+        return read_toks_folder(self.folder)
+
+
+@dataclass(frozen=True)
+class ShippedCollection:
+    """A ranking file that ships with MatchLens, offered beside the data sets found on disk."""
+
+    label: str  # "Section questions, set A"
+    path: Path
+
+    @property
+    def key(self) -> str:
+        return content_key(self.path.read_bytes())
+
+    def read(self) -> list[RankingList]:
+        return read_ranking_file(self.path)
+
 
 def data_root() -> Path:
     """Where the built-in data sets are looked for: $MATCHLENS_DATA, else shared/data beside the checkout."""
@@ -54,3 +80,10 @@ def built_in_splits(root: Path | None = None) -> list[BuiltInSplit]:
     return [BuiltInSplit(title, split, root / folder / split)
             for folder, title in BUILT_IN.items() for split in OFFERED_SPLITS
             if all((root / folder / split / name).is_file() for name in TOKS_FILES)]
+
+
+def shipped_collections(folder: Path | None = None) -> list[ShippedCollection]:
+    """The section collection's two sets, where the checkout has them (`folder`: default samples/)."""
+    folder = samples_dir() if folder is None else folder
+    return [ShippedCollection(title, folder / name) for name, title in SHIPPED_COLLECTIONS.items()
+            if (folder / name).is_file()]

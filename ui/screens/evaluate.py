@@ -23,9 +23,9 @@ RESULT = "ml_evaluation"
 
 st.title(":material/fact_check: Evaluate")
 st.caption("Upload a ranking file: WikiQA TSV (QuestionID, Question, ..., Sentence, Label) or CSV with the columns "
-           "question, candidate, label (1 = correct); or pick a built-in data set, WikiQA or TrecQA, where this "
-           "machine has it. The chosen models and the baselines rank each question's candidates; ties count as the "
-           "mean over their orders.")
+           "question, candidate, label (1 = correct); or pick a built-in data set: WikiQA or TrecQA, where this "
+           "machine has them, or the section questions that ship with MatchLens. The chosen models and the "
+           "baselines rank each question's candidates; ties count as the mean over their orders.")
 
 
 components.glossary(["MAP", "MRR", "P@1", "nDCG", "tie rule", "baseline", "rank", *glossary.FAMILY_TERM_NAMES],

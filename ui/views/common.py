@@ -15,8 +15,8 @@ import streamlit as st
 from matching.explain.ranking import Ranking
 from matching.explain.trust import trust_warning
 from matching.models.parts import Part
-from matching.text.data import RankingList, content_key, parse_ranking_file, read_toks_folder
-from matching.text.datasets import DATA_VARIABLE, built_in_splits, data_root
+from matching.text.data import RankingList, content_key, parse_ranking_file
+from matching.text.datasets import DATA_VARIABLE, built_in_splits, data_root, shipped_collections
 from matching.text.inputs import join_candidates
 from ui.views import components, state
 
@@ -177,14 +177,15 @@ class RankingSource:
 
 
 def ranking_file(key: str) -> RankingSource | None:
-    """An uploaded ranking file, the sample file or a built-in data set (WikiQA, TrecQA), whichever
-    the person chose last (None: none yet).
+    """An uploaded ranking file, the sample file or a built-in data set (WikiQA, TrecQA where this
+    machine has them; the section collection, which ships), whichever the person chose last (None: none yet).
 
     The uploader cannot be emptied from code, so choosing the sample or a data set sets the upload
     aside and says so; choosing a file again makes the upload the source again.
     """
     source, built_in_key = f"{key}_source", f"{key}_builtin"
-    splits = {split.label: split for split in built_in_splits()}
+    on_disk = built_in_splits()
+    offered = {option.label: option for option in [*on_disk, *shipped_collections()]}
 
     def uploaded() -> None:
         ss[source] = "upload" if ss.get(f"{key}_upload") is not None else None
@@ -206,21 +207,24 @@ def ranking_file(key: str) -> RankingSource | None:
         st.button("Try the sample file", icon=":material/science:", key=f"{key}_sample", on_click=sample,
                   help="8 questions written for MatchLens, 4 candidates each.", width="stretch")
     with built_in_column:
-        found = (f"Found in {data_root()}." if splits else
-                 f"None found in {data_root()}: WikiQA and TrecQA do not ship with MatchLens. Set "
+        found = (f"WikiQA and TrecQA: found in {data_root()}." if on_disk else
+                 f"WikiQA and TrecQA: none found in {data_root()}; they do not ship with MatchLens. Set "
                  f"{DATA_VARIABLE} to a folder holding wikiqa/ and trecqa/ (train/, dev/, test/ of "
                  "a.toks, b.toks, id.txt, sim.txt) and restart the app.")
-        st.selectbox("Built-in data set", list(splits), index=None, key=built_in_key, on_change=built_in,
-                     placeholder="WikiQA or TrecQA" if splits else "none on this machine", disabled=not splits,
-                     help=f"The standard test and dev splits, read from disk. {found}")
+        st.selectbox("Built-in data set", list(offered), index=None, key=built_in_key, on_change=built_in,
+                     placeholder="WikiQA, TrecQA or section questions" if on_disk else "Section questions",
+                     disabled=not offered,
+                     help=f"The standard test and dev splits, read from disk. {found} Section questions (ship with "
+                          "MatchLens): 75 questions a set, each written from one sentence of an encyclopedia "
+                          "section, every sentence of the section a candidate.")
     chosen = ss.get(source) or ("upload" if file is not None else None)
     set_aside = (f":material/info: Your file {components.md(file.name)} is set aside. Remove it (×) and choose it "
                  "again to use it.") if file is not None else None
-    if chosen == "builtin" and ss.get(built_in_key) in splits:
-        split = splits[ss[built_in_key]]
+    if chosen == "builtin" and ss.get(built_in_key) in offered:
+        option = offered[ss[built_in_key]]
         if set_aside:
             st.caption(set_aside)
-        return RankingSource(split.label, split.key, lambda: read_toks_folder(split.folder))
+        return RankingSource(option.label, option.key, option.read)
     if chosen == "sample":
         if set_aside:
             st.caption(set_aside)
