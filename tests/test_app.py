@@ -174,6 +174,24 @@ def test_editing_the_question_reranks_and_shows_the_change() -> None:
     assert at.query_params["q"] == "Which author wrote the book Pride and Prejudice?"
 
 
+def test_the_rank_split_leaves_out_the_features_that_add_nothing_and_still_adds_up() -> None:
+    """A question that asks for no number or date: those features add exactly 0 for every default model, so the
+    split names them instead of drawing columns of zeros (which pushed the last feature off a projector's width)."""
+    at = set_input(new_app(), question="What were the provinces of the Achaemenid Empire called?",
+                   candidates=["The Achaemenid Empire was founded by Cyrus the Great.",
+                               "The empire was divided into provinces called satrapies."])
+    assert_clean(at)
+    split = next(df for df in at.dataframe if "learned match" in df.value.columns).value
+    assert "number asked, number given" not in split.columns and "date asked, date given" not in split.columns
+    assert any("Left out, as they add exactly 0 for every model here: number, date" in c for c in texts(at, "caption"))
+    features = [c for c in split.columns if c not in {"model", "score", "learned match", "keywords"}]
+    assert "word overlap" in features
+    for _, row in split.iterrows():
+        if row["keywords"] == row["keywords"]:  # a model with a keyword term
+            assert row[features].fillna(0).sum() == pytest.approx(row["keywords"], abs=1e-5)
+            assert row["learned match"] + row["keywords"] == pytest.approx(row["score"], abs=1e-5)
+
+
 @pytest.mark.parametrize("example", EXAMPLES, ids=[e.key for e in EXAMPLES])
 def test_gallery_loads_each_example(example: Example) -> None:
     at = new_app()

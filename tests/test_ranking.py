@@ -146,3 +146,20 @@ def test_the_score_split_is_read_off_the_pass_without_building_explanations(make
         assert row["keywords"] == (explanation.keyword_score if explanation.keyword_terms else None)
         assert abs(row["learned match"] + (row["keywords"] or 0.0) - row["score"]) < 1e-5, name
     assert rows[0]["keywords"] is not None and rows[1]["keywords"] is None
+
+
+def test_silent_features_are_the_keyword_columns_that_add_nothing_for_any_model() -> None:
+    from matching.explain.ranking import silent_features
+
+    rows = [{"model": "a", "score": 2.5, "learned match": 2.0, "keywords": 0.5, "word overlap": 0.5,
+             "number asked, number given": 0.0, "echoes the question": -0.0},
+            {"model": "b", "score": 1.25, "learned match": 1.0, "keywords": 0.25, "word overlap": 0.0,
+             "number asked, number given": 0.0, "echoes the question": 0.25},
+            {"model": "c", "score": 3.0, "learned match": 3.0, "keywords": None}]
+    assert silent_features(rows) == ["number asked, number given"]
+    # the rows still add up without them
+    for row in rows[:2]:
+        kept = sum(v for k, v in row.items() if k not in {"model", "score", "learned match", "keywords",
+                                                          *silent_features(rows)})
+        assert kept == row["keywords"]
+    assert silent_features(rows[2:]) == []

@@ -241,6 +241,15 @@ def score_split_rows(ranking: Ranking, pick: int) -> list[dict[str, object]]:
     return rows
 
 
+def silent_features(rows: Sequence[Mapping[str, object]]) -> list[str]:
+    """The keyword features of `score_split_rows` that add exactly 0 to every model's score (a number asked where
+    the question asks none, a feature a model lacks): a table may leave them out and name them, and its rows still
+    add up. Where no model has a keyword term there is nothing to leave out."""
+    fixed = {"model", "score", "learned match", "keywords"}
+    features = dict.fromkeys(column for row in rows for column in row if column not in fixed)
+    return [feature for feature in features if all(not row.get(feature) for row in rows)]
+
+
 def compact_rows(ranking: Ranking, with_baselines: bool = False, text_chars: int = 44) -> list[dict[str, object]]:
     """The Rank table for a projector: short texts, ranks only, models by short name, baselines on demand.
 

@@ -10,7 +10,7 @@ import streamlit as st
 
 from matching.explain import charts, glossary
 from matching.explain.export import rows_to_csv
-from matching.explain.ranking import Ranking, compact_rows, rank_column, score_column, score_split_rows
+from matching.explain.ranking import Ranking, compact_rows, rank_column, score_column, score_split_rows, silent_features
 from matching.explain.trust import trust_warning
 from matching.text.examples import EXAMPLES, Example
 from matching.training.cards import default_models
@@ -282,7 +282,11 @@ with st.container(border=True, key="rank_selected"):
     links[3].page_link("ui/screens/pooled.py", label="Pooled cells", icon=":material/filter_list:")
 
 if ranking.models:
-    split = pd.DataFrame(score_split_rows(ranking, pick))
+    split_rows = score_split_rows(ranking, pick)
+    silent = silent_features(split_rows)
+    # A column of exact zeros took a projector's width and pushed the last features out of sight.
+    split = pd.DataFrame(split_rows).drop(columns=silent)
+    silent_labels = [glossary.SHORT_FEATURES.get(feature, feature) for feature in silent]
     keyword_models = int(split["keywords"].notna().sum())
     with st.expander(f"Keywords and learned match: candidate #{pick + 1}'s score, split",
                      icon=":material/call_split:", expanded=keyword_models > 0 and not presenting):
@@ -290,8 +294,10 @@ if ranking.models:
                    "feature: word overlap, IDF-weighted overlap, BM25 and, in models that have them, the answer-type "
                    "features, a number or a date asked and given, BM25 within the list and the echo feature), "
                    "exactly; point at a column for its full name. "
-                   + ("Models with an empty keywords cell have no keyword term: their whole score is learned match."
-                      if keyword_models < len(split) else ""),
+                   + ("Models with an empty keywords cell have no keyword term: their whole score is learned match. "
+                      if keyword_models < len(split) else "")
+                   + (f"Left out, as they add exactly 0 for every model here: {', '.join(silent_labels)}."
+                      if silent else ""),
                    help=glossary.help_for("keyword term", "answer-type features", "echoes the question",
                                           "BM25 within the list", "learned match"))
         st.dataframe(split, hide_index=True, width="stretch", key="rank_split", placeholder="",
