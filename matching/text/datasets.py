@@ -25,6 +25,8 @@ BUILT_IN = {"wikiqa": "WikiQA", "trecqa": "TrecQA"}
 """Folder name -> the data set's name, in the order they are offered."""
 OFFERED_SPLITS = ("test", "dev")
 """Test first: it is what every card reports (read to report; nothing here chooses a model)."""
+SAMPLE_FILE = "sample-ranking.csv"
+"""The sample file in samples/: 8 questions written for MatchLens, 4 candidates each (the pages' "Try the sample")."""
 SHIPPED_COLLECTIONS = {"section-questions-a.csv": "Section questions, set A",
                        "section-questions-b.csv": "Section questions, set B"}
 """File in samples/ -> the name offered (bench/section_collection.py reads the same files; set A is the one the
@@ -87,3 +89,9 @@ def shipped_collections(folder: Path | None = None) -> list[ShippedCollection]:
     folder = samples_dir() if folder is None else folder
     return [ShippedCollection(title, folder / name) for name, title in SHIPPED_COLLECTIONS.items()
             if (folder / name).is_file()]
+
+
+def sample_file(folder: Path | None = None) -> ShippedCollection:
+    """The sample ranking file, named by its file name (`folder`: default samples/)."""
+    folder = samples_dir() if folder is None else folder
+    return ShippedCollection(SAMPLE_FILE, folder / SAMPLE_FILE)

@@ -16,12 +16,11 @@ from matching.explain.ranking import Ranking
 from matching.explain.trust import trust_warning
 from matching.models.parts import Part
 from matching.text.data import RankingList, content_key, parse_ranking_file
-from matching.text.datasets import DATA_VARIABLE, built_in_splits, data_root, shipped_collections
+from matching.text.datasets import DATA_VARIABLE, built_in_splits, data_root, sample_file, shipped_collections
 from matching.text.inputs import join_candidates
 from ui.views import components, state
 
 ss = st.session_state
-SAMPLE = state.APP_DIR / "samples" / "sample-ranking.csv"
 
 
 def ranking_or_note() -> tuple[Ranking, int] | None:
@@ -228,8 +227,8 @@ def ranking_file(key: str) -> RankingSource | None:
     if chosen == "sample":
         if set_aside:
             st.caption(set_aside)
-        raw = SAMPLE.read_bytes()
-        return RankingSource(SAMPLE.name, content_key(raw), lambda: parse_ranking_file(raw, SAMPLE.name))
+        shipped = sample_file()
+        return RankingSource(shipped.label, shipped.key, shipped.read)
     if file is not None:
         raw, name = file.getvalue(), file.name
         return RankingSource(name, content_key(raw), lambda: parse_ranking_file(raw, name))
