@@ -14,7 +14,10 @@ on that same file and the same --models:
     the first job on a cluster starts (a small job runs first, untimed);
 (d) no engine at all: 1, then 2 plain processes, each a fresh interpreter that builds the Ray workers'
     scorer (`ShardScorer`) and scores every shard, or every other one: the most that any engine could
-    give on this machine, and what a fresh worker costs before its first shard.
+    give on this machine, and what a fresh worker costs before its first shard;
+(e) on the cluster of (c), Ray Data's own cost: the same pipeline (one row a shard, `map_batches` over a pool of one
+    actor) with an actor that imports nothing and does nothing, from joining to leaving: what any Ray Data run pays
+    before and after its work, whatever the work.
 
 Each line prints the wall time, pairs/s and pairs/s per worker; (b) and (c) are checked to give (a)'s
 MAP per system. Ray's figures include starting the workers (each loads the checkpoints and the word
@@ -115,6 +118,37 @@ def without_engine(sharded: ShardedFile, checkpoints: dict[str, str], scratch: P
     return ended - started, ended - scoring
 
 
+class DoesNothing:
+    """(e)'s actor: Ray Data's pipeline around it is all that is timed."""
+
+    def __call__(self, batch: dict[str, Any]) -> dict[str, Any]:
+        return {"shard": batch["shard"]}
+
+
+def ray_data_floor(address: str, shards: int, runs: int = 3) -> list[float]:
+    """(e): seconds from joining the cluster to leaving it, for a pipeline of `shards` rows through one actor that
+    does nothing, as `evaluate_ray` builds its own (progress bars off, rows read as they come)."""
+    import logging
+
+    import ray
+
+    seconds = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        ray.init(address=address, log_to_driver=False, logging_level=logging.WARNING)
+        try:
+            ray.data.DataContext.get_current().enable_progress_bars = False
+            dataset = ray.data.from_items([{"shard": index} for index in range(shards)], override_num_blocks=shards)
+            rows = dataset.map_batches(DoesNothing, batch_size=1, compute=ray.data.ActorPoolStrategy(size=1),
+                                       num_cpus=1)
+            for _ in rows.iter_batches(batch_size=None, prefetch_batches=0, batch_format="numpy"):
+                pass
+        finally:
+            ray.shutdown()
+        seconds.append(time.perf_counter() - started)
+    return seconds
+
+
 def ray_cli(*args: str) -> None:
     subprocess.run([sys.executable, "-m", "ray.scripts.scripts", *args], check=True, capture_output=True)
 
@@ -207,6 +241,10 @@ def main() -> None:
             print(f"a first job on the fresh cluster (2,000 pairs, not timed below): "
                   f"{time.perf_counter() - started:.1f} s")
             on_cluster = timed_runs(cluster, f"127.0.0.1:{port}")
+            shards = len(shard_ranking_file(folder, CHUNK_QUESTIONS).shards)
+            floor = ray_data_floor(f"127.0.0.1:{port}", shards)
+            print(f"Ray Data's own cost on the cluster ({shards} rows through one actor that does nothing, join to "
+                  f"leave): {', '.join(f'{s:.1f}' for s in floor)} s")
         finally:  # stops every Ray process of this user on the machine: run the bench where no other Ray runs
             ray_cli("stop")
         sharded = shard_ranking_file(folder, CHUNK_QUESTIONS)

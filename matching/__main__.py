@@ -309,6 +309,22 @@ def cmd_combine(args: argparse.Namespace) -> None:
           + f" (train of {', '.join(map(str, args.data))}; dev of {dev}; test of {args.test})")
 
 
+def cmd_pseudo_questions(args: argparse.Namespace) -> None:
+    """Training lists of the held-out kind from a data set's sections (`training.pseudo_questions`)."""
+    from matching.text.data import DataError
+    from matching.training.pseudo_questions import PseudoQuestionParams, write_pseudo_folder
+
+    try:
+        params = PseudoQuestionParams(per_section=args.per_section)
+        if args.subject is not None:
+            params = replace(params, subject=args.subject)
+        made = write_pseudo_folder(args.data, args.out, args.seed, params)
+    except DataError as error:
+        sys.exit(f"error: {error}")
+    print(f"{args.out}/train: {made} pseudo-questions from the sections of {args.data}/train (seed {args.seed}); "
+          "give the folder to combine with --dev naming the dev folders")
+
+
 def cmd_paper_tables(args: argparse.Namespace) -> None:
     """A paper's table beside the shipped checkpoints that stand for its rows (test read to report)."""
     from matching.evaluation.dataset import evaluate
@@ -452,6 +468,16 @@ def build_parser(prog: str = "python -m matching") -> argparse.ArgumentParser:
     combine.add_argument("--train-copies", nargs="+", metavar="NAME=N",
                          help="put a source's training questions in N times (e.g. trecqa=3); dev is not copied")
     combine.set_defaults(func=cmd_combine)
+
+    pseudo = sub.add_parser("pseudo-questions", help="training lists of questions written from a section's "
+                                                     "sentences, made from a data set's own sections")
+    pseudo.add_argument("--data", required=True, help="a data folder whose train/ lists are sections (WikiQA's)")
+    pseudo.add_argument("--out", required=True, help="folder to write train/ in")
+    pseudo.add_argument("--seed", type=int, default=0)
+    pseudo.add_argument("--per-section", type=int, default=1, help="pseudo-questions drawn from each section")
+    pseudo.add_argument("--subject", type=float, help="the probability that a question names the section's subject "
+                                                      "(default 0.5)")
+    pseudo.set_defaults(func=cmd_pseudo_questions)
 
     keywords = sub.add_parser("keywords", help="keyword models: the whole score beside the learned match alone and "
                                                "the keywords alone, and how often the keywords change the top answer")
