@@ -476,7 +476,7 @@ def build_parser(prog: str = "python -m matching") -> argparse.ArgumentParser:
     pseudo.add_argument("--seed", type=int, default=0)
     pseudo.add_argument("--per-section", type=int, default=1, help="pseudo-questions drawn from each section")
     pseudo.add_argument("--subject", type=float, help="the probability that a question names the section's subject "
-                                                      "(default 0.5)")
+                                                      "(default 1: always)")
     pseudo.set_defaults(func=cmd_pseudo_questions)
 
     keywords = sub.add_parser("keywords", help="keyword models: the whole score beside the learned match alone and "

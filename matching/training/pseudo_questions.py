@@ -10,10 +10,10 @@ WikiQA's candidate lists are such sections (a Wikipedia article's summary, sente
 writes, from each section of a training split, a question of the held-out kind the way the inverse cloze task
 does (Lee, Chang and Toutanova 2019: a sentence stands for a query, its context for the passage), turned around: one
 sentence, drawn uniformly so that the first answers no more often than any other, loses a span (what the question
-asks for) and some of its other words, gains a wh-word and, half the time, the section's subject named as its
-first sentence names it; the section's sentences are the candidates and the drawn one the answer. The text is
-garbled on purpose: what a model can learn from it is which words of a question set one sentence of a section
-apart from the others, the lexical evidence BM25 within the list reads.
+asks for) and some of its other words, gains a wh-word and the section's subject named as its first sentence names
+it (as a person asking about the section names what it is about); the section's sentences are the candidates and
+the drawn one the answer. The text is garbled on purpose: what a model can learn from it is which words of a question
+set one sentence of a section apart from the others, the lexical evidence BM25 within the list reads.
 
 Only a training split is read: its sections become more training lists, with dev and test left as they are.
 """
@@ -46,8 +46,10 @@ class PseudoQuestionParams:
     """The share of the sentence's words, one span, taken out as what the question asks for."""
     keep: float = 0.6
     """Each other word of the sentence stays in the question with this probability."""
-    subject: float = 0.5
-    """The probability that the question names the section's subject (its first sentence's opening words)."""
+    subject: float = 1.0
+    """The probability that the question names the section's subject (its first sentence's opening words). Always,
+    as a person asking about a section names what it is about; half the time set the models back on set A of the
+    section collection (docs/models-and-training.md)."""
     min_words: int = 6
     """Shorter sentences are not drawn: too few words to leave a question after the span is out."""
 
