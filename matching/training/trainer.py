@@ -649,7 +649,8 @@ def seed_study(config: TrainingConfig, data: Path, seeds: list[int], work: Path,
                 if differences := recipe_differences(card, config):
                     raise ValueError(f"{folder} was trained as {card.name}, whose recipe differs from {config.name}'s "
                                      f"({', '.join(differences)}): train it again (--force)")
-                card = replace(card, name=config.name, description=config.description)
+            # The config's description, as it is now: it tells what was measured since the run was trained.
+            card = replace(card, name=config.name, description=config.description)
         else:
             matcher, card = train_and_card(replace(config, settings=replace(config.settings, seed=seed)), data,
                                            vectors, show_progress, device)
