@@ -17,18 +17,28 @@ the list: a word every sentence of the section has counts for little) would add 
 c x BM25, for a few c: on the two sets and, with --data, on those dev splits. An analysis, not a shipped model:
 the models' keyword features take their IDF from the training answers, never from the list.
 
+With --features TRAIN ..., it prints instead what the lexical evidence alone ranks, on the two sets and the --data dev
+splits: word overlap, the IDF-weighted overlap with the IDF of the training answers (of the TRAIN folders, as a
+model's keyword term takes it) and with the IDF of the question's own candidates, and BM25 within the list. Where the
+list's IDF wins and where the training answers' does tells which text a keyword weight learned on the training data
+will favour.
+
 With --seeds, models named NAME-S (a recipe's seed runs) are also summed up per recipe: each set's MAP over the
 seeds, mean ± sd, and Welch's t-test against the first recipe named.
 
     python bench/section_collection.py [--models ...] [--mix] [--data ../shared/data/wikiqa ../shared/data/trecqa]
     python bench/section_collection.py --pretrained runs/cross --seeds --models A-1 A-2 A-3 B-1 B-2 B-3
+    python bench/section_collection.py --features ../shared/data/wikiqa/train ../shared/data/trecqa/train-all \
+        --data ../shared/data/wikiqa ../shared/data/trecqa
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import re
+from collections import Counter
 from pathlib import Path
 from statistics import fmean, stdev
 
@@ -38,7 +48,7 @@ from common import ROOT  # (puts the checkout on sys.path)
 from matching.evaluation.dataset import model_scores  # noqa: E402
 from matching.evaluation.metrics import question_metrics  # noqa: E402
 from matching.evaluation.studies import paired_tests  # noqa: E402
-from matching.text.baselines import BASELINES, baseline_scores  # noqa: E402
+from matching.text.baselines import BASELINES, _words, baseline_scores, bm25  # noqa: E402
 from matching.text.data import read_ranking_file, read_toks_folder  # noqa: E402
 from matching.text.tokenized import TokenizedList, tokenize_lists  # noqa: E402
 from matching.training.checkpoint import load_checkpoint  # noqa: E402
@@ -92,6 +102,40 @@ def mix_table(name: str, lists: list[TokenizedList], systems: dict[str, list[np.
         print(f"| {model} | " + " | ".join(f"{value:.4f}" for value in row) + " |")
 
 
+def weighted_overlap(question: list[str], candidates: list[list[str]], idf: dict[str, float] | None) -> np.ndarray:
+    """The share of the question words' IDF that each candidate holds; IDF from `idf` (a word it lacks gets the
+    largest) or, without it, from the candidates themselves: log((N + 1) / (df + 0.5))."""
+    if idf is None:
+        frequency = Counter(word for candidate in candidates for word in set(candidate))
+        idf = {word: math.log((len(candidates) + 1) / (frequency[word] + 0.5)) for word in question}
+    top = max(idf.values(), default=1.0)
+    weight = {word: idf.get(word, top) for word in set(question)}
+    total = sum(weight.values()) or 1.0
+    return np.array([sum(weight[w] for w in weight if w in set(c)) / total for c in candidates])
+
+
+def features_table(collections: dict[str, list], train: list[Path]) -> None:
+    """--features: each lexical feature alone as a ranker, MAP on each collection."""
+    answers = {tuple(_words(c)) for folder in train for t in tokenize_lists(read_toks_folder(folder))[0]
+               for c in t.candidates}
+    frequency = Counter(word for answer in answers for word in set(answer))
+    idf = {word: math.log((len(answers) + 1) / (count + 1)) for word, count in frequency.items()}
+    rankers = {"word overlap": lambda q, cs: weighted_overlap(q, cs, {w: 1.0 for w in q}),
+               "IDF-weighted overlap, the training answers' IDF": lambda q, cs: weighted_overlap(q, cs, idf),
+               "IDF-weighted overlap, the list's IDF": lambda q, cs: weighted_overlap(q, cs, None)}
+    print(f"\nThe lexical evidence alone, MAP (IDF of {len(answers):,} distinct training answers)")
+    print("| feature | " + " | ".join(collections) + " |")
+    print("|---|" + "---:|" * len(collections))
+    lists = {name: [t for t in answerable(tokenize_lists(raw)[0]) if _words(t.question)]
+             for name, raw in collections.items()}
+    for feature, rank in rankers.items():
+        row = [per_question([rank(_words(t.question), [_words(c) for c in t.candidates]) for t in ls], ls).mean()
+               for ls in lists.values()]
+        print(f"| {feature} | " + " | ".join(f"{value:.4f}" for value in row) + " |")
+    row = [per_question([bm25(t.question, t.candidates) for t in ls], ls).mean() for ls in lists.values()]
+    print("| BM25 within the list (the baseline) | " + " | ".join(f"{value:.4f}" for value in row) + " |")
+
+
 def recipes_table(maps: dict[str, dict[str, float]]) -> None:
     """Each recipe's (models named NAME-S) MAP over its seeds on each set, against the first recipe."""
     from scipy.stats import ttest_ind
@@ -121,11 +165,18 @@ def main() -> None:
     parser.add_argument("--models", nargs="+")
     parser.add_argument("--pretrained", type=Path, default=ROOT / "pretrained")
     parser.add_argument("--mix", action="store_true", help="also print score + c x BM25 over the list")
-    parser.add_argument("--data", nargs="*", type=Path, default=[], help="with --mix: data folders whose dev split "
-                        "is shown too")
+    parser.add_argument("--data", nargs="*", type=Path, default=[], help="with --mix or --features: data folders "
+                        "whose dev split is shown too")
+    parser.add_argument("--features", nargs="+", type=Path, metavar="TRAIN", help="print what each lexical feature "
+                        "alone ranks instead, with IDF from the answers of these training folders")
     parser.add_argument("--seeds", action="store_true", help="also sum up models named NAME-S per recipe NAME")
     args = parser.parse_args()
 
+    if args.features:
+        sets = {f"set {name}": read_ranking_file(path) for name, path in SETS.items()}
+        features_table(sets | {f"{folder.name} dev": read_toks_folder(folder / "dev") for folder in args.data},
+                       args.features)
+        return
     models = args.models or json.loads((args.pretrained / "defaults.json").read_text(encoding="utf-8"))["models"]
     matchers = {name: load_checkpoint(args.pretrained / name) for name in models}
     collections = {f"set {name}": read_ranking_file(path) for name, path in SETS.items()}
