@@ -144,7 +144,9 @@ class ModelCard:
 
 
 TRAINING_DATA = {"wikiqa+trecqa-all": "WikiQA train + TrecQA TRAIN-ALL", "trecqa-all": "TrecQA TRAIN-ALL",
-                 "wikiqa+trecqa": "WikiQA train + TrecQA TRAIN", "trecqa": "TrecQA TRAIN"}
+                 "wikiqa+trecqa": "WikiQA train + TrecQA TRAIN", "trecqa": "TrecQA TRAIN",
+                 "wikiqa+trecqa-all+pseudo-subject": "WikiQA train + TrecQA TRAIN-ALL + pseudo-questions written from "
+                                                     "WikiQA train's sections (python -m matching pseudo-questions)"}
 """The data folders the configs name (`runs/data/...`, made by `configs/data/*.sh`), in words."""
 
 
@@ -232,7 +234,7 @@ def trained_on_dev(card: ModelCard) -> bool:
     return bool(card.training.get("fit_on_dev"))
 
 
-SOURCE_NAMES = {**BUILT_IN, "trecqa-all": "TrecQA TRAIN-ALL"}
+SOURCE_NAMES = {**BUILT_IN, "trecqa-all": "TrecQA TRAIN-ALL", "pseudo-subject": "pseudo-questions"}
 """Data folder name -> what a card calls it (runs/data/trecqa-all is TrecQA with TRAIN-ALL as its train split)."""
 
 
