@@ -39,6 +39,7 @@ import json
 import math
 import re
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from statistics import fmean, stdev
 
@@ -48,7 +49,7 @@ from common import ROOT  # (puts the checkout on sys.path)
 from matching.evaluation.dataset import model_scores  # noqa: E402
 from matching.evaluation.metrics import question_metrics  # noqa: E402
 from matching.evaluation.studies import paired_tests  # noqa: E402
-from matching.text.baselines import BASELINES, _words, baseline_scores, bm25  # noqa: E402
+from matching.text.baselines import BASELINES, _words, baseline_scores, bm25, word_overlap  # noqa: E402
 from matching.text.data import read_ranking_file, read_toks_folder  # noqa: E402
 from matching.text.tokenized import TokenizedList, tokenize_lists  # noqa: E402
 from matching.training.checkpoint import load_checkpoint  # noqa: E402
@@ -109,9 +110,11 @@ def weighted_overlap(question: list[str], candidates: list[list[str]], idf: dict
         frequency = Counter(word for candidate in candidates for word in set(candidate))
         idf = {word: math.log((len(candidates) + 1) / (frequency[word] + 0.5)) for word in question}
     top = max(idf.values(), default=1.0)
-    weight = {word: idf.get(word, top) for word in set(question)}
+    # In the question's order, not a set's: a sum's float rounding, and so which candidates tie, must not depend on
+    # the process's string hashing.
+    weight = {word: idf.get(word, top) for word in dict.fromkeys(question)}
     total = sum(weight.values()) or 1.0
-    return np.array([sum(weight[w] for w in weight if w in set(c)) / total for c in candidates])
+    return np.array([sum(weight[w] for w in weight if w in held) / total for held in map(set, candidates)])
 
 
 def features_table(collections: dict[str, list], train: list[Path]) -> None:
@@ -120,20 +123,21 @@ def features_table(collections: dict[str, list], train: list[Path]) -> None:
                for c in t.candidates}
     frequency = Counter(word for answer in answers for word in set(answer))
     idf = {word: math.log((len(answers) + 1) / (count + 1)) for word, count in frequency.items()}
-    rankers = {"word overlap": lambda q, cs: weighted_overlap(q, cs, {w: 1.0 for w in q}),
-               "IDF-weighted overlap, the training answers' IDF": lambda q, cs: weighted_overlap(q, cs, idf),
-               "IDF-weighted overlap, the list's IDF": lambda q, cs: weighted_overlap(q, cs, None)}
+    def overlap(idf_of: dict[str, float] | None) -> Callable[[TokenizedList], np.ndarray]:
+        return lambda t: weighted_overlap(_words(t.question), [_words(c) for c in t.candidates], idf_of)
+
+    rankers = {"word overlap (the baseline)": lambda t: word_overlap(t.question, t.candidates),
+               "IDF-weighted overlap, the training answers' IDF": overlap(idf),
+               "IDF-weighted overlap, the list's IDF": overlap(None),
+               "BM25 within the list (the baseline)": lambda t: bm25(t.question, t.candidates)}
     print(f"\nThe lexical evidence alone, MAP (IDF of {len(answers):,} distinct training answers)")
     print("| feature | " + " | ".join(collections) + " |")
     print("|---|" + "---:|" * len(collections))
     lists = {name: [t for t in answerable(tokenize_lists(raw)[0]) if _words(t.question)]
              for name, raw in collections.items()}
     for feature, rank in rankers.items():
-        row = [per_question([rank(_words(t.question), [_words(c) for c in t.candidates]) for t in ls], ls).mean()
-               for ls in lists.values()]
+        row = [per_question([rank(t) for t in ls], ls).mean() for ls in lists.values()]
         print(f"| {feature} | " + " | ".join(f"{value:.4f}" for value in row) + " |")
-    row = [per_question([bm25(t.question, t.candidates) for t in ls], ls).mean() for ls in lists.values()]
-    print("| BM25 within the list (the baseline) | " + " | ".join(f"{value:.4f}" for value in row) + " |")
 
 
 def recipes_table(maps: dict[str, dict[str, float]]) -> None:
