@@ -43,8 +43,9 @@ if _starting is not None:
 log = logging.getLogger("matchlens")
 
 PAGES = [
-    # Served at /; its own path only names it apart from /rank below (Streamlit tells pages apart by their paths).
-    st.Page("ui/screens/rank.py", title="Rank", icon=":material/format_list_numbered:", url_path="ranking",
+    # Served at / only: Streamlit gives the default page the path "" and its own url_path is reserved yet opens
+    # "Page not found" (so it is a name nobody types); the names people do type are the aliases below.
+    st.Page("ui/screens/rank.py", title="Rank", icon=":material/format_list_numbered:", url_path="rank-at-root",
             default=True),
     st.Page("ui/screens/walkthrough.py", title="Walkthrough", icon=":material/footprint:",
             url_path="walkthrough"),
@@ -59,13 +60,16 @@ PAGES = [
 ]
 
 
+RANK_ALIASES = ("rank", "ranking", "home")
+"""Paths that open Rank at the root, with the link's state: every other page has a path of its name, so people
+type one for this page too, and Streamlit serves the default page at / only ("Page not found" there before)."""
+
+
 def _rank_by_its_name() -> None:
-    """/rank opens Rank at the root, with the link's state: every other page has a path of its name, so people
-    type this one too, and Streamlit serves the default page at / only ("Page not found" here before)."""
     st.switch_page(PAGES[0], query_params=st.query_params.to_dict())
 
 
-PAGES.append(st.Page(_rank_by_its_name, title="Rank", url_path="rank", visibility="hidden"))
+PAGES += [st.Page(_rank_by_its_name, title="Rank", url_path=alias, visibility="hidden") for alias in RANK_ALIASES]
 
 page = st.navigation(PAGES, position="sidebar")
 

@@ -274,3 +274,31 @@ def test_walkthrough_keys_move_the_step_after_revealing_pooled_cells(fresh_serve
         settle(tab)
         assert revealed_count(revealed.inner_text()) == (shown + 1, total)  # kept while the step was away
         browser.close()
+
+
+def rank_aliases(app: Path) -> tuple[str, ...]:
+    """app.py's RANK_ALIASES, read from its source (never run here)."""
+    for node in ast.parse(app.read_text()).body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "RANK_ALIASES"
+                                                for t in node.targets):
+            return tuple(ast.literal_eval(node.value))
+    raise AssertionError(f"{app} has no RANK_ALIASES")
+
+
+def test_the_rank_pages_own_names_open_it_at_the_root_with_the_links_state(fresh_server: str) -> None:
+    """/rank and /ranking (the names people type for the default page) open Rank at / with the link's question:
+    the default page's own url_path used to open Streamlit's "Page not found" dialog."""
+    aliases = rank_aliases(APP_ROOT / "app.py")
+    assert {"rank", "ranking"} <= set(aliases)
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        for alias in aliases:
+            tab = browser.new_context(viewport={"width": 1280, "height": 900}, **CALM).new_page()
+            tab.goto(f"{fresh_server}/{alias}?{link_query()}")
+            tab.wait_for_function("() => location.pathname === '/'", timeout=WAIT_MS)
+            drawn(tab)
+            assert not page_not_found(tab), alias
+            assert "Rank" in tab.locator("h1").first.inner_text(), alias
+            assert parse_qs(urlparse(tab.url).query).get("q") == [QUESTION], (alias, tab.url)
+            assert tab.locator("[data-testid=stException]").count() == 0, alias
+        browser.close()
