@@ -49,7 +49,7 @@ from common import ROOT  # (puts the checkout on sys.path)
 from matching.evaluation.dataset import model_scores  # noqa: E402
 from matching.evaluation.metrics import question_metrics  # noqa: E402
 from matching.evaluation.studies import paired_tests  # noqa: E402
-from matching.text.baselines import BASELINES, _words, baseline_scores, bm25, word_overlap  # noqa: E402
+from matching.text.baselines import BASELINES, baseline_scores, bm25, overlap_words, word_overlap  # noqa: E402
 from matching.text.data import read_ranking_file, read_toks_folder  # noqa: E402
 from matching.text.tokenized import TokenizedList, tokenize_lists  # noqa: E402
 from matching.training.checkpoint import load_checkpoint  # noqa: E402
@@ -119,12 +119,12 @@ def weighted_overlap(question: list[str], candidates: list[list[str]], idf: dict
 
 def features_table(collections: dict[str, list], train: list[Path]) -> None:
     """--features: each lexical feature alone as a ranker, MAP on each collection."""
-    answers = {tuple(_words(c)) for folder in train for t in tokenize_lists(read_toks_folder(folder))[0]
+    answers = {tuple(overlap_words(c)) for folder in train for t in tokenize_lists(read_toks_folder(folder))[0]
                for c in t.candidates}
     frequency = Counter(word for answer in answers for word in set(answer))
     idf = {word: math.log((len(answers) + 1) / (count + 1)) for word, count in frequency.items()}
     def overlap(idf_of: dict[str, float] | None) -> Callable[[TokenizedList], np.ndarray]:
-        return lambda t: weighted_overlap(_words(t.question), [_words(c) for c in t.candidates], idf_of)
+        return lambda t: weighted_overlap(overlap_words(t.question), [overlap_words(c) for c in t.candidates], idf_of)
 
     rankers = {"word overlap (the baseline)": lambda t: word_overlap(t.question, t.candidates),
                "IDF-weighted overlap, the training answers' IDF": overlap(idf),
@@ -133,7 +133,7 @@ def features_table(collections: dict[str, list], train: list[Path]) -> None:
     print(f"\nThe lexical evidence alone, MAP (IDF of {len(answers):,} distinct training answers)")
     print("| feature | " + " | ".join(collections) + " |")
     print("|---|" + "---:|" * len(collections))
-    lists = {name: [t for t in answerable(tokenize_lists(raw)[0]) if _words(t.question)]
+    lists = {name: [t for t in answerable(tokenize_lists(raw)[0]) if overlap_words(t.question)]
              for name, raw in collections.items()}
     for feature, rank in rankers.items():
         row = [per_question([rank(t) for t in ls], ls).mean() for ls in lists.values()]

@@ -23,8 +23,9 @@ def _is_word(key: str) -> bool:
     return any(ch.isalnum() for ch in key)
 
 
-def _words(tokens: Sequence[Token]) -> list[str]:
-    # Punctuation is not a word to overlap on ("?" would match every question).
+def overlap_words(tokens: Sequence[Token]) -> list[str]:
+    """The keys the lexical baselines count, in order: punctuation is not a word to overlap on ("?" would match
+    every question)."""
     return [t.key for t in tokens if _is_word(t.key)]
 
 
@@ -45,11 +46,11 @@ def _bm25(question_words: list[str], candidate_words: Sequence[list[str]]) -> np
 
 
 def word_overlap(question: Sequence[Token], candidates: Sequence[Sequence[Token]]) -> np.ndarray:
-    return _overlap(_words(question), [_words(c) for c in candidates])
+    return _overlap(overlap_words(question), [overlap_words(c) for c in candidates])
 
 
 def bm25(question: Sequence[Token], candidates: Sequence[Sequence[Token]]) -> np.ndarray:
-    return _bm25(_words(question), [_words(c) for c in candidates])
+    return _bm25(overlap_words(question), [overlap_words(c) for c in candidates])
 
 
 def bm25_within_lists(questions: Sequence[Sequence[Token]], answers: Sequence[Sequence[Token]],
@@ -66,11 +67,11 @@ def bm25_within_lists(questions: Sequence[Sequence[Token]], answers: Sequence[Se
         key = id(question), -1 if collections is None else id(collections[pair])
         groups.setdefault(key, []).append(pair)
     for pairs in groups.values():
-        question_words = _words(questions[pairs[0]])
+        question_words = overlap_words(questions[pairs[0]])
         if not question_words:
             continue
         collection = [answers[pair] for pair in pairs] if collections is None else collections[pairs[0]]
-        scores = _bm25(question_words, [_words(c) for c in collection]) / len(question_words)
+        scores = _bm25(question_words, [overlap_words(c) for c in collection]) / len(question_words)
         if collections is None:
             values[pairs] = scores
             continue
@@ -84,7 +85,7 @@ def bm25_within_lists(questions: Sequence[Sequence[Token]], answers: Sequence[Se
 
 def baseline_scores(question: Sequence[Token], candidates: Sequence[Sequence[Token]]) -> dict[str, np.ndarray]:
     """Every baseline's scores; each text's words are picked out once for all of them."""
-    question_words, candidate_words = _words(question), [_words(c) for c in candidates]
+    question_words, candidate_words = overlap_words(question), [overlap_words(c) for c in candidates]
     return {"original order": original_order(candidates),
             "word overlap": _overlap(question_words, candidate_words),
             "BM25": _bm25(question_words, candidate_words)}
