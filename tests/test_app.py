@@ -159,6 +159,23 @@ def test_every_page_renders(at: AppTest, name: str) -> None:
     assert "q" in at.query_params
 
 
+def test_a_default_models_card_opens_with_what_it_is_and_keeps_its_recipe_one_click_away() -> None:
+    """The default models' descriptions are their recipes' histories (thousands of characters): the card leads with
+    what the model is and lists the choices, one a line, in an expander."""
+    at = page(new_app(), "models")
+    name = "amvlstm-q-kw-all"
+    at.session_state["models_tabs"] = next(t.label for t in at.tabs if plain(t.label).endswith(f" {name}"))
+    at.run()
+    assert_clean(at)
+    recipe = [e for e in at.expander if plain(e.label).startswith("How this recipe was chosen")]
+    assert len(recipe) == 1
+    notes = plain(recipe[0].markdown[0].value).split("\n")
+    assert len(notes) >= 5 and all(note.startswith("- ") for note in notes)
+    assert any("Echo feature" in note for note in notes)
+    lead = [plain(m.value) for m in at.markdown if plain(m.value).startswith("MatchLens variant with a keyword term")]
+    assert len(lead) == 1 and len(lead[0]) < 800 and "seven keyword features" in lead[0]
+
+
 # ---------------------------------------------------------------- widgets drive the views
 
 def test_editing_the_question_reranks_and_shows_the_change() -> None:

@@ -16,15 +16,18 @@ from matching.training.cards import (
     ECHO_LIMITS,
     KNOWN_LIMITS,
     PAPER_GROUP,
+    READ_AT_ONCE,
     VARIANT_GROUP,
     ModelCard,
     SeedStudy,
     attention_verdict,
+    description_parts,
     deviations,
     group_of,
     known_limits,
     metrics_rows,
     render_card,
+    sentences,
 )
 from matching.training.reporting import runs_table
 
@@ -231,3 +234,37 @@ def test_runs_table_tests_each_configuration_dev_against_one(tmp_path: Path) -> 
     (tmp_path / "empty").mkdir()
     with pytest.raises(ValueError, match="no seed runs"):
         runs_table([tmp_path / "empty"])
+
+
+def test_sentences_cut_at_full_stops_outside_brackets() -> None:
+    text = ("Five epochs (back since 2026-11-26. Eight fell). Weights averaged over 5 epochs; p 0.04. "
+            "\"Echo\" feature at the answer's start. 3.5 stays one number. Last without a stop")
+    assert sentences(text) == ["Five epochs (back since 2026-11-26. Eight fell).",
+                               "Weights averaged over 5 epochs; p 0.04.",
+                               "\"Echo\" feature at the answer's start. 3.5 stays one number.",
+                               "Last without a stop"]
+    assert sentences("") == []
+
+
+def test_a_long_description_is_its_lead_then_its_choices_and_nothing_is_lost() -> None:
+    short = "MCAN (FM): four casts of attention. Trained on WikiQA."
+    assert description_parts(short) == (short, [])
+    choices = [f"Choice {i} since 2026-11-2{i} (without it: configs/ablations/x-{i}.json): 0.7{i}00 to 0.7{i}10."
+               for i in range(9)]
+    long = " ".join(["A keyword model: a learned match plus seven keyword features.", *choices * 2])
+    assert len(long) > READ_AT_ONCE
+    lead, rest = description_parts(long)
+    assert lead == "A keyword model: a learned match plus seven keyword features."
+    assert rest == choices * 2 and " ".join([lead, *rest]) == long
+
+
+@pytest.mark.parametrize("name", json.loads((Path(__file__).parents[1] / "pretrained" / "defaults.json")
+                                            .read_text(encoding="utf-8"))["models"])
+def test_a_default_models_card_leads_with_what_it_is(name: str) -> None:
+    """The default models' descriptions carry their recipes' histories; their lead says what the model is, with
+    every keyword feature it has."""
+    raw = json.loads((Path(__file__).parents[1] / "pretrained" / name / "card.json").read_text(encoding="utf-8"))
+    lead, choices = description_parts(raw["description"])
+    assert choices and len(lead) < READ_AT_ONCE
+    assert "seven keyword features" in lead and "BM25 within the list" in lead and "echo" in lead
+    assert " ".join([lead, *choices]) == raw["description"]

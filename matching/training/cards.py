@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import asdict, dataclass, field, fields
 from functools import cache
 from statistics import fmean
@@ -356,6 +357,37 @@ def keyword_verdict(card: ModelCard) -> str:
         return (f"On {', '.join(beaten)} the whole score does not beat both of its parts: there the keyword term "
                 "and the learned match do not add up to more than one of them.")
     return "On every dev set the whole score beats the learned match alone and the keywords alone."
+
+
+READ_AT_ONCE = 800
+"""A description up to this many characters is shown whole; a longer one is its first sentence, then its other
+sentences as a list (a recipe's choices, each with the measurement that made it)."""
+
+_SENTENCE_END = re.compile(r"[.!?](?=\s+[A-Z\"])")
+
+
+def sentences(text: str) -> list[str]:
+    """`text` cut after each full stop that ends a sentence: one followed by a space and a capital, outside
+    brackets (a bracket's own sentences stay with the sentence that holds them)."""
+    cuts, depth, start = [], 0, 0
+    ends = {m.start() for m in _SENTENCE_END.finditer(text)}
+    for i, ch in enumerate(text):
+        depth += (ch in "([") - (ch in ")]")
+        if i in ends and depth <= 0:
+            cuts.append(text[start: i + 1].strip())
+            start = i + 1
+    rest = text[start:].strip()
+    return [*cuts, rest] if rest else cuts
+
+
+def description_parts(description: str) -> tuple[str, list[str]]:
+    """(what the model is, the choices of its recipe a sentence each): a short description is all lead; a long one
+    (the default models' carry each choice's history) is its first sentence and the rest, so a reader sees what the
+    model is before how it got there. The parts joined by spaces are the description, nothing dropped."""
+    if len(description) <= READ_AT_ONCE:
+        return description, []
+    lead, *choices = sentences(description)
+    return lead, choices
 
 
 def markdown_table(rows: list[dict[str, Any]]) -> str:

@@ -21,6 +21,7 @@ from matching.training.cards import (
     computed_with,
     default_models,
     default_set,
+    description_parts,
     dev_role,
     keyword_rows,
     keyword_verdict,
@@ -99,7 +100,12 @@ def card_view(name: str, card: ModelCard | None, key: str) -> None:
         st.warning("This checkpoint has no readable model card (card.json); it still ranks.",
                    icon=":material/warning:")
         return
-    st.markdown(components.md(card.description))
+    lead, choices = description_parts(card.description)
+    st.markdown(components.md(lead))
+    if choices:
+        with st.expander(f"How this recipe was chosen: {len(choices)} notes, each with its measurement",
+                         icon=":material/history:", key=f"{key}_recipe"):
+            st.markdown("\n".join(f"- {components.md(line)}" for line in choices))
     st.markdown(f"**{components.md(card.group)}.** **Architecture.** " + components.md(card.architecture))
     left, right = common.panels(2)
     with left:
