@@ -318,6 +318,8 @@ def cmd_pseudo_questions(args: argparse.Namespace) -> None:
         params = PseudoQuestionParams(per_section=args.per_section)
         if args.subject is not None:
             params = replace(params, subject=args.subject)
+        if args.keep is not None:
+            params = replace(params, keep=args.keep)
         made = write_pseudo_folder(args.data, args.out, args.seed, params)
     except DataError as error:
         sys.exit(f"error: {error}")
@@ -477,6 +479,8 @@ def build_parser(prog: str = "python -m matching") -> argparse.ArgumentParser:
     pseudo.add_argument("--per-section", type=int, default=1, help="pseudo-questions drawn from each section")
     pseudo.add_argument("--subject", type=float, help="the probability that a question names the section's subject "
                                                       "(default 1: always)")
+    pseudo.add_argument("--keep", type=float, help="the probability that each of the sentence's other words stays "
+                                                   "in its question (default 0.6)")
     pseudo.set_defaults(func=cmd_pseudo_questions)
 
     keywords = sub.add_parser("keywords", help="keyword models: the whole score beside the learned match alone and "

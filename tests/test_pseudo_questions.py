@@ -92,3 +92,16 @@ def test_the_command_writes_a_training_folder_that_combine_takes(toy_data: Path,
     main(["pseudo-questions", "--data", str(source), "--out", str(tmp_path / "unnamed"), "--subject", "0"])
     unnamed = read_toks_folder(tmp_path / "unnamed" / "train")
     assert all("achaemenid" not in item.question.split() for item in unnamed if item.labels[0] == 0)
+
+
+def test_keep_sets_how_many_of_the_sentences_other_words_a_question_holds(tmp_path: Path) -> None:
+    source = write_toks_folder(tmp_path / "sections" / "train", sections(40)).parent
+
+    def mean_words(keep: str) -> float:
+        out = tmp_path / f"keep-{keep}"
+        main(["pseudo-questions", "--data", str(source), "--out", str(out), "--subject", "0", "--keep", keep])
+        made = read_toks_folder(out / "train")
+        return sum(len(item.question.split()) for item in made) / len(made)
+
+    # a wh-word, the kept words and "?": keep 1 holds every word outside the span, keep 0.3 about a third of them
+    assert mean_words("1") > mean_words("0.6") > mean_words("0.3") >= 3
