@@ -315,6 +315,9 @@ def cmd_pseudo_questions(args: argparse.Namespace) -> None:
     from matching.training.pseudo_questions import PseudoQuestionParams, write_pseudo_folder
 
     try:
+        for name in ("subject", "keep"):
+            if not 0.0 <= (getattr(args, name) or 0.0) <= 1.0:
+                sys.exit(f"error: --{name} is a probability, from 0 to 1, not {getattr(args, name)}")
         params = PseudoQuestionParams(per_section=args.per_section)
         if args.subject is not None:
             params = replace(params, subject=args.subject)

@@ -28,6 +28,7 @@ from matching.training.cards import (
     metrics_rows,
     render_card,
     sentences,
+    typed_card,
 )
 from matching.training.reporting import runs_table
 
@@ -268,3 +269,10 @@ def test_a_default_models_card_leads_with_what_it_is(name: str) -> None:
     assert choices and len(lead) < READ_AT_ONCE
     assert "seven keyword features" in lead and "BM25 within the list" in lead and "echo" in lead
     assert " ".join([lead, *choices]) == raw["description"]
+
+
+def test_a_card_whose_text_is_not_text_does_not_read_as_a_card() -> None:
+    """A hand-edited card.json with a number for its description: the page says the card is unreadable (the model
+    still ranks) instead of failing where it draws the text."""
+    assert typed_card("edited", {"description": 123, "architecture": "x"}) is None
+    assert typed_card("edited", {"description": "A model.", "architecture": "x"}).description == "A model."

@@ -105,3 +105,11 @@ def test_keep_sets_how_many_of_the_sentences_other_words_a_question_holds(tmp_pa
 
     # a wh-word, the kept words and "?": keep 1 holds every word outside the span, keep 0.3 about a third of them
     assert mean_words("1") > mean_words("0.6") > mean_words("0.3") >= 3
+
+
+@pytest.mark.parametrize("flag", ["--keep", "--subject"])
+def test_a_probability_outside_0_to_1_is_refused_with_a_message(flag: str, tmp_path: Path) -> None:
+    source = write_toks_folder(tmp_path / "sections" / "train", sections(3)).parent
+    with pytest.raises(SystemExit, match=f"{flag} is a probability"):
+        main(["pseudo-questions", "--data", str(source), "--out", str(tmp_path / "out"), flag, "1.5"])
+    assert not (tmp_path / "out").exists()

@@ -128,6 +128,9 @@ class ModelCard:
             raise ValueError("a model card needs at least a name")
         known = {f.name for f in fields(cls)}
         values = {k: v for k, v in raw.items() if k in known}
+        # A text field that is not text (a hand-edited card) would fail where a page draws it, not here.
+        if bad := [f.name for f in fields(cls) if f.type == "str" and not isinstance(values.get(f.name, ""), str)]:
+            raise ValueError(f"a model card's {', '.join(bad)} must be text")
         if "kept_epochs" not in raw and raw.get("best_epoch") is not None:
             values["kept_epochs"] = [raw["best_epoch"]]
         if isinstance(raw.get("seed_study"), dict):
@@ -382,8 +385,8 @@ def sentences(text: str) -> list[str]:
 
 def description_parts(description: str) -> tuple[str, list[str]]:
     """(what the model is, the choices of its recipe a sentence each): a short description is all lead; a long one
-    (the default models' carry each choice's history) is its first sentence and the rest, so a reader sees what the
-    model is before how it got there. The parts joined by spaces are the description, nothing dropped."""
+    (the default models' descriptions carry each choice's history) is its first sentence and the rest, so a reader
+    sees what the model is before how it got there. The parts joined by spaces are the description, nothing dropped."""
     if len(description) <= READ_AT_ONCE:
         return description, []
     lead, *choices = sentences(description)
