@@ -315,15 +315,12 @@ def cmd_pseudo_questions(args: argparse.Namespace) -> None:
     from matching.training.pseudo_questions import PseudoQuestionParams, write_pseudo_folder
 
     try:
-        for name in ("subject", "keep"):
-            if not 0.0 <= (getattr(args, name) or 0.0) <= 1.0:
-                sys.exit(f"error: --{name} is a probability, from 0 to 1, not {getattr(args, name)}")
-        params = PseudoQuestionParams(per_section=args.per_section)
-        if args.subject is not None:
-            params = replace(params, subject=args.subject)
-        if args.keep is not None:
-            params = replace(params, keep=args.keep)
-        made = write_pseudo_folder(args.data, args.out, args.seed, params)
+        chosen = {name: value for name in ("subject", "keep") if (value := getattr(args, name)) is not None}
+        for name, value in chosen.items():
+            if not 0.0 <= value <= 1.0:
+                sys.exit(f"error: --{name} is a probability, from 0 to 1, not {value}")
+        made = write_pseudo_folder(args.data, args.out, args.seed,
+                                   PseudoQuestionParams(per_section=args.per_section, **chosen))
     except DataError as error:
         sys.exit(f"error: {error}")
     print(f"{args.out}/train: {made} pseudo-questions from the sections of {args.data}/train (seed {args.seed}); "
