@@ -1,0 +1,77 @@
+"""Pack what a GPU machine without a package registry needs to train on the given data folders.
+
+Run on a machine with the requirements installed; it writes FOLDER (default .gpu/, which git ignores through
+.git/info/exclude) holding:
+  data.tar.xz                 the data folders
+  stand/chunks.json.gz        the real spaCy's split of every whitespace-free chunk of their texts, which the
+                              stand-in `stand/spacy` reads (matching.text.tokens asks spaCy one chunk at a time)
+  glove_rows.npz              the real GloVe rows of every word of those texts, with the index file beside it, so
+  glove_6B_index.parquet      `unpack_glove.py` rebuilds the package with the same vocabulary fingerprint
+and copies the stand-in, `unpack_glove.py`, `side_by_side.sh` and the configs named. About 20 MB for WikiQA + TRAIN-ALL.
+
+    python deploy/gpu/carry.py --data runs/data/wikiqa+trecqa-all --configs configs/variants/mcan-kw-all.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import re
+import shutil
+import sys
+import tarfile
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent.parent))
+from matching.text.embeddings import glove_root  # noqa: E402
+from matching.text.tokens import _tokenizer, _word_key  # noqa: E402
+
+
+def chunks_of(folders: list[Path]) -> set[str]:
+    chunks: set[str] = set()
+    for folder in folders:
+        for path in folder.rglob("*.toks"):
+            chunks.update(re.findall(r"\S+", path.read_text(encoding="utf-8")))
+    return chunks
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data", nargs="+", type=Path, required=True, help="data folders (train/, dev/, test/)")
+    parser.add_argument("--configs", nargs="*", type=Path, default=[], help="training configs to carry")
+    parser.add_argument("--out", type=Path, default=Path(".gpu"))
+    args = parser.parse_args()
+    (args.out / "stand").mkdir(parents=True, exist_ok=True)
+    shutil.copytree(HERE / "stand" / "spacy", args.out / "stand" / "spacy", dirs_exist_ok=True)
+    for name in ("unpack_glove.py", "side_by_side.sh"):
+        shutil.copy(HERE / name, args.out / name)
+    for config in args.configs:
+        shutil.copy(config, args.out / config.name)
+    with tarfile.open(args.out / "data.tar.xz", "w:xz") as archive:
+        for folder in args.data:
+            archive.add(folder, arcname=folder.name)
+    tokenizer, table, keys = _tokenizer(), {}, set()
+    for chunk in chunks_of(args.data):
+        table[chunk] = [(t.idx, t.text, bool(t.is_space)) for t in tokenizer(chunk)]
+        keys.update(key for key in (_word_key(row[1]) for row in table[chunk]) if key)
+    with gzip.open(args.out / "stand" / "chunks.json.gz", "wt", encoding="utf-8") as handle:
+        json.dump(table, handle)
+    root = glove_root()
+    words = pd.read_parquet(root / "glove_6B_index.parquet")["index"].tolist()
+    row_of = {word: i for i, word in enumerate(words)}
+    rows = np.array(sorted(row_of[key] for key in keys if key in row_of), dtype=np.int64)
+    matrix = np.load(root / "glove_6B_50d_emb.npy", mmap_mode="r")
+    np.savez_compressed(args.out / "glove_rows.npz", rows=rows, values=np.asarray(matrix[rows]),
+                        shape=np.array(matrix.shape))
+    shutil.copy(root / "glove_6B_index.parquet", args.out / "glove_6B_index.parquet")
+    size = sum(p.stat().st_size for p in args.out.rglob("*") if p.is_file()) / 2**20
+    print(f"{args.out}: {len(table):,} chunks, {len(rows):,} GloVe rows of {len(keys):,} words; {size:.1f} MiB")
+
+
+if __name__ == "__main__":
+    main()
