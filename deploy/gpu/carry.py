@@ -29,7 +29,7 @@ import pandas as pd
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent.parent))
 from matching.text.embeddings import glove_root  # noqa: E402
-from matching.text.tokens import _tokenizer, _word_key  # noqa: E402
+from matching.text.tokens import tokenize  # noqa: E402
 
 
 def chunks_of(folders: list[Path]) -> set[str]:
@@ -55,10 +55,14 @@ def main() -> None:
     with tarfile.open(args.out / "data.tar.xz", "w:xz") as archive:
         for folder in args.data:
             archive.add(folder, arcname=folder.name)
-    tokenizer, table, keys = _tokenizer(), {}, set()
+    # The words spaCy finds in each chunk, as `tokenize` keeps them (the spaces and empty keys it drops are
+    # dropped there too, so the stand-in need not hold them).
+    table: dict[str, list[tuple[int, str, bool]]] = {}
+    keys: set[str] = set()
     for chunk in chunks_of(args.data):
-        table[chunk] = [(t.idx, t.text, bool(t.is_space)) for t in tokenizer(chunk)]
-        keys.update(key for key in (_word_key(row[1]) for row in table[chunk]) if key)
+        words = tokenize(chunk)
+        table[chunk] = [(word.start, word.text, False) for word in words]
+        keys.update(word.key for word in words)
     with gzip.open(args.out / "stand" / "chunks.json.gz", "wt", encoding="utf-8") as handle:
         json.dump(table, handle)
     root = glove_root()
