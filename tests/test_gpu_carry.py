@@ -66,10 +66,16 @@ def carried(toy_data: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[P
     return root / ".gpu", root / "glove"
 
 
+def seeing_only_the_stand_ins(carried: tuple[Path, Path]) -> dict[str, str]:
+    """The environment of a process that imports the carried spaCy and GloVe instead of the installed ones."""
+    carry, glove = carried
+    return {**os.environ, "PYTHONPATH": os.pathsep.join([str(glove), str(carry / "stand"), str(ROOT)])}
+
+
 def test_the_stand_ins_give_the_real_packages_tokens_and_vectors(carried: tuple[Path, Path], toy_data: Path) -> None:
     carry, glove = carried
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(glove), str(carry / "stand"), str(ROOT)])}
-    there = json.loads(subprocess.run([sys.executable, "-c", READ_THERE, str(toy_data)], env=env, check=True,
+    there = json.loads(subprocess.run([sys.executable, "-c", READ_THERE, str(toy_data)],
+                                      env=seeing_only_the_stand_ins(carried), check=True,
                                       capture_output=True, text=True).stdout)
     assert there["spacy"].startswith(str(carry)) and there["glove"].startswith(str(glove))  # the stand-ins, not these
     texts = [t for split in ("train", "dev", "test") for x in read_toks_folder(toy_data / split)
@@ -82,8 +88,7 @@ def test_the_stand_ins_give_the_real_packages_tokens_and_vectors(carried: tuple[
 
 
 def test_the_stand_in_refuses_a_chunk_it_was_not_given(carried: tuple[Path, Path]) -> None:
-    carry, glove = carried
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(glove), str(carry / "stand"), str(ROOT)])}
     result = subprocess.run([sys.executable, "-c", "from matching.text.tokens import tokenize; "
-                             "tokenize('zyxwvut-never-carried')"], env=env, capture_output=True, text=True)
+                             "tokenize('zyxwvut-never-carried')"], env=seeing_only_the_stand_ins(carried),
+                            capture_output=True, text=True)
     assert result.returncode != 0 and "KeyError" in result.stderr

@@ -24,11 +24,10 @@ import tarfile
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent.parent))
-from matching.text.embeddings import glove_root  # noqa: E402
+from matching.text.embeddings import glove_root, load_glove  # noqa: E402
 from matching.text.tokens import tokenize  # noqa: E402
 
 
@@ -65,14 +64,11 @@ def main() -> None:
         keys.update(word.key for word in words)
     with gzip.open(args.out / "stand" / "chunks.json.gz", "wt", encoding="utf-8") as handle:
         json.dump(table, handle)
-    root = glove_root()
-    words = pd.read_parquet(root / "glove_6B_index.parquet")["index"].tolist()
-    row_of = {word: i for i, word in enumerate(words)}
-    rows = np.array(sorted(row_of[key] for key in keys if key in row_of), dtype=np.int64)
-    matrix = np.load(root / "glove_6B_50d_emb.npy", mmap_mode="r")
-    np.savez_compressed(args.out / "glove_rows.npz", rows=rows, values=np.asarray(matrix[rows]),
-                        shape=np.array(matrix.shape))
-    shutil.copy(root / "glove_6B_index.parquet", args.out / "glove_6B_index.parquet")
+    vectors = load_glove()
+    rows = np.array(sorted(vectors.row_of[key] for key in keys if vectors.is_known(key)), dtype=np.int64)
+    np.savez_compressed(args.out / "glove_rows.npz", rows=rows, values=vectors.matrix[rows],
+                        shape=np.array(vectors.matrix.shape))
+    shutil.copy(glove_root() / "glove_6B_index.parquet", args.out / "glove_6B_index.parquet")
     size = sum(p.stat().st_size for p in args.out.rglob("*") if p.is_file()) / 2**20
     print(f"{args.out}: {len(table):,} chunks, {len(rows):,} GloVe rows of {len(keys):,} words; {size:.1f} MiB")
 
