@@ -77,7 +77,8 @@ def seeing_only_the_stand_ins(carried: tuple[Path, Path]) -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": os.pathsep.join([str(glove), str(carry / "stand"), str(ROOT)])}
 
 
-def test_the_stand_ins_give_the_real_packages_tokens_and_vectors(carried: tuple[Path, Path], toy_data: Path) -> None:
+def test_the_stand_ins_give_the_real_packages_tokens_vectors_and_bm25(carried: tuple[Path, Path],
+                                                                      toy_data: Path) -> None:
     carry, glove = carried
     there = json.loads(subprocess.run([sys.executable, "-c", READ_THERE, str(toy_data)],
                                       env=seeing_only_the_stand_ins(carried), check=True,
