@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
-import re
 import shutil
 import sys
 import tarfile
@@ -30,16 +29,16 @@ import rank_bm25
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent.parent))
+from matching.text.data import read_toks_folder  # noqa: E402
 from matching.text.embeddings import glove_root, load_glove  # noqa: E402
-from matching.text.tokens import tokenize  # noqa: E402
+from matching.text.tokens import NON_SPACE, tokenize  # noqa: E402
 
 
 def chunks_of(folders: list[Path]) -> set[str]:
-    chunks: set[str] = set()
-    for folder in folders:
-        for path in folder.rglob("*.toks"):
-            chunks.update(re.findall(r"\S+", path.read_text(encoding="utf-8")))
-    return chunks
+    """Every chunk of the texts as training reads them (`read_toks_folder`) and `tokenize` cuts them."""
+    return {chunk for folder in folders for split in sorted(folder.glob("*/a.toks"))
+            for item in read_toks_folder(split.parent) for text in (item.question, *item.candidates)
+            for chunk in NON_SPACE.findall(text)}
 
 
 def main() -> None:
