@@ -229,3 +229,43 @@ def test_the_sources_rule_ships_the_seed_with_the_best_mean_over_dev_sources() -
     assert fallback.seed == 1 and "no dev MAP per source" in words
     with pytest.raises(ValueError, match="ship_rule"):
         TrainingSettings(ship_rule="best test MAP").validate()
+
+
+def test_a_keyword_solo_source_puts_every_list_of_it_to_the_keywords_alone(vectors: WordVectors) -> None:
+    from matching.training.trainer import _Batches
+
+    lists = [replace(item, qid=f"{'made' if n % 2 else 'real'}:{item.qid}") for n, item in enumerate(toy_lists(0, 6))]
+    tokens = tokenize_lists(lists)[0]
+    questions, answers = [list(t.question) for t in tokens], [[list(c) for c in t.candidates] for t in tokens]
+    for loss in ("listwise", "hinge"):
+        marked = _Batches(tokens, questions, answers, TrainingSettings(loss=loss, keyword_solo_source="made"),
+                          tiny_config().params, vectors)
+        plain = _Batches(tokens, questions, answers, TrainingSettings(loss=loss), tiny_config().params, vectors)
+        chunk = marked.units
+        made = torch.tensor([unit[0] % 2 == 1 for unit in chunk])[marked.unit_rows(chunk)]
+        # With no draw, exactly the rows of the source's lists; with one, those and the drawn ones, where a run
+        # without the source draws the same rows.
+        assert marked.solo_rows(chunk, 0.0, torch.Generator().manual_seed(1)).tolist() == made.tolist()
+        drawn = plain.solo_rows(chunk, 0.3, torch.Generator().manual_seed(1))
+        both = marked.solo_rows(chunk, 0.3, torch.Generator().manual_seed(1))
+        assert both.tolist() == (drawn | made).tolist() and 0 < int(drawn.sum()) < len(drawn)
+
+
+def test_lists_of_a_keyword_solo_source_train_the_keyword_weights_alone(vectors: WordVectors) -> None:
+    """Every training list of the source, no draw: the learned match gets no gradient (its weights stay as built,
+    as in a run with no training step at all), and the keyword weights grow as keyword_solo makes them."""
+    base = tiny_config(keywords=True)
+    base = replace(base, settings=replace(base.settings, loss="listwise", max_epochs=2, learning_rate=0.01,
+                                          weight_decay=0.0))
+    lists = [replace(item, qid=f"made:{item.qid}") for item in toy_lists(0, 8)]
+    solo = replace(base, settings=replace(base.settings, keyword_solo_source="made"))
+    still = replace(base, settings=replace(base.settings, learning_rate=0.0, keyword_learning_rate=0.0))
+    trained = {name: train(config, lists, toy_lists(8, 10), vectors, show_progress=False)[0].model
+               for name, config in (("solo", solo), ("still", still), ("whole", base))}
+    learned = [key for key in trained["solo"].state_dict() if not key.startswith("keywords.")]
+    assert learned
+    for key in learned:
+        torch.testing.assert_close(trained["solo"].state_dict()[key], trained["still"].state_dict()[key])
+    assert any(not torch.equal(trained["whole"].state_dict()[key], trained["still"].state_dict()[key])
+               for key in learned)
+    assert not torch.equal(trained["solo"].keywords.weights, trained["still"].keywords.weights)

@@ -117,6 +117,11 @@ class TrainingSettings:
     beside a learned match that fits the training questions (the keyword issue: within a question the
     learned part spread by 1.2 to 1.9, the keywords by 0.02 to 0.09, so they never decided). The shipped
     model is scored as always: learned match + keywords, split exactly."""
+    keyword_solo_source: str = ""
+    """The training questions of this source (a combined folder's question-id prefix, `text.data.combine_data`)
+    are always scored by the keyword term alone, the others as `keyword_solo` draws: for generated questions
+    (`training.pseudo_questions`) whose garbled text should teach the keyword weights which words set one
+    sentence of a section apart, not the learned match what a question reads like."""
     solo_echoes: str = "whole"
     """With `keyword_solo` and `echo_negatives`: what an echo is in a question scored by the keywords alone.
     `whole`: it keeps its whole score (learned match + keywords), the only row of that question the learned
@@ -345,6 +350,8 @@ class _Batches:
                  vectors: WordVectors) -> None:
         self.questions, self.answers, self.settings, self.params = questions, answers, settings, params
         self.vectors, self.lists = vectors, lists
+        source = settings.keyword_solo_source
+        self.solo_lists = torch.tensor([source_of(t.item.qid) == source for t in lists]) if source else None
         # Each candidate's BM25 within its list, once: over the whole texts of the list as trained (an echo negative
         # included), as `Matcher.listed` reads the candidates given with a question when scoring.
         self.listed = [bm25_within_lists([t.question] * len(t.candidates), t.candidates) if params.keyword_list_bm25
@@ -381,6 +388,15 @@ class _Batches:
         if self.settings.loss == "hinge":
             return torch.arange(len(chunk)).repeat(2)
         return torch.repeat_interleave(torch.arange(len(chunk)), torch.tensor([len(js) for _, js in chunk]))
+
+    def solo_rows(self, chunk: list[Any], solo_rate: float, draw: torch.Generator) -> torch.Tensor:
+        """(rows,) which rows of the chunk's batch the keyword term alone scores: each unit drawn with `solo_rate`,
+        and every unit of a list from `keyword_solo_source` (the draw is made for every unit all the same, so
+        that a run without that source draws as before)."""
+        solo = torch.rand(len(chunk), generator=draw) < solo_rate
+        if self.solo_lists is not None:
+            solo = solo | self.solo_lists[[unit[0] for unit in chunk]]
+        return solo[self.unit_rows(chunk)]
 
     def echo_rows(self, chunk: list[Any]) -> torch.Tensor:
         """(rows,) which rows of the chunk's batch are a question's echo (`with_echo_negatives` puts it last)."""
@@ -472,9 +488,9 @@ def train(config: TrainingConfig, train_lists: list[RankingList], dev_lists: lis
     best_map, best_state, best_epoch, stale = -1.0, copy.deepcopy(model.state_dict()), 0, 0
     recent: list[dict[str, torch.Tensor]] = []
     penalty = settings.entropy_penalty if params.attended_sides else 0.0
-    if settings.keyword_solo and model.keywords is None:
+    if (settings.keyword_solo or settings.keyword_solo_source) and model.keywords is None:
         raise ValueError("keyword_solo trains the keyword term alone on some questions: the model needs keywords")
-    solo_rate = settings.keyword_solo
+    solo_rate, solo_source = settings.keyword_solo, settings.keyword_solo_source
     solo_generator = torch.Generator().manual_seed(settings.seed + 1)
     started = time.perf_counter()
     # A terminal gets tqdm's bars updating in place; a log or a pipe one plain line an epoch, as
@@ -495,9 +511,9 @@ def train(config: TrainingConfig, train_lists: list[RankingList], dev_lists: lis
             batch = batch_on(batch, matcher.device)
             trace = model(batch, trace=True) if penalty else None
             scores = trace.score if trace is not None else model(batch)
-            if solo_rate:
+            if solo_rate or solo_source:
                 chunk = batches.units[start: start + settings.batch_size]
-                solo = (torch.rand(len(chunk), generator=solo_generator) < solo_rate)[batches.unit_rows(chunk)]
+                solo = batches.solo_rows(chunk, solo_rate, solo_generator)
                 scores = solo_scores(model, batch, scores, solo, batches.echo_rows(chunk), settings.solo_echoes)
             loss = loss_of(scores.cpu())
             if trace is not None:
