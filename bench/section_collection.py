@@ -26,7 +26,11 @@ will favour.
 With --seeds, models named NAME-S (a recipe's seed runs) are also summed up per recipe: each set's MAP over the
 seeds, mean ± sd, and Welch's t-test against the first recipe named.
 
-    python bench/section_collection.py [--models ...] [--mix] [--data ../shared/data/wikiqa ../shared/data/trecqa]
+With --parts, each keyword model's whole score is printed beside its learned match alone and its keywords alone on
+each set (the split a card's keyword study gives for the dev sets): which part carries the model on this kind of text.
+
+    python bench/section_collection.py [--models ...] [--mix] [--parts] \
+        [--data ../shared/data/wikiqa ../shared/data/trecqa]
     python bench/section_collection.py --pretrained runs/cross --seeds --models A-1 A-2 A-3 B-1 B-2 B-3
     python bench/section_collection.py --features ../shared/data/wikiqa/train ../shared/data/trecqa/train-all \
         --data ../shared/data/wikiqa ../shared/data/trecqa
@@ -48,7 +52,8 @@ from common import ROOT  # (puts the checkout on sys.path)
 
 from matching.evaluation.dataset import model_scores  # noqa: E402
 from matching.evaluation.metrics import question_metrics  # noqa: E402
-from matching.evaluation.studies import paired_tests  # noqa: E402
+from matching.evaluation.studies import keyword_study, paired_tests  # noqa: E402
+from matching.explain.matcher import Matcher  # noqa: E402
 from matching.text.baselines import BASELINES, baseline_scores, bm25, overlap_words, word_overlap  # noqa: E402
 from matching.text.data import read_ranking_file, read_toks_folder  # noqa: E402
 from matching.text.tokenized import TokenizedList, tokenize_lists  # noqa: E402
@@ -101,6 +106,19 @@ def mix_table(name: str, lists: list[TokenizedList], systems: dict[str, list[np.
     for model in models:
         row = [per_question([s + c * b for s, b in zip(systems[model], bm25, strict=True)], lists).mean() for c in MIX]
         print(f"| {model} | " + " | ".join(f"{value:.4f}" for value in row) + " |")
+
+
+def parts_table(name: str, lists: list[TokenizedList], matchers: dict[str, Matcher]) -> None:
+    """--parts: each keyword model's whole score against its two parts alone (`evaluation.studies.keyword_study`, the
+    figures a card gives for the dev sets), so that one sees which part carries a model on this kind of text."""
+    studies = {model: keyword_study(matcher, lists) for model, matcher in matchers.items()}
+    print(f"\nset {name}: the whole score and its parts alone, MAP")
+    print("| model | whole | learned match alone | keywords alone | top answer changed by the keywords |")
+    print("|---|---:|---:|---:|---:|")
+    for model, study in studies.items():
+        if study is not None:
+            print(f"| {model} | {study.MAP:.4f} | {study.learned_MAP:.4f} | {study.keywords_MAP:.4f} | "
+                  f"{study.top_changed} of {study.questions} |")
 
 
 def weighted_overlap(question: list[str], candidates: list[list[str]], idf: dict[str, float] | None) -> np.ndarray:
@@ -174,6 +192,8 @@ def main() -> None:
     parser.add_argument("--features", nargs="+", type=Path, metavar="TRAIN", help="print what each lexical feature "
                         "alone ranks instead, with IDF from the answers of these training folders")
     parser.add_argument("--seeds", action="store_true", help="also sum up models named NAME-S per recipe NAME")
+    parser.add_argument("--parts", action="store_true", help="also print each keyword model's learned match and "
+                        "keywords alone on each set")
     args = parser.parse_args()
 
     if args.features:
@@ -194,6 +214,8 @@ def main() -> None:
         systems |= {baseline: [b[baseline] for b in baselines] for baseline in BASELINES}
         if name.startswith("set "):
             report(name.removeprefix("set "), lists, systems)
+            if args.parts:
+                parts_table(name.removeprefix("set "), lists, matchers)
             for model in models:
                 maps[model][name.removeprefix("set ")] = float(per_question(systems[model], lists).mean())
         if args.mix:
