@@ -249,6 +249,8 @@ def test_a_keyword_solo_source_puts_every_list_of_it_to_the_keywords_alone(vecto
         drawn = plain.solo_rows(chunk, 0.3, torch.Generator().manual_seed(1))
         both = marked.solo_rows(chunk, 0.3, torch.Generator().manual_seed(1))
         assert both.tolist() == (drawn | made).tolist() and 0 < int(drawn.sum()) < len(drawn)
+    with pytest.raises(ValueError, match="no training question of that source.*made, real"):
+        _Batches(tokens, questions, answers, TrainingSettings(keyword_solo_source="mad"), tiny_config().params, vectors)
 
 
 def test_lists_of_a_keyword_solo_source_train_the_keyword_weights_alone(vectors: WordVectors) -> None:

@@ -352,6 +352,10 @@ class _Batches:
         self.vectors, self.lists = vectors, lists
         source = settings.keyword_solo_source
         self.solo_lists = torch.tensor([source_of(t.item.qid) == source for t in lists]) if source else None
+        if self.solo_lists is not None and not self.solo_lists.any():  # a misspelt source would change nothing
+            found = sorted({source_of(t.item.qid) or "(no source prefix)" for t in lists})
+            raise ValueError(f"keyword_solo_source {source!r}: no training question of that source "
+                             f"(the sources here: {', '.join(found)})")
         # Each candidate's BM25 within its list, once: over the whole texts of the list as trained (an echo negative
         # included), as `Matcher.listed` reads the candidates given with a question when scoring.
         self.listed = [bm25_within_lists([t.question] * len(t.candidates), t.candidates) if params.keyword_list_bm25
