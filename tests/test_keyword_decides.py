@@ -255,7 +255,7 @@ def test_a_keyword_solo_source_puts_every_list_of_it_to_the_keywords_alone(vecto
 
 def test_lists_of_a_keyword_solo_source_train_the_keyword_weights_alone(vectors: WordVectors) -> None:
     """Every training list of the source, no draw: the learned match gets no gradient (its weights stay as built,
-    as in a run with no training step at all), and the keyword weights grow as keyword_solo makes them."""
+    as in a run with no training step at all), and the keyword weights move."""
     base = tiny_config(keywords=True)
     base = replace(base, settings=replace(base.settings, loss="listwise", max_epochs=2, learning_rate=0.01,
                                           weight_decay=0.0))

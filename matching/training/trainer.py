@@ -350,12 +350,14 @@ class _Batches:
                  vectors: WordVectors) -> None:
         self.questions, self.answers, self.settings, self.params = questions, answers, settings, params
         self.vectors, self.lists = vectors, lists
-        source = settings.keyword_solo_source
-        self.solo_lists = torch.tensor([source_of(t.item.qid) == source for t in lists]) if source else None
-        if self.solo_lists is not None and not self.solo_lists.any():  # a misspelt source would change nothing
-            found = sorted({source_of(t.item.qid) or "(no source prefix)" for t in lists})
-            raise ValueError(f"keyword_solo_source {source!r}: no training question of that source "
-                             f"(the sources here: {', '.join(found)})")
+        self.solo_lists = None
+        if source := settings.keyword_solo_source:
+            sources = [source_of(t.item.qid) for t in lists]
+            if source not in sources:  # a misspelt source would change nothing
+                found = sorted({name or "(no source prefix)" for name in sources})
+                raise ValueError(f"keyword_solo_source {source!r}: no training question of that source "
+                                 f"(the sources here: {', '.join(found)})")
+            self.solo_lists = torch.tensor([name == source for name in sources])
         # Each candidate's BM25 within its list, once: over the whole texts of the list as trained (an echo negative
         # included), as `Matcher.listed` reads the candidates given with a question when scoring.
         self.listed = [bm25_within_lists([t.question] * len(t.candidates), t.candidates) if params.keyword_list_bm25
@@ -494,7 +496,7 @@ def train(config: TrainingConfig, train_lists: list[RankingList], dev_lists: lis
     penalty = settings.entropy_penalty if params.attended_sides else 0.0
     if (settings.keyword_solo or settings.keyword_solo_source) and model.keywords is None:
         raise ValueError("keyword_solo trains the keyword term alone on some questions: the model needs keywords")
-    solo_rate, solo_source = settings.keyword_solo, settings.keyword_solo_source
+    solo_rate = settings.keyword_solo
     solo_generator = torch.Generator().manual_seed(settings.seed + 1)
     started = time.perf_counter()
     # A terminal gets tqdm's bars updating in place; a log or a pipe one plain line an epoch, as
@@ -515,7 +517,7 @@ def train(config: TrainingConfig, train_lists: list[RankingList], dev_lists: lis
             batch = batch_on(batch, matcher.device)
             trace = model(batch, trace=True) if penalty else None
             scores = trace.score if trace is not None else model(batch)
-            if solo_rate or solo_source:
+            if solo_rate or batches.solo_lists is not None:
                 chunk = batches.units[start: start + settings.batch_size]
                 solo = batches.solo_rows(chunk, solo_rate, solo_generator)
                 scores = solo_scores(model, batch, scores, solo, batches.echo_rows(chunk), settings.solo_echoes)
