@@ -271,3 +271,67 @@ def test_lists_of_a_keyword_solo_source_train_the_keyword_weights_alone(vectors:
     assert any(not torch.equal(trained["whole"].state_dict()[key], trained["still"].state_dict()[key])
                for key in learned)
     assert not torch.equal(trained["solo"].keywords.weights, trained["still"].keywords.weights)
+
+
+def test_learned_match_alone_trains_the_learned_match_as_a_model_without_keywords(vectors: WordVectors) -> None:
+    """With `learned_match_alone` the learned match gets exactly the gradients of a model with no keyword term (same
+    seed, same batches, one epoch so that no epoch is chosen by a dev score), while the keyword weights move; trained
+    beside the keyword term as by default it ends elsewhere."""
+    def trained(keywords: bool, alone: bool) -> torch.nn.Module:
+        config = tiny_config(keywords=keywords)
+        config = replace(config, settings=replace(config.settings, loss="listwise", max_epochs=1, batch_size=2,
+                                                  learning_rate=0.01, learned_match_alone=alone))
+        return train(config, toy_lists(0, 8), toy_lists(8, 10), vectors, show_progress=False)[0].model
+
+    alone, plain, beside = trained(True, True), trained(False, False), trained(True, False)
+    learned = [key for key in plain.state_dict() if not key.startswith("keywords.")]
+    assert learned and all(key in alone.state_dict() for key in learned)
+    for key in learned:
+        torch.testing.assert_close(alone.state_dict()[key], plain.state_dict()[key])
+    assert any(not torch.allclose(beside.state_dict()[key], plain.state_dict()[key]) for key in learned)
+    assert alone.keywords.weights.detach().abs().sum() > 0
+    built = tiny_config(keywords=True)
+    still = train(replace(built, settings=replace(built.settings, max_epochs=1, learning_rate=0.0,
+                                                  keyword_learning_rate=0.0)),
+                  toy_lists(0, 8), toy_lists(8, 10), vectors, show_progress=False)[0].model
+    assert not torch.equal(alone.keywords.weights, still.keywords.weights)
+
+
+def test_learned_match_held_splits_the_scores_and_their_gradients(make_matcher: MatcherFactory) -> None:
+    """The learned match's own scores and the whole with it held: their values are the model's parts and its whole
+    score (echo rows out of the learned match's loss); the first's gradient reaches the learned match alone, the
+    second's the keyword weights alone."""
+    from matching.models.batching import make_batch
+    from matching.training.trainer import LEFT_OUT, learned_match_held
+
+    matcher = make_matcher(seed=2, family="mvlstm", keywords=True, keyword_words=3)
+    lists = tokenize_lists(toy_lists(0, 1))[0]
+    vectors = matcher.vectors
+    questions = [vectors.encode(lists[0].question)] * len(lists[0].candidates)
+    batch = make_batch(questions, [vectors.encode(c) for c in lists[0].candidates], 40, 60)
+    echoes = torch.zeros(len(questions), dtype=torch.bool)
+    echoes[-1] = True
+    model = matcher.model
+    scores = model(batch)
+    learned, held = learned_match_held(model, batch, scores, echoes)
+    with scored_alone(matcher, LEARNED_MATCH):
+        alone = matcher.model(batch)
+    torch.testing.assert_close(held, scores)
+    torch.testing.assert_close(learned[:-1], alone[:-1])
+    assert float(learned[-1].detach()) == LEFT_OUT
+    for part, reaches_learned in ((learned[:-1].sum(), True), (held.sum(), False)):
+        model.zero_grad()
+        part.backward(retain_graph=True)
+        moved = {name.startswith("keywords."): False for name, _ in model.named_parameters()}
+        for name, parameter in model.named_parameters():
+            if parameter.grad is not None and float(parameter.grad.abs().sum()) > 0:
+                moved[name.startswith("keywords.")] = True
+        assert (moved[False], moved[True]) == (reaches_learned, not reaches_learned)
+    model.zero_grad()
+
+
+def test_learned_match_alone_needs_a_keyword_term(vectors: WordVectors) -> None:
+    config = tiny_config()
+    config = replace(config, settings=replace(config.settings, learned_match_alone=True))
+    with pytest.raises(ValueError, match="learned_match_alone.*needs keywords"):
+        train(config, toy_lists(0, 8), toy_lists(8, 10), vectors, show_progress=False)
