@@ -29,7 +29,11 @@ seeds, mean ± sd, and Welch's t-test against the first recipe named.
 With --parts, each keyword model's whole score is printed beside its learned match alone and its keywords alone on
 each set (the split a card's keyword study gives for the dev sets): which part carries the model on this kind of text.
 
-    python bench/section_collection.py [--models ...] [--mix] [--parts] \
+With --scales, each keyword model's learned match + c x its keyword term, for a few c (1 is the model as shipped), on
+the two sets and, with --data, on those dev splits: whether one weight of the keyword term against the learned match
+would suit both kinds of text. An analysis, as --mix is.
+
+    python bench/section_collection.py [--models ...] [--mix] [--parts] [--scales] \
         [--data ../shared/data/wikiqa ../shared/data/trecqa]
     python bench/section_collection.py --pretrained runs/cross --seeds --models A-1 A-2 A-3 B-1 B-2 B-3
     python bench/section_collection.py --features ../shared/data/wikiqa/train ../shared/data/trecqa/train-all \
@@ -52,8 +56,9 @@ from common import ROOT  # (puts the checkout on sys.path)
 
 from matching.evaluation.dataset import model_scores  # noqa: E402
 from matching.evaluation.metrics import question_metrics  # noqa: E402
-from matching.evaluation.studies import keyword_study, paired_tests  # noqa: E402
+from matching.evaluation.studies import keyword_study, paired_tests, scored_alone  # noqa: E402
 from matching.explain.matcher import Matcher  # noqa: E402
+from matching.models.base import KEYWORDS, LEARNED_MATCH  # noqa: E402
 from matching.text.baselines import BASELINES, baseline_scores, bm25, overlap_words, word_overlap  # noqa: E402
 from matching.text.data import read_ranking_file, read_toks_folder  # noqa: E402
 from matching.text.tokenized import TokenizedList, tokenize_lists  # noqa: E402
@@ -61,6 +66,7 @@ from matching.training.checkpoint import load_checkpoint  # noqa: E402
 
 SETS = {"A": ROOT / "samples" / "section-questions-a.csv", "B": ROOT / "samples" / "section-questions-b.csv"}
 MIX = (0.0, 0.05, 0.1, 0.2, 0.3, 0.5, 1.0)
+SCALES = (0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0)
 
 
 def answerable(lists: list[TokenizedList]) -> list[TokenizedList]:
@@ -119,6 +125,22 @@ def parts_table(name: str, lists: list[TokenizedList], matchers: dict[str, Match
         if study is not None:
             print(f"| {model} | {study.MAP:.4f} | {study.learned_MAP:.4f} | {study.keywords_MAP:.4f} | "
                   f"{study.top_changed} of {study.questions} |")
+
+
+def scales_table(name: str, lists: list[TokenizedList], matchers: dict[str, Matcher]) -> None:
+    """--scales: learned match + c x keyword term, from the parts' own scores (their sum at c = 1 is the model's)."""
+    print(f"\n{name}: learned match + c x keyword term, MAP (c = 1: the model as it is)")
+    print("| model | " + " | ".join(f"c = {c:g}" for c in SCALES) + " |")
+    print("|---|" + "---:|" * len(SCALES))
+    for model, matcher in matchers.items():
+        if matcher.model.keywords is None:
+            continue
+        with scored_alone(matcher, LEARNED_MATCH):
+            learned = model_scores(matcher, lists)
+        with scored_alone(matcher, KEYWORDS):
+            keywords = model_scores(matcher, lists)
+        row = [per_question([a + c * b for a, b in zip(learned, keywords, strict=True)], lists).mean() for c in SCALES]
+        print(f"| {model} | " + " | ".join(f"{value:.4f}" for value in row) + " |")
 
 
 def weighted_overlap(question: list[str], candidates: list[list[str]], idf: dict[str, float] | None) -> np.ndarray:
@@ -194,6 +216,8 @@ def main() -> None:
     parser.add_argument("--seeds", action="store_true", help="also sum up models named NAME-S per recipe NAME")
     parser.add_argument("--parts", action="store_true", help="also print each keyword model's learned match and "
                         "keywords alone on each set")
+    parser.add_argument("--scales", action="store_true", help="also print each keyword model's learned match + c x "
+                        "its keyword term for a few c, on the sets and the --data dev splits")
     args = parser.parse_args()
 
     if args.features:
@@ -204,7 +228,7 @@ def main() -> None:
     models = args.models or json.loads((args.pretrained / "defaults.json").read_text(encoding="utf-8"))["models"]
     matchers = {name: load_checkpoint(args.pretrained / name) for name in models}
     collections = {f"set {name}": read_ranking_file(path) for name, path in SETS.items()}
-    if args.mix:
+    if args.mix or args.scales:
         collections |= {f"{folder.name} dev": read_toks_folder(folder / "dev") for folder in args.data}
     maps: dict[str, dict[str, float]] = {model: {} for model in models}
     for name, raw in collections.items():
@@ -220,6 +244,8 @@ def main() -> None:
                 maps[model][name.removeprefix("set ")] = float(per_question(systems[model], lists).mean())
         if args.mix:
             mix_table(name, lists, systems, models)
+        if args.scales:
+            scales_table(name, lists, matchers)
     if args.seeds:
         recipes_table(maps)
 
