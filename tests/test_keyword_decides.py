@@ -335,3 +335,28 @@ def test_learned_match_alone_needs_a_keyword_term(vectors: WordVectors) -> None:
     config = replace(config, settings=replace(config.settings, learned_match_alone=True))
     with pytest.raises(ValueError, match="learned_match_alone.*needs keywords"):
         train(config, toy_lists(0, 8), toy_lists(8, 10), vectors, show_progress=False)
+
+
+def test_the_section_bench_scales_the_keyword_term_from_the_parts_own_scores(make_matcher: MatcherFactory,
+                                                                                tmp_path: Path) -> None:
+    """`bench/section_collection.py --scales`: at c = 0 the learned match alone and at c = 1 the whole model, as
+    `--parts` prints them, on each set."""
+    import subprocess
+    import sys
+
+    from matching.training.checkpoint import save_checkpoint
+
+    save_checkpoint(make_matcher(seed=2, name="kw", family="mvlstm", keywords=True, keyword_words=3),
+                    tmp_path / "kw", {"name": "kw"})
+    bench = Path(__file__).resolve().parents[1] / "bench" / "section_collection.py"
+    printed = subprocess.run([sys.executable, str(bench), "--pretrained", str(tmp_path), "--models", "kw", "--parts",
+                              "--scales"], capture_output=True, text=True, check=True, timeout=600).stdout
+    for name in ("A", "B"):
+        part = printed[printed.index(f"set {name}: the whole score"):]
+        whole, learned = (float(cell) for cell in part.split("| kw | ", 1)[1].split(" | ")[:2])
+        scaled = printed[printed.index(f"set {name}: learned match + c x keyword term"):]
+        header = [cell.strip() for cell in scaled.splitlines()[1].strip("| ").split("|")]
+        row = [float(cell) for cell in scaled.split("| kw | ", 1)[1].split("\n", 1)[0].strip(" |").split(" | ")]
+        assert len(row) == len(header) - 1
+        assert row[header.index("c = 0") - 1] == pytest.approx(learned, abs=1e-4)
+        assert row[header.index("c = 1") - 1] == pytest.approx(whole, abs=1e-4)
