@@ -544,13 +544,15 @@ def train(config: TrainingConfig, train_lists: list[RankingList], dev_lists: lis
             trace = model(batch, trace=True) if penalty else None
             scores = trace.score if trace is not None else model(batch)
             chunk = batches.units[start: start + settings.batch_size]
+            solo_units = bool(solo_rate) or batches.solo_lists is not None
+            echoes = batches.echo_rows(chunk) if settings.learned_match_alone or solo_units else None
             learned_loss = None
             if settings.learned_match_alone:
-                learned, scores = learned_match_held(model, batch, scores, batches.echo_rows(chunk))
+                learned, scores = learned_match_held(model, batch, scores, echoes)
                 learned_loss = loss_of(learned.cpu())
-            if solo_rate or batches.solo_lists is not None:
+            if solo_units:
                 solo = batches.solo_rows(chunk, solo_rate, solo_generator)
-                scores = solo_scores(model, batch, scores, solo, batches.echo_rows(chunk), settings.solo_echoes)
+                scores = solo_scores(model, batch, scores, solo, echoes, settings.solo_echoes)
             loss = loss_of(scores.cpu())
             if learned_loss is not None:
                 loss = loss + learned_loss
