@@ -335,6 +335,30 @@ def test_learned_match_alone_needs_a_keyword_term(vectors: WordVectors) -> None:
         train(config, toy_lists(0, 8), toy_lists(8, 10), vectors, show_progress=False)
 
 
+def test_learned_match_own_loss_adds_a_loss_and_keeps_the_whole_scores_gradient(vectors: WordVectors) -> None:
+    """With `learned_match_own_loss` the learned match learns from its own score and from the whole: it ends neither
+    where `learned_match_alone` (its own loss only) nor where the recipe (the whole score only) leaves it, from the
+    same seed and batches; the keyword weights move; and the two settings together are refused."""
+    def trained(**setting: bool) -> torch.nn.Module:
+        config = tiny_config(keywords=True)
+        config = replace(config, settings=replace(config.settings, loss="listwise", max_epochs=1, batch_size=2,
+                                                  learning_rate=0.01, **setting))
+        return train(config, toy_lists(0, 8), toy_lists(8, 10), vectors, show_progress=False)[0].model
+
+    both, alone, beside = trained(learned_match_own_loss=True), trained(learned_match_alone=True), trained()
+    learned = [key for key in both.state_dict() if not key.startswith("keywords.") and
+               both.state_dict()[key].is_floating_point()]
+    for other in (alone, beside):
+        assert any(not torch.allclose(both.state_dict()[key], other.state_dict()[key]) for key in learned)
+    assert both.keywords.weights.detach().abs().sum() > 0
+    with pytest.raises(ValueError, match="choose one"):
+        TrainingSettings(learned_match_alone=True, learned_match_own_loss=True).validate()
+    config = tiny_config()
+    config = replace(config, settings=replace(config.settings, learned_match_own_loss=True))
+    with pytest.raises(ValueError, match="learned_match_own_loss.*needs keywords"):
+        train(config, toy_lists(0, 8), toy_lists(8, 10), vectors, show_progress=False)
+
+
 def test_the_section_bench_scales_the_keyword_term_from_the_parts_own_scores(make_matcher: MatcherFactory,
                                                                                 tmp_path: Path) -> None:
     """`bench/section_collection.py --scales`: at c = 0 the learned match alone and at c = 1 the whole model, as

@@ -145,6 +145,13 @@ class TrainingSettings:
     Echoes stay out of the learned match's loss, as with every `solo_echoes` mode but `whole`. Measured for MCAN
     (docs/models-and-training.md): its learned match alone rose from 0.68 to 0.74-0.76 on WikiQA dev, but a keyword
     term sized to rank alone then pulled the whole below it there; for MV-LSTM it changed little. Not shipped."""
+    learned_match_own_loss: bool = False
+    """The learned match's own loss (its score alone, echo rows left out, as `learned_match_alone` has it) is added
+    to the whole score's, whose gradient still reaches it, as deep supervision adds a loss on an inner output:
+    the learned match must rank by itself and still learns beside the keyword term what it leaves over. Between
+    the recipe (a residual beside keywords that decide, 0.68 alone on WikiQA dev for MCAN) and `learned_match_alone`
+    (a ranker of its own, 0.74-0.76, beside a keyword term sized for it, whose sum fell below it on WikiQA dev).
+    One of the two, not both."""
     ship_rule: str = "best dev MAP"
     """How a sweep chooses the seed to ship, on dev only. `best dev MAP`: over the dev split's questions
     pooled; `best mean over dev sources`: the mean of each dev source's MAP (a keyword model trained on
@@ -174,6 +181,9 @@ class TrainingSettings:
             raise ValueError(f"keyword_solo must be in [0, 1), not {self.keyword_solo}")
         if self.ship_rule not in SHIP_RULES:
             raise ValueError(f"ship_rule must be one of {', '.join(SHIP_RULES)}, not {self.ship_rule!r}")
+        if self.learned_match_alone and self.learned_match_own_loss:
+            raise ValueError("learned_match_alone holds the learned match out of the whole score's loss; "
+                             "learned_match_own_loss keeps it in: choose one")
         if self.solo_echoes not in SOLO_ECHOES:
             raise ValueError(f"solo_echoes must be one of {', '.join(SOLO_ECHOES)}, not {self.solo_echoes!r}")
 
@@ -519,9 +529,10 @@ def train(config: TrainingConfig, train_lists: list[RankingList], dev_lists: lis
     penalty = settings.entropy_penalty if params.attended_sides else 0.0
     if (settings.keyword_solo or settings.keyword_solo_source) and model.keywords is None:
         raise ValueError("keyword_solo trains the keyword term alone on some questions: the model needs keywords")
-    if settings.learned_match_alone and model.keywords is None:
-        raise ValueError("learned_match_alone trains the learned match apart from the keyword term: the model needs "
-                         "keywords")
+    own_loss = settings.learned_match_alone or settings.learned_match_own_loss
+    if own_loss and model.keywords is None:
+        raise ValueError(f"{'learned_match_alone' if settings.learned_match_alone else 'learned_match_own_loss'} "
+                         "trains the learned match on its own score beside the keyword term: the model needs keywords")
     solo_rate = settings.keyword_solo
     solo_generator = torch.Generator().manual_seed(settings.seed + 1)
     started = time.perf_counter()
@@ -545,11 +556,13 @@ def train(config: TrainingConfig, train_lists: list[RankingList], dev_lists: lis
             scores = trace.score if trace is not None else model(batch)
             chunk = batches.units[start: start + settings.batch_size]
             solo_units = bool(solo_rate) or batches.solo_lists is not None
-            echoes = batches.echo_rows(chunk) if settings.learned_match_alone or solo_units else None
+            echoes = batches.echo_rows(chunk) if own_loss or solo_units else None
             learned_loss = None
-            if settings.learned_match_alone:
-                learned, scores = learned_match_held(model, batch, scores, echoes)
+            if own_loss:
+                learned, held = learned_match_held(model, batch, scores, echoes)
                 learned_loss = loss_of(learned.cpu())
+                if settings.learned_match_alone:
+                    scores = held
             if solo_units:
                 solo = batches.solo_rows(chunk, solo_rate, solo_generator)
                 scores = solo_scores(model, batch, scores, solo, echoes, settings.solo_echoes)
