@@ -382,3 +382,35 @@ def test_the_section_bench_scales_the_keyword_term_from_the_parts_own_scores(mak
         assert len(row) == len(header) - 1
         assert row[header.index("c = 0") - 1] == pytest.approx(learned, abs=1e-4)
         assert row[header.index("c = 1") - 1] == pytest.approx(whole, abs=1e-4)
+
+
+def test_the_weight_by_kind_bench_bins_every_question_once(make_matcher: MatcherFactory, tmp_path: Path) -> None:
+    """`bench/keyword_weight_by_kind.py`: on set A, every table's bins hold each of its questions once, the whole set
+    at c = 1 is the model's own MAP, and each row's best c is the c of its highest MAP."""
+    import subprocess
+    import sys
+
+    from matching.evaluation.metrics import question_metrics
+    from matching.text.data import read_ranking_file
+    from matching.training.checkpoint import save_checkpoint
+
+    bench = Path(__file__).resolve().parents[1] / "bench"
+    matcher = make_matcher(seed=2, name="kw", family="mvlstm", keywords=True, keyword_words=3)
+    save_checkpoint(matcher, tmp_path / "kw", {"name": "kw"})
+    printed = subprocess.run([sys.executable, str(bench / "keyword_weight_by_kind.py"), str(tmp_path / "kw")],
+                             capture_output=True, text=True, check=True, timeout=600).stdout
+    lists = [t for t in tokenize_lists(read_ranking_file(bench.parent / "samples" / "section-questions-a.csv"))[0]
+             if 0 < sum(t.item.labels) < len(t.item.labels)]
+    whole = np.mean([question_metrics(s, t.item.labels)["MAP"] for s, t in zip(model_scores(matcher, lists), lists,
+                                                                                strict=True)])
+    tables = printed.strip().split("\n\n")
+    assert len(tables) == 6  # all questions, four features, the wh-word
+    for text in tables:
+        header = [cell.strip() for cell in text.splitlines()[1].strip("| ").split("|")]
+        rows = [[cell.strip() for cell in line.strip("| ").split("|")] for line in text.splitlines()[3:]]
+        assert sum(int(row[header.index("questions")]) for row in rows) == len(lists)
+        for row in rows:
+            maps = [float(row[header.index(f"c = {c}")]) for c in ("0", "0.25", "0.5", "1", "1.5", "2", "3", "5")]
+            assert float(row[-1]) == [0, 0.25, 0.5, 1, 1.5, 2, 3, 5][int(np.argmax(maps))]
+    all_row = tables[0].splitlines()[3].strip("| ").split(" | ")
+    assert float(all_row[3 + 3]) == pytest.approx(whole, abs=1e-4)
