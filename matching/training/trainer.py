@@ -151,7 +151,9 @@ class TrainingSettings:
     the learned match must rank by itself and still learns beside the keyword term what it leaves over. Between
     the recipe (a residual beside keywords that decide, 0.68 alone on WikiQA dev for MCAN) and `learned_match_alone`
     (a ranker of its own, 0.74-0.76, beside a keyword term sized for it, whose sum fell below it on WikiQA dev).
-    One of the two, not both."""
+    One of the two, not both. Measured for MCAN (docs/models-and-training.md): its learned match alone reached
+    0.74-0.76 on WikiQA dev as with `learned_match_alone`, and the whole fell below it there, on set A and across
+    sources. Not shipped."""
     ship_rule: str = "best dev MAP"
     """How a sweep chooses the seed to ship, on dev only. `best dev MAP`: over the dev split's questions
     pooled; `best mean over dev sources`: the mean of each dev source's MAP (a keyword model trained on
