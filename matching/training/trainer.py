@@ -291,7 +291,8 @@ def learned_match_held(model: torch.nn.Module, batch: PairBatch, scores: torch.T
                        echoes: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """`TrainingSettings.learned_match_alone`: the learned match's own training scores (echo rows left out of its
     loss), and the whole scores with the learned match held, whose gradient reaches the keyword term alone. Their
-    values are those of the model's two parts and of its whole score."""
+    values are those of the model's two parts and of its whole score. (`learned_match_own_loss` takes the first
+    alone and keeps the whole scores as they are.)"""
     keywords = keyword_term(model, batch)
     learned = scores - keywords  # the model's whole score is learned match + keyword term
     return torch.where(echoes.to(scores.device), LEFT_OUT, learned), learned.detach() + keywords
