@@ -14,7 +14,8 @@ The features, each read before any label:
 - best word overlap: that share for the candidate with most of them;
 - wh-word: the question's first wh-word ("how many" and "how much" apart from "how").
 
-The bins are the quartiles of a feature over every set and run pooled, so that a bin means the same on every set.
+The bins are the quartiles of a feature over every set and run pooled, so that a bin means the same on every set;
+a bin of a feature of the learned match holds different questions for each run, and its count is their mean.
 Set A only (set B is read to report, never to choose), and the dev splits of --data.
 
     python bench/keyword_weight_by_kind.py runs/exp/mcan-kw-all-learned-alone/seed-* \\
