@@ -412,5 +412,6 @@ def test_the_weight_by_kind_bench_bins_every_question_once(make_matcher: Matcher
         for row in rows:
             maps = [float(row[header.index(f"c = {c}")]) for c in ("0", "0.25", "0.5", "1", "1.5", "2", "3", "5")]
             assert float(row[-1]) == [0, 0.25, 0.5, 1, 1.5, 2, 3, 5][int(np.argmax(maps))]
-    all_row = tables[0].splitlines()[3].strip("| ").split(" | ")
-    assert float(all_row[3 + 3]) == pytest.approx(whole, abs=1e-4)
+    header = [cell.strip() for cell in tables[0].splitlines()[1].strip("| ").split("|")]
+    all_questions = [cell.strip() for cell in tables[0].splitlines()[3].strip("| ").split("|")]
+    assert float(all_questions[header.index("c = 1")]) == pytest.approx(whole, abs=1e-4)
