@@ -31,9 +31,7 @@ from pathlib import Path
 import numpy as np
 from section_collection import SETS, answerable, per_question
 
-from matching.evaluation.dataset import model_scores  # noqa: E402
-from matching.evaluation.studies import scored_alone  # noqa: E402
-from matching.models.base import KEYWORDS, LEARNED_MATCH  # noqa: E402
+from matching.evaluation.studies import part_scores  # noqa: E402
 from matching.text.baselines import overlap_words, word_overlap  # noqa: E402
 from matching.text.data import read_ranking_file, read_toks_folder  # noqa: E402
 from matching.text.tokenized import TokenizedList, tokenize_lists  # noqa: E402
@@ -108,11 +106,7 @@ def main() -> None:
         if matcher.model.keywords is None:
             raise SystemExit(f"{folder} has no keyword term")
         for name, items in lists.items():
-            with scored_alone(matcher, LEARNED_MATCH):
-                learned = model_scores(matcher, items)
-            with scored_alone(matcher, KEYWORDS):
-                keywords = model_scores(matcher, items)
-            parts[run, name] = list(zip(learned, keywords, strict=True))
+            parts[run, name] = list(zip(*part_scores(matcher, items), strict=True))
     maps = {key: scaled_maps(lists[key[1]], value) for key, value in parts.items()}
     runs = range(len(args.runs))
 

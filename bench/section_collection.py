@@ -56,9 +56,8 @@ from common import ROOT  # (puts the checkout on sys.path)
 
 from matching.evaluation.dataset import model_scores  # noqa: E402
 from matching.evaluation.metrics import question_metrics  # noqa: E402
-from matching.evaluation.studies import keyword_study, paired_tests, scored_alone  # noqa: E402
+from matching.evaluation.studies import keyword_study, paired_tests, part_scores  # noqa: E402
 from matching.explain.matcher import Matcher  # noqa: E402
-from matching.models.base import KEYWORDS, LEARNED_MATCH  # noqa: E402
 from matching.text.baselines import BASELINES, baseline_scores, bm25, overlap_words, word_overlap  # noqa: E402
 from matching.text.data import read_ranking_file, read_toks_folder  # noqa: E402
 from matching.text.tokenized import TokenizedList, tokenize_lists  # noqa: E402
@@ -135,10 +134,7 @@ def scales_table(name: str, lists: list[TokenizedList], matchers: dict[str, Matc
     for model, matcher in matchers.items():
         if matcher.model.keywords is None:
             continue
-        with scored_alone(matcher, LEARNED_MATCH):
-            learned = model_scores(matcher, lists)
-        with scored_alone(matcher, KEYWORDS):
-            keywords = model_scores(matcher, lists)
+        learned, keywords = part_scores(matcher, lists)
         row = [per_question([a + c * b for a, b in zip(learned, keywords, strict=True)], lists).mean() for c in SCALES]
         print(f"| {model} | " + " | ".join(f"{value:.4f}" for value in row) + " |")
 

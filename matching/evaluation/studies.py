@@ -108,15 +108,22 @@ def scored_alone(matcher: Matcher, part: str | None) -> Iterator[None]:
         matcher.model.scored_alone = None
 
 
+def part_scores(matcher: Matcher, lists: Sequence[TokenizedList]) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """(learned match alone, keyword term alone): each question's scores from each part of a keyword model; their sum
+    is the model's score."""
+    with scored_alone(matcher, LEARNED_MATCH):
+        learned = model_scores(matcher, lists)
+    with scored_alone(matcher, KEYWORDS):
+        keywords = model_scores(matcher, lists)
+    return learned, keywords
+
+
 def keyword_study(matcher: Matcher, lists: Sequence[TokenizedList]) -> KeywordStudy | None:
     """The keyword figures of a model with a keyword term on `lists`; None for a model without one."""
     if matcher.model.keywords is None:
         return None
     whole = model_scores(matcher, lists)
-    with scored_alone(matcher, LEARNED_MATCH):
-        learned = model_scores(matcher, lists)
-    with scored_alone(matcher, KEYWORDS):
-        keywords = model_scores(matcher, lists)
+    learned, keywords = part_scores(matcher, lists)
     # Candidates without words score -inf in every part; they take no part in a spread or a top answer.
     ranked = [(w[np.isfinite(w)], ln[np.isfinite(ln)], k[np.isfinite(k)])
               for w, ln, k in zip(whole, learned, keywords, strict=True)]
