@@ -6,7 +6,9 @@ and the goal is every default above word overlap and the best above BM25. `sampl
 `-b.csv` are 25 sections each (history, geography, biology, physical sciences, sport; arts, popular culture,
 economics, politics, computing), three questions a section, each answered by a different sentence, the candidates
 all of the section's sentences in their order: written by hand for this project on 2026-11-28, before any model
-was run on them. Set A is for looking at errors and choosing; set B is read to report.
+was run on them. `-c.csv` (2026-11-29, written the same way before any model was run on it: food and agriculture,
+music, architecture and transport, religion and philosophy, travel) makes the collection a choice reads twice as large:
+sets A and C are for looking at errors and choosing; set B is read to report.
 
 For each set it prints each system's MAP and P@1, its difference from BM25 and from word overlap with the paired
 randomisation test's p (`evaluation.studies.paired_tests`), and how often it puts the section's first sentence first
@@ -63,7 +65,7 @@ from matching.text.data import read_ranking_file, read_toks_folder  # noqa: E402
 from matching.text.tokenized import TokenizedList, tokenize_lists  # noqa: E402
 from matching.training.checkpoint import load_checkpoint  # noqa: E402
 
-SETS = {"A": ROOT / "samples" / "section-questions-a.csv", "B": ROOT / "samples" / "section-questions-b.csv"}
+SETS = {name: ROOT / "samples" / f"section-questions-{name.lower()}.csv" for name in ("A", "B", "C")}
 MIX = (0.0, 0.05, 0.1, 0.2, 0.3, 0.5, 1.0)
 SCALES = (0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0)
 

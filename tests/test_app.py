@@ -474,7 +474,8 @@ def test_evaluate_offers_the_built_in_data_sets(tmp_path: Path, monkeypatch: pyt
     monkeypatch.setenv("MATCHLENS_DATA", str(tmp_path))
     at = page(new_app(), "evaluate")
     assert at.selectbox(key="evaluate_builtin").options == ["WikiQA test", "WikiQA dev", "TrecQA test", "TrecQA dev",
-                                                            "Section questions, set A", "Section questions, set B"]
+                                                            "Section questions, set A", "Section questions, set B",
+                                                            "Section questions, set C"]
     at.selectbox(key="evaluate_builtin").set_value("TrecQA test").run()
     assert_clean(at)
     assert any("TrecQA test: 3 questions, 6 candidates" in plain(s.value) for s in at.success)
@@ -491,7 +492,8 @@ def test_evaluate_says_where_to_put_the_data_sets_when_none_are_here(tmp_path: P
     at = page(new_app(), "evaluate")
     box = at.selectbox(key="evaluate_builtin")
     # The section collection ships with MatchLens, so it is offered on a machine without WikiQA and TrecQA.
-    assert not box.disabled and box.options == ["Section questions, set A", "Section questions, set B"]
+    assert not box.disabled and box.options == ["Section questions, set A", "Section questions, set B",
+                                                    "Section questions, set C"]
     assert "MATCHLENS_DATA" in box.help and "do not ship" in box.help
     assert_clean(at)
     at.selectbox(key="evaluate_builtin").set_value("Section questions, set B").run()

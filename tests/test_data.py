@@ -294,15 +294,16 @@ def test_the_section_collection_is_offered_from_the_files_that_ship(tmp_path: Pa
     from matching.text.datasets import shipped_collections
 
     shipped = shipped_collections()
-    assert [c.label for c in shipped] == ["Section questions, set A", "Section questions, set B"]
-    assert [len(c.read()) for c in shipped] == [75, 75]
-    assert shipped[0].key != shipped[1].key
+    assert [c.label for c in shipped] == ["Section questions, set A", "Section questions, set B",
+                                          "Section questions, set C"]
+    assert [len(c.read()) for c in shipped] == [75, 75, 75]
+    assert len({c.key for c in shipped}) == 3
     (tmp_path / "section-questions-b.csv").write_text("question,candidate,label\nwho?,she did,1\n", encoding="utf-8")
     only_b = shipped_collections(tmp_path)  # a checkout without set A offers set B alone
     assert [(c.label, len(c.read())) for c in only_b] == [("Section questions, set B", 1)]
 
 
-@pytest.mark.parametrize("name", ["section-questions-a.csv", "section-questions-b.csv"])
+@pytest.mark.parametrize("name", ["section-questions-a.csv", "section-questions-b.csv", "section-questions-c.csv"])
 def test_the_section_collection_is_three_questions_a_section_each_answered_by_one_of_its_sentences(name: str) -> None:
     """`bench/section_collection.py` reads these: 25 sections, three questions each, every sentence of the section a
     candidate in its order, exactly one answering, a different one for each question of the section."""

@@ -28,9 +28,10 @@ OFFERED_SPLITS = ("test", "dev")
 SAMPLE_FILE = "sample-ranking.csv"
 """The sample file in samples/: 8 questions written for MatchLens, 4 candidates each (the pages' "Try the sample")."""
 SHIPPED_COLLECTIONS = {"section-questions-a.csv": "Section questions, set A",
-                       "section-questions-b.csv": "Section questions, set B"}
-"""File in samples/ -> the name offered (bench/section_collection.py reads the same files; set A is the one the
-project chose with, set B the one it reads only to report)."""
+                       "section-questions-b.csv": "Section questions, set B",
+                       "section-questions-c.csv": "Section questions, set C"}
+"""File in samples/ -> the name offered (bench/section_collection.py reads the same files; sets A and C are the ones
+the project chooses with, set B the one it reads only to report)."""
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """Pseudo-questions written from a section's sentences: training lists of the held-out kind, made from WikiQA's own.
 
 Issue 29's held-out questions were written by people reading a section of an encyclopedia article, each answered
-by one of its sentences, every sentence of the section a candidate (`bench/section_collection.py` holds 150 of that
+by one of its sentences, every sentence of the section a candidate (`bench/section_collection.py` holds 225 of that
 kind). WikiQA's questions are search queries, mostly answered by the section's first sentence (the original order
 reaches 0.67 MAP on its dev set), so the models learn that the sentence naming the subject in full answers; on the
 held-out kind that sentence is the usual wrong first answer, and BM25 with the list's own IDF beats every model.
