@@ -10,9 +10,10 @@ was run on them. `-c.csv` (2026-11-29, written the same way before any model was
 music, architecture and transport, religion and philosophy, travel) makes the collection a choice reads twice as large:
 sets A and C are for looking at errors and choosing; set B is read to report.
 
-For each set it prints each system's MAP and P@1, its difference from BM25 and from word overlap with the paired
-randomisation test's p (`evaluation.studies.paired_tests`), and how often it puts the section's first sentence first
-where another sentence answers (the first sentence names the subject, as WikiQA's answers so often do).
+For each set, then for sets A + C and for all three together, it prints each system's MAP and P@1, its difference
+from BM25 and from word overlap with the paired randomisation test's p (`evaluation.studies.paired_tests`), and how
+often it puts the section's first sentence first where another sentence answers (the first sentence names the
+subject, as WikiQA's answers so often do).
 
 With --mix it also prints what BM25 over the question's own candidates (the BM25 baseline, whose IDF comes from
 the list: a word every sentence of the section has counts for little) would add to a model's score, score +
@@ -66,6 +67,8 @@ from matching.text.tokenized import TokenizedList, tokenize_lists  # noqa: E402
 from matching.training.checkpoint import load_checkpoint  # noqa: E402
 
 SETS = {name: ROOT / "samples" / f"section-questions-{name.lower()}.csv" for name in ("A", "B", "C")}
+CHOOSING_SETS = ("A", "C")
+"""The sets a choice reads; set B is read only to report. Each set's table is followed by the sets together."""
 MIX = (0.0, 0.05, 0.1, 0.2, 0.3, 0.5, 1.0)
 SCALES = (0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0)
 
@@ -229,12 +232,14 @@ def main() -> None:
     if args.mix or args.scales:
         collections |= {f"{folder.name} dev": read_toks_folder(folder / "dev") for folder in args.data}
     maps: dict[str, dict[str, float]] = {model: {} for model in models}
+    scored: dict[str, tuple[list[TokenizedList], dict[str, list[np.ndarray]]]] = {}
     for name, raw in collections.items():
         lists = answerable(tokenize_lists(raw)[0])
         systems = {model: model_scores(matcher, lists) for model, matcher in matchers.items()}
         baselines = [baseline_scores(t.question, t.candidates) for t in lists]
         systems |= {baseline: [b[baseline] for b in baselines] for baseline in BASELINES}
         if name.startswith("set "):
+            scored[name.removeprefix("set ")] = lists, systems
             report(name.removeprefix("set "), lists, systems)
             if args.parts:
                 parts_table(name.removeprefix("set "), lists, matchers)
@@ -244,6 +249,11 @@ def main() -> None:
             mix_table(name, lists, systems, models)
         if args.scales:
             scales_table(name, lists, matchers)
+    for pooled in (CHOOSING_SETS, tuple(SETS)):
+        if all(name in scored for name in pooled):
+            report(" + ".join(pooled) + (" (the sets a choice reads)" if pooled == CHOOSING_SETS else ""),
+                   [t for name in pooled for t in scored[name][0]],
+                   {system: [s for name in pooled for s in scored[name][1][system]] for system in scored[pooled[0]][1]})
     if args.seeds:
         recipes_table(maps)
 

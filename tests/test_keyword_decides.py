@@ -373,7 +373,20 @@ def test_the_section_bench_scales_the_keyword_term_from_the_parts_own_scores(mak
     bench = Path(__file__).resolve().parents[1] / "bench" / "section_collection.py"
     printed = subprocess.run([sys.executable, str(bench), "--pretrained", str(tmp_path), "--models", "kw", "--parts",
                               "--scales"], capture_output=True, text=True, check=True, timeout=600).stdout
-    for name in ("A", "B"):
+    def first_cells(title: str, system: str) -> tuple[int, float]:
+        """The question count in a set's title, and the system's MAP in the table under it."""
+        table = printed[printed.index(f"\nset {title}") + 1:]
+        questions = int(table.split(": ", 1)[1].split(" questions", 1)[0])
+        return questions, float(table.split(f"| {system} | ", 1)[1].split(" | ", 1)[0])
+
+    # The sets together: every question of each set once, so their MAP is the sets' MAPs weighed by their questions.
+    for system in ("kw", "BM25"):
+        for pooled, names in (("A + C (the sets a choice reads)", "AC"), ("A + B + C", "ABC")):
+            parts = [first_cells(f"{name}: ", system) for name in names]
+            count, value = first_cells(f"{pooled}: ", system)
+            assert count == sum(n for n, _ in parts) == 75 * len(names)
+            assert value == pytest.approx(sum(n * v for n, v in parts) / count, abs=2e-4)
+    for name in ("A", "B", "C"):
         part = printed[printed.index(f"set {name}: the whole score"):]
         whole, learned = (float(cell) for cell in part.split("| kw | ", 1)[1].split(" | ")[:2])
         scaled = printed[printed.index(f"set {name}: learned match + c x keyword term"):]
