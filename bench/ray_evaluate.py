@@ -24,7 +24,8 @@ MAP per system. Ray's figures include starting the workers (each loads the check
 vectors once), and in (b) starting and stopping the instance, which a long run pays once. (c) ends with
 `ray stop`, which stops every Ray process of this user: run the bench where no other Ray runs.
 
-Run: python bench/ray_evaluate.py [--data ../shared/data/wikiqa] [--pairs 100000] [--models mvlstm cdssm]
+Run: python bench/ray_evaluate.py [--data ../shared/data/wikiqa [runs/data/trecqa-all]] [--pairs 100000]
+     [--models mvlstm cdssm]
 """
 
 from __future__ import annotations
@@ -49,9 +50,9 @@ from matching.text.shards import ShardedFile, shard_ranking_file
 print = functools.partial(print, flush=True)  # noqa: A001  (each figure shows as it comes, piped or not)
 
 
-def resampled(folder: Path, pairs: int, seed: int = 0) -> list[RankingList]:
-    """Lists drawn with replacement from every split of `folder` until `pairs` pairs, each under a new id."""
-    pool = [item for split in ("train", "dev", "test") if (folder / split).is_dir()
+def resampled(folders: list[Path], pairs: int, seed: int = 0) -> list[RankingList]:
+    """Lists drawn with replacement from every split of `folders` until `pairs` pairs, each under a new id."""
+    pool = [item for folder in folders for split in ("train", "dev", "test") if (folder / split).is_dir()
             for item in read_toks_folder(folder / split)]
     rng = random.Random(seed)
     lists: list[RankingList] = []
@@ -155,7 +156,9 @@ def ray_cli(*args: str) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data" / "wikiqa")
+    parser.add_argument("--data", type=Path, nargs="+", default=[ROOT.parent / "shared" / "data" / "wikiqa"],
+                        help="folders whose lists are drawn from (more text, fewer repeats: each worker's tokenizer "
+                        "cache then helps less, as on a real collection)")
     parser.add_argument("--pairs", type=int, default=100_000)
     parser.add_argument("--models", nargs="+", default=["mvlstm", "cdssm"])
     parser.add_argument("--pretrained", type=Path, default=ROOT / "pretrained")
@@ -177,9 +180,12 @@ def main() -> None:
     print(f"{os.cpu_count()} cores; models {', '.join(args.models)}; other load on this machine skews these "
           "figures (see docs/deployment.md)")
     with tempfile.TemporaryDirectory(prefix="matchlens-ray-bench-") as scratch:
-        folder = write_toks_folder(Path(scratch) / "file", resampled(args.data, args.pairs))
+        lists = resampled(args.data, args.pairs)
+        folder = write_toks_folder(Path(scratch) / "file", lists)
         pairs = open_ranking_file(folder).pairs
-        print(f"file: {pairs:,} pairs resampled from {args.data}")
+        texts = {text for item in lists for text in (item.question, *item.candidates)}
+        print(f"file: {pairs:,} pairs resampled from {', '.join(map(str, args.data))}; {len(texts):,} distinct texts, "
+              f"each {(len(lists) + pairs) / len(texts):.1f} times on average")
 
         started = time.perf_counter()
         models = {name: load_checkpoint(path) for name, path in checkpoints.items()}
