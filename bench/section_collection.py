@@ -27,7 +27,7 @@ list's IDF wins and where the training answers' does tells which text a keyword 
 will favour.
 
 With --seeds, models named NAME-S (a recipe's seed runs) are also summed up per recipe: each set's MAP over the
-seeds, mean ± sd, and Welch's t-test against the first recipe named.
+seeds, and sets A + C's, mean ± sd, and Welch's t-test against the first recipe named.
 
 With --parts, each keyword model's whole score is printed beside its learned match alone and its keywords alone on
 each set (the split a card's keyword study gives for the dev sets): which part carries the model on this kind of text.
@@ -251,9 +251,14 @@ def main() -> None:
             scales_table(name, lists, matchers)
     for pooled in (CHOOSING_SETS, tuple(SETS)):
         if all(name in scored for name in pooled):
-            report(" + ".join(pooled) + (" (the sets a choice reads)" if pooled == CHOOSING_SETS else ""),
-                   [t for name in pooled for t in scored[name][0]],
-                   {system: [s for name in pooled for s in scored[name][1][system]] for system in scored[pooled[0]][1]})
+            lists = [t for name in pooled for t in scored[name][0]]
+            systems = {system: [s for name in pooled for s in scored[name][1][system]]
+                       for system in scored[pooled[0]][1]}
+            title = " + ".join(pooled) + (" (the sets a choice reads)" if pooled == CHOOSING_SETS else "")
+            report(title, lists, systems)
+            if pooled == CHOOSING_SETS:  # --seeds sums it up per recipe too: what a rule on the choosing sets reads
+                for model in models:
+                    maps[model][" + ".join(pooled)] = float(per_question(systems[model], lists).mean())
     if args.seeds:
         recipes_table(maps)
 

@@ -372,7 +372,7 @@ def test_the_section_bench_scales_the_keyword_term_from_the_parts_own_scores(mak
                     tmp_path / "kw", {"name": "kw"})
     bench = Path(__file__).resolve().parents[1] / "bench" / "section_collection.py"
     printed = subprocess.run([sys.executable, str(bench), "--pretrained", str(tmp_path), "--models", "kw", "--parts",
-                              "--scales"], capture_output=True, text=True, check=True, timeout=600).stdout
+                              "--scales", "--seeds"], capture_output=True, text=True, check=True, timeout=600).stdout
     def first_cells(title: str, system: str) -> tuple[int, float]:
         """The question count in a set's title, and the system's MAP in the table under it."""
         table = printed[printed.index(f"\nset {title}") + 1:]
@@ -386,6 +386,13 @@ def test_the_section_bench_scales_the_keyword_term_from_the_parts_own_scores(mak
             count, value = first_cells(f"{pooled}: ", system)
             assert count == sum(n for n, _ in parts) == 75 * len(names)
             assert value == pytest.approx(sum(n * v for n, v in parts) / count, abs=2e-4)
+    # --seeds sums up each recipe per set and over the sets a choice reads, from the same scores.
+    header, _, row = printed[printed.index("\n| recipe |") + 1:].splitlines()[:3]
+    columns = [cell.strip() for cell in header.strip("| ").split("|")]
+    cells = [cell.strip() for cell in row.strip("| ").split("|")]
+    together = cells[next(n for n, c in enumerate(columns) if c.startswith("set A + C"))]
+    pooled = first_cells("A + C (the sets a choice reads): ", "kw")[1]
+    assert float(together.rsplit(": ", 1)[1]) == pytest.approx(pooled, abs=1e-4)
     for name in ("A", "B", "C"):
         part = printed[printed.index(f"set {name}: the whole score"):]
         whole, learned = (float(cell) for cell in part.split("| kw | ", 1)[1].split(" | ")[:2])
