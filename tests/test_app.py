@@ -209,6 +209,39 @@ def test_the_rank_split_leaves_out_the_features_that_add_nothing_and_still_adds_
             assert row["learned match"] + row["keywords"] == pytest.approx(row["score"], abs=1e-5)
 
 
+def test_the_rank_split_says_whether_the_keyword_term_changed_each_models_top_answer() -> None:
+    """The note under the split says, for each default keyword model, whether its learned match alone would put
+    another candidate first, as `top_answers` reads it off the same models' pass."""
+    from matching.explain.ranking import rank, top_answers
+    from matching.training.cards import default_models
+    from matching.training.checkpoint import load_checkpoint
+
+    question = "What were the provinces of the Achaemenid Empire called?"
+    candidates = ["The Achaemenid Empire was founded by Cyrus the Great.",
+                  "The empire was divided into provinces called satrapies.",
+                  "Its capital cities included Persepolis and Susa."]
+    at = set_input(new_app(), question=question, candidates=candidates)
+    assert_clean(at)
+    names = default_models(checkpoints())
+    expected = top_answers(rank(question, candidates, {name: load_checkpoint(MODELS / name) for name in names}))
+    assert [answer.model for answer in expected] == names  # every default has a keyword term
+    notes = [c for c in texts(at, "caption") if "top answer here" in c or "decides the top answer" in c]
+    assert len(notes) == 1
+    note = notes[0].replace("\\", "")
+    for answer in expected:
+        said = f"{answer.model}: the keyword term decides the top answer" in note
+        assert said == answer.keywords_decide
+        if said:
+            first = " and ".join(f"#{index + 1}" for index in answer.learned)
+            assert f"{answer.model}: the keyword term decides the top answer; by its learned match alone {first} " \
+                   "would be first" in note
+    if any(answer.keywords_decide for answer in expected):
+        same = [answer.model for answer in expected if not answer.keywords_decide]
+        assert (f"{', '.join(same)}: the same candidate first either way." in note) == bool(same)
+    else:
+        assert "does not change the top answer here" in note
+
+
 @pytest.mark.parametrize("example", EXAMPLES, ids=[e.key for e in EXAMPLES])
 def test_gallery_loads_each_example(example: Example) -> None:
     at = new_app()

@@ -241,6 +241,41 @@ def score_split_rows(ranking: Ranking, pick: int) -> list[dict[str, object]]:
     return rows
 
 
+@dataclass(frozen=True)
+class TopAnswer:
+    """The candidates a keyword model puts first by its whole score and by its learned match alone, read off the pass
+    that ranked them (indices into the ranking's candidates; more than one where scores tie)."""
+
+    model: str
+    whole: tuple[int, ...]
+    learned: tuple[int, ...]
+
+    @property
+    def keywords_decide(self) -> bool:
+        """The keyword term changes the top answer: no candidate first by the whole score is first by the learned
+        match alone, as a card's keyword study counts it. The views of the learned match (attention, interactions,
+        pooled cells) then explain a part that, alone, would have ranked another candidate first."""
+        return not set(self.whole) & set(self.learned)
+
+
+def top_answers(ranking: Ranking) -> list[TopAnswer]:
+    """For each model with a keyword term, over two or more candidates with words, what it puts first with and
+    without its keywords (a candidate without words scores -inf in every part and takes no part)."""
+    def firsts(values: np.ndarray, scored: np.ndarray) -> tuple[int, ...]:
+        return tuple(int(i) for i in np.flatnonzero(scored & (values == values[scored].max())))
+
+    answers = []
+    for name, result in ranking.models.items():
+        splits = [result.score_split(index) for index in range(len(ranking.candidates))]
+        whole = np.asarray(result.scores, dtype=np.float64)
+        scored = np.isfinite(whole)
+        if scored.sum() < 2 or not any(split.keyword_terms for split in splits):
+            continue
+        learned = np.array([split.learned_score for split in splits], dtype=np.float64)
+        answers.append(TopAnswer(name, firsts(whole, scored), firsts(learned, scored)))
+    return answers
+
+
 def silent_features(rows: Sequence[Mapping[str, object]]) -> list[str]:
     """The keyword features of `score_split_rows` that add exactly 0 to every model's score (a number asked where
     the question asks none, a feature a model lacks): a table may leave them out and name them, and its rows still
