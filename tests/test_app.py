@@ -20,6 +20,7 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from matching.explain.ranking import KeywordDecision
 from matching.text.examples import BY_KEY, EXAMPLES, Example
 from matching.text.inputs import join_candidates
 from matching.training.cards import default_models
@@ -209,22 +210,31 @@ def test_the_rank_split_leaves_out_the_features_that_add_nothing_and_still_adds_
             assert row["learned match"] + row["keywords"] == pytest.approx(row["score"], abs=1e-5)
 
 
-def test_the_rank_split_says_whether_the_keyword_term_changed_each_models_top_answer() -> None:
-    """The note under the split says, for each default keyword model, whether its learned match alone would put
-    another candidate first, as `top_answers` reads it off the same models' pass."""
-    from matching.explain.ranking import rank, top_answers
+ACHAEMENID = ("What were the provinces of the Achaemenid Empire called?",
+              ["The Achaemenid Empire was founded by Cyrus the Great.",
+               "The empire was divided into provinces called satrapies.",
+               "Its capital cities included Persepolis and Susa."])
+
+
+def default_decisions(question: str, candidates: list[str]) -> list[KeywordDecision]:
+    """What `ranking.keyword_decisions` says for the default models, ranked here outside the app."""
+    from matching.explain.ranking import keyword_decisions, rank
     from matching.training.cards import default_models
     from matching.training.checkpoint import load_checkpoint
 
-    question = "What were the provinces of the Achaemenid Empire called?"
-    candidates = ["The Achaemenid Empire was founded by Cyrus the Great.",
-                  "The empire was divided into provinces called satrapies.",
-                  "Its capital cities included Persepolis and Susa."]
+    names = default_models(checkpoints())
+    decisions = keyword_decisions(rank(question, candidates, {name: load_checkpoint(MODELS / name) for name in names}))
+    assert [decision.model for decision in decisions] == names  # every default has a keyword term
+    return decisions
+
+
+def test_the_rank_split_says_whether_the_keyword_term_changed_each_models_top_answer() -> None:
+    """The note under the split says, for each default keyword model, whether its learned match alone would put
+    another candidate first, as `keyword_decisions` reads it off the same models' pass."""
+    question, candidates = ACHAEMENID
     at = set_input(new_app(), question=question, candidates=candidates)
     assert_clean(at)
-    names = default_models(checkpoints())
-    expected = top_answers(rank(question, candidates, {name: load_checkpoint(MODELS / name) for name in names}))
-    assert [answer.model for answer in expected] == names  # every default has a keyword term
+    expected = default_decisions(question, candidates)
     notes = [c for c in texts(at, "caption") if "top answer here" in c or "decides the top answer" in c]
     assert len(notes) == 1
     note = notes[0].replace("\\", "")
@@ -240,6 +250,20 @@ def test_the_rank_split_says_whether_the_keyword_term_changed_each_models_top_an
         assert (f"{', '.join(same)}: the same candidate first either way." in note) == bool(same)
     else:
         assert "does not change the top answer here" in note
+
+
+@pytest.mark.parametrize("question, candidates", [ACHAEMENID, (
+    "What is the capital of Australia?", ["Canberra is the capital city of Australia.",
+                                         "Sydney is the largest city in Australia."])], ids=["achaemenid", "canberra"])
+def test_the_views_of_the_learned_match_say_where_a_keyword_term_decided(question: str, candidates: list[str]) -> None:
+    """Interactions (a view of the learned match) repeats the note where a keyword term changed a top answer, and
+    says nothing of it where none did."""
+    decided = [d.model for d in default_decisions(question, candidates) if d.keywords_decide]
+    at = page(set_input(new_app(), question=question, candidates=candidates), "interactions")
+    assert_clean(at)
+    notes = [c for c in texts(at, "caption") if "top answer" in c]
+    assert all(f"{name}: the keyword term decides the top answer" in "".join(notes) for name in decided)
+    assert len(notes) == (1 if decided else 0)
 
 
 @pytest.mark.parametrize("example", EXAMPLES, ids=[e.key for e in EXAMPLES])

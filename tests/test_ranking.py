@@ -165,13 +165,13 @@ def test_silent_features_are_the_keyword_columns_that_add_nothing_for_any_model(
     assert silent_features(rows[2:]) == []
 
 
-def test_top_answers_say_when_the_keyword_term_changes_the_first_candidate(make_matcher: MatcherFactory) -> None:
-    """`top_answers`: for each keyword model, the first candidate by its whole score and by its learned match alone,
-    read off the pass; the keyword term decides where they differ, and only a weight that can carry the ranking
-    makes it so."""
+def test_keyword_decisions_say_when_the_keyword_term_changes_the_first_candidate(make_matcher: MatcherFactory) -> None:
+    """`keyword_decisions`: for each keyword model, the first candidate by its whole score and by its learned match
+    alone, read off the pass; the keyword term decides where they differ, and only a weight that can carry the
+    ranking makes it so."""
     import torch
 
-    from matching.explain.ranking import top_answers
+    from matching.explain.ranking import keyword_decisions
 
     keyword_model = make_matcher(seed=2, name="kw", family="mvlstm", keywords=True, keyword_words=3)
     models = {"kw": keyword_model, "plain": make_matcher(seed=2, name="plain", family="mcan")}
@@ -180,7 +180,7 @@ def test_top_answers_say_when_the_keyword_term_changes_the_first_candidate(make_
     weights = keyword_model.model.keywords.weights  # type: ignore[union-attr]
     with torch.no_grad():
         weights.zero_()
-    [silent] = top_answers(rank(question, candidates, models))  # the model without keywords has none
+    [silent] = keyword_decisions(rank(question, candidates, models))  # the model without keywords has none
     assert silent.model == "kw" and silent.whole == silent.learned and not silent.keywords_decide
     first = silent.learned[0]
     # Word overlap weighed so that it carries the ranking: to the question's copy, or away from it if the learned
@@ -188,10 +188,10 @@ def test_top_answers_say_when_the_keyword_term_changes_the_first_candidate(make_
     with torch.no_grad():
         weights[0] = 1e3 if first != 0 else -1e3
     ranking = rank(question, candidates, models)
-    [decided] = top_answers(ranking)
+    [decided] = keyword_decisions(ranking)
     splits = [ranking.models["kw"].score_split(index) for index in range(len(candidates))]
     assert decided.keywords_decide and decided.learned == (first,)
     assert decided.learned == (int(np.argmax([split.learned_score for split in splits])),)
     assert decided.whole == tuple(int(i) for i in np.flatnonzero(ranking.models["kw"].ranks == 1))
     assert decided.whole == ((0,) if first != 0 else (1,))
-    assert top_answers(rank(question, candidates[:1], models)) == []  # one candidate: nothing to put first
+    assert keyword_decisions(rank(question, candidates[:1], models)) == []  # one candidate: nothing to put first

@@ -242,7 +242,7 @@ def score_split_rows(ranking: Ranking, pick: int) -> list[dict[str, object]]:
 
 
 @dataclass(frozen=True)
-class TopAnswer:
+class KeywordDecision:
     """The candidates a keyword model puts first by its whole score and by its learned match alone, read off the pass
     that ranked them (indices into the ranking's candidates; more than one where scores tie)."""
 
@@ -258,7 +258,7 @@ class TopAnswer:
         return not set(self.whole) & set(self.learned)
 
 
-def top_answers(ranking: Ranking) -> list[TopAnswer]:
+def keyword_decisions(ranking: Ranking) -> list[KeywordDecision]:
     """For each model with a keyword term, over two or more candidates with words, what it puts first with and
     without its keywords (a candidate without words scores -inf in every part and takes no part)."""
     def firsts(values: np.ndarray, scored: np.ndarray) -> tuple[int, ...]:
@@ -272,7 +272,7 @@ def top_answers(ranking: Ranking) -> list[TopAnswer]:
         if scored.sum() < 2 or not any(split.keyword_terms for split in splits):
             continue
         learned = np.array([split.learned_score for split in splits], dtype=np.float64)
-        answers.append(TopAnswer(name, firsts(whole, scored), firsts(learned, scored)))
+        answers.append(KeywordDecision(name, firsts(whole, scored), firsts(learned, scored)))
     return answers
 
 

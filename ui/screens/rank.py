@@ -17,7 +17,6 @@ from matching.explain.ranking import (
     score_column,
     score_split_rows,
     silent_features,
-    top_answers,
 )
 from matching.explain.trust import trust_warning
 from matching.text.examples import EXAMPLES, Example
@@ -290,28 +289,6 @@ with st.container(border=True, key="rank_selected"):
     links[3].page_link("ui/screens/pooled.py", label="Pooled cells", icon=":material/filter_list:")
 
 
-def _top_answer_note(ranking: Ranking) -> None:
-    """Whether each keyword model's keyword term changed its top answer here: where it did, the views of the learned
-    match explain a part that alone would have put another candidate first."""
-    answers = top_answers(ranking)
-    decided = [answer for answer in answers if answer.keywords_decide]
-
-    def numbers(indices: tuple[int, ...]) -> str:
-        return " and ".join(f"#{index + 1}" for index in indices)
-
-    if decided:
-        same = [components.md(answer.model) for answer in answers if not answer.keywords_decide]
-        st.caption(":material/info: " + " ".join(
-            f"{components.md(answer.model)}: the keyword term decides the top answer; by its learned match alone "
-            f"{numbers(answer.learned)} would be first, not {numbers(answer.whole)}." for answer in decided)
-            + (f" {', '.join(same)}: the same candidate first either way." if same else "")
-            + " Attention, Interactions and Pooled cells explain the learned match alone.")
-    elif answers:
-        whose = "every keyword model's" if len(answers) > 1 else f"{components.md(answers[0].model)}'s"
-        st.caption(f":material/info: The keyword term does not change the top answer here: {whose} learned match "
-                   "alone puts the same candidate first.")
-
-
 if ranking.models:
     split_rows = score_split_rows(ranking, pick)
     silent = silent_features(split_rows)
@@ -337,7 +314,7 @@ if ranking.models:
                                                           help=f"{c}: its weight x its value" if c in
                                                           glossary.SHORT_FEATURES else None)
                          for c in split.columns if c != "model"}))
-        _top_answer_note(ranking)
+        common.top_answer_note(ranking)
 
 if count > 1:
     ranks = {**{n: r.ranks for n, r in ranking.models.items()}, **ranking.baseline_ranks}

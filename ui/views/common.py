@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from matching.explain.ranking import Ranking
+from matching.explain.ranking import Ranking, keyword_decisions
 from matching.explain.trust import trust_warning
 from matching.models.parts import Part
 from matching.text.data import RankingList, content_key, parse_ranking_file
@@ -111,7 +111,31 @@ def explained_candidate(page: str) -> tuple[Ranking, int] | None:
     if not ranking.models:
         st.info("No model chosen: choose models on the Rank page.", icon=":material/info:")
         return None
+    top_answer_note(ranking, decided_only=True)
     return ranking, pick
+
+
+def top_answer_note(ranking: Ranking, decided_only: bool = False) -> None:
+    """Whether each keyword model's keyword term changed its top answer here (`ranking.keyword_decisions`, from the pass
+    that ranked): where it did, the views of the learned match explain a part that alone would have put another
+    candidate first. With `decided_only` (the pages of those views), nothing is said where no keyword term decided."""
+    answers = keyword_decisions(ranking)
+    decided = [answer for answer in answers if answer.keywords_decide]
+
+    def numbers(indices: tuple[int, ...]) -> str:
+        return " and ".join(f"#{index + 1}" for index in indices)
+
+    if decided:
+        same = [components.md(answer.model) for answer in answers if not answer.keywords_decide]
+        st.caption(":material/info: " + " ".join(
+            f"{components.md(answer.model)}: the keyword term decides the top answer; by its learned match alone "
+            f"{numbers(answer.learned)} would be first, not {numbers(answer.whole)}." for answer in decided)
+            + (f" {', '.join(same)}: the same candidate first either way." if same else "")
+            + " Attention, Word features, Interactions and Pooled cells explain the learned match alone.")
+    elif answers and not decided_only:
+        whose = "every keyword model's" if len(answers) > 1 else f"{components.md(answers[0].model)}'s"
+        st.caption(f":material/info: The keyword term does not change the top answer here: {whose} learned match "
+                   "alone puts the same candidate first.")
 
 
 def explained_with(page: str, part: Part, what: str) -> tuple[Ranking, int, list[str]] | None:
