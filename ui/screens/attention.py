@@ -29,7 +29,8 @@ def _agreement_text(rho: float | None) -> str:
 
 components.glossary(["attention gate", "co-attention", "gate logit", "softmax", "alpha", "uniform weight 1/n",
                      "word vector",
-                     "unknown word", "truncated", "Bi-LSTM", *glossary.FAMILY_TERM_NAMES, "score", "rank"],
+                     "unknown word", "truncated", "Bi-LSTM", *glossary.FAMILY_TERM_NAMES, "score", "rank",
+                     "learned match", "keyword term"],
                     key="attention_glossary")
 
 found = common.explained_candidate("attention")

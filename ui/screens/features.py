@@ -20,7 +20,8 @@ st.caption("Some models attach a few named numbers to every word before they rea
            "answer side by side. Hover for exact values.")
 
 components.glossary(["cast", "attention gate", "co-attention", "alignment", "intra-attention", "compression",
-                     "word vector", "unknown word", "truncated", *glossary.FAMILY_TERM_NAMES, "score", "rank"],
+                     "word vector", "unknown word", "truncated", *glossary.FAMILY_TERM_NAMES, "score", "rank",
+                     "learned match", "keyword term"],
                     key="features_glossary")
 
 found = common.explained_with("features", Part.CHANNELS, "word features (casted attention)")

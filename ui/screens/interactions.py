@@ -19,7 +19,7 @@ st.caption("Every question position (rows) meets every answer position (columns)
 components.glossary(["interaction matrix", "positional vector", "cosine", "tensor interaction",
                      "forward and backward matrices", "k-max pooling", "filler", "truncated", "Bi-LSTM", "rank",
                      *glossary.FAMILY_TERM_NAMES, "dynamic pooling", "contribution", "gradient x value", "score",
-                     "affinity matrix", "alignment"],
+                     "affinity matrix", "alignment", "learned match", "keyword term"],
                     key="interactions_glossary")
 
 found = common.explained_with("interactions", Part.MATRICES, "interaction matrices")

@@ -22,7 +22,7 @@ st.caption("Pooling keeps a few values of each matrix (k-max pooling: the k larg
 
 components.glossary(["k-max pooling", "pooled cells", "interaction matrix", "MLP", "score", "contribution",
                      "gradient x value", "bias", "filler", "tensor interaction", "rank", *glossary.FAMILY_TERM_NAMES,
-                     "convolution", "dynamic pooling", "cosine", "keyword term"],
+                     "convolution", "dynamic pooling", "cosine", "keyword term", "learned match"],
                     key="pooled_glossary")
 
 COLUMNS = {

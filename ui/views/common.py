@@ -131,7 +131,7 @@ def top_answer_note(ranking: Ranking, decided_only: bool = False) -> None:
             f"{components.md(answer.model)}: the keyword term decides the top answer; by its learned match alone "
             f"{numbers(answer.learned)} would be first, not {numbers(answer.whole)}." for answer in decided)
             + (f" {', '.join(same)}: the same candidate first either way." if same else "")
-            + " Attention, Word features, Interactions and Pooled cells explain the learned match alone.")
+            + " The pages that show the network's inner parts explain the learned match alone.")
     elif answers and not decided_only:
         whose = "every keyword model's" if len(answers) > 1 else f"{components.md(answers[0].model)}'s"
         st.caption(f":material/info: The keyword term does not change the top answer here: {whose} learned match "
