@@ -543,6 +543,29 @@ def test_evaluate_offers_the_built_in_data_sets(tmp_path: Path, monkeypatch: pyt
     assert at.selectbox(key="evaluate_builtin").value is None
 
 
+def test_evaluate_says_which_part_carries_each_model_on_the_file() -> None:
+    """The Evaluate page's keyword figures on a shipped collection are `keyword_rows` for the models evaluated."""
+    from matching.evaluation.studies import keyword_rows
+    from matching.text.datasets import shipped_collections
+    from matching.training.checkpoint import load_checkpoint
+
+    at = page(new_app(), "evaluate")
+    at.selectbox(key="evaluate_builtin").set_value("Section questions, set A").run()
+    assert_clean(at)
+    at.button(key="evaluate_keywords_run").click().run()
+    assert_clean(at)
+    shown = next(df.value for df in at.dataframe if "learned match alone" in df.value.columns)
+    collection = next(c for c in shipped_collections() if c.label == "Section questions, set A")
+    names = default_models(checkpoints())
+    expected = keyword_rows(collection.read(), {name: load_checkpoint(MODELS / name) for name in names})
+    assert list(shown["model"]) == names and len(expected) == len(names)
+    for (_, row), want in zip(shown.iterrows(), expected, strict=True):
+        assert row["MAP"] == pytest.approx(want["MAP"], abs=1e-9)
+        assert row["learned match alone"] == pytest.approx(want["learned match alone"], abs=1e-9)
+        assert row["keywords alone"] == pytest.approx(want["keywords alone"], abs=1e-9)
+        assert (row["top answer changed"], row["questions"]) == (want["top answer changed"], 75)
+
+
 def test_evaluate_says_where_to_put_the_data_sets_when_none_are_here(tmp_path: Path,
                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MATCHLENS_DATA", str(tmp_path / "no-data"))

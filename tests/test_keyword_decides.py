@@ -55,6 +55,25 @@ def test_the_study_counts_changed_top_answers(make_matcher: MatcherFactory) -> N
     assert keyword_study(make_matcher(seed=2, family="mvlstm"), lists) is None  # no keyword term, no study
 
 
+def test_the_collection_rows_are_the_study_of_each_keyword_model(make_matcher: MatcherFactory) -> None:
+    """`keyword_rows` (the Evaluate page's "which part carries each model"): for each model with a keyword term, the
+    keyword study on the file's first questions; a model without one has no row."""
+    from matching.evaluation.studies import keyword_rows
+
+    matcher = make_matcher(seed=2, name="kw", family="mvlstm", keywords=True, keyword_words=3)
+    raw = toy_lists(0, 8)
+    seen: list[tuple[float, str]] = []
+    rows = keyword_rows(raw, {"kw": matcher, "plain": make_matcher(seed=2, family="mvlstm")}, max_questions=5,
+                        progress=lambda done, name: seen.append((done, name)))
+    study = keyword_study(matcher, tokenize_lists(raw)[0][:5])
+    assert study is not None and study.questions == 5
+    assert rows == [{"model": "kw", "MAP": study.MAP, "learned match alone": study.learned_MAP,
+                     "keywords alone": study.keywords_MAP, "top answer changed": study.top_changed,
+                     "questions": 5}]
+    assert seen == [(0.5, "kw"), (1.0, "plain")]
+    assert keyword_rows(raw, {"kw": matcher})[0]["questions"] == 8  # no cap: every question
+
+
 def model_scores_alone(matcher, lists, part):  # type: ignore[no-untyped-def]
     with scored_alone(matcher, part):
         return model_scores(matcher, lists)

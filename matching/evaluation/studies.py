@@ -13,7 +13,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -24,7 +24,8 @@ from matching.evaluation.metrics import mean_metrics, question_metrics
 from matching.explain.matcher import Matcher
 from matching.models.base import KEYWORDS, LEARNED_MATCH
 from matching.models.blocks import AttentionGate
-from matching.text.tokenized import TokenizedList
+from matching.text.data import RankingList
+from matching.text.tokenized import TokenizedList, tokenize_lists
 
 PERMUTATION_SEED = 0
 RESAMPLES = 9999
@@ -132,6 +133,24 @@ def keyword_study(matcher: Matcher, lists: Sequence[TokenizedList]) -> KeywordSt
     return KeywordStudy(mean_ap(whole, lists), mean_ap(learned, lists), mean_ap(keywords, lists), changed,
                         len(ranked), float(np.mean([ln.std() for _, ln, _ in ranked])) if ranked else 0.0,
                         float(np.mean([k.std() for _, _, k in ranked])) if ranked else 0.0)
+
+
+def keyword_rows(lists: Sequence[RankingList], matchers: Mapping[str, Matcher], max_questions: int | None = None,
+                 progress: Callable[[float, str], None] | None = None) -> list[dict[str, object]]:
+    """Per model with a keyword term, on a collection (its first `max_questions`): `keyword_study`'s figures, as a
+    card gives them for the dev sets: MAP by the whole score, by the learned match alone and by the keyword term
+    alone, and how many questions' top answer the keyword term changes. Which part carries each model on this text."""
+    kept = tokenize_lists(lists)[0][:max_questions]
+    rows: list[dict[str, object]] = []
+    for index, (name, matcher) in enumerate(matchers.items()):
+        study = keyword_study(matcher, kept)
+        if study is not None:
+            rows.append({"model": name, "MAP": study.MAP, "learned match alone": study.learned_MAP,
+                         "keywords alone": study.keywords_MAP, "top answer changed": study.top_changed,
+                         "questions": study.questions})
+        if progress:
+            progress((index + 1) / len(matchers), name)
+    return rows
 
 
 def mean_ap(scores: Sequence[np.ndarray], lists: Sequence[TokenizedList]) -> float:

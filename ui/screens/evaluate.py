@@ -11,6 +11,7 @@ from matching.evaluation.dataset import Evaluation, evaluate
 from matching.evaluation.metrics import METRICS
 from matching.evaluation.progress import EvaluationProgress
 from matching.evaluation.slices import identical_word_share
+from matching.evaluation.studies import keyword_rows
 from matching.explain import glossary
 from matching.explain.export import rows_to_csv
 from matching.text.data import DataError, RankingList, content_key
@@ -28,8 +29,13 @@ st.caption("Upload a ranking file: WikiQA TSV (QuestionID, Question, ..., Senten
            "baselines rank each question's candidates; ties count as the mean over their orders.")
 
 
-components.glossary(["MAP", "MRR", "P@1", "nDCG", "tie rule", "baseline", "rank", *glossary.FAMILY_TERM_NAMES],
+components.glossary(["MAP", "MRR", "P@1", "nDCG", "tie rule", "baseline", "rank", "keyword term", "learned match",
+                     *glossary.FAMILY_TERM_NAMES],
                     key="evaluate_glossary")
+
+
+KEYWORD_QUESTIONS = 500
+"""The keyword figures score every pair three times (whole, each part alone): a cap keeps that to seconds."""
 
 
 def _run(chosen: common.RankingSource, names: list[str]) -> None:
@@ -138,6 +144,27 @@ else:
             st.dataframe(pd.DataFrame(identical["rows"]), hide_index=True, width="stretch",
                          key="evaluate_identical_table", column_config={"identical-word share": st.column_config.
                                                                         NumberColumn(format="percent")})
+    with st.expander("Which part carries each model here: its learned match or its keyword term?",
+                     icon=":material/call_split:", key="evaluate_keywords"):
+        st.caption("For each model with a keyword term: MAP by its whole score, by its learned match alone and by its "
+                   "keyword term alone, and in how many questions the keyword term changes the top answer (at most "
+                   f"{KEYWORD_QUESTIONS} questions), as each card gives them for the dev sets. Where the keyword term "
+                   "decides, the views of the network explain a part that alone ranks otherwise.")
+        if st.button("Compute", key="evaluate_keywords_run", icon=":material/calculate:"):
+            bar = st.progress(0.0, text="Scoring each part alone...")
+            ss["ml_keyword_parts"] = {"digest": result["digest"], "rows": keyword_rows(
+                lists, {n: state.models()[n] for n in evaluated_models}, max_questions=KEYWORD_QUESTIONS,
+                progress=lambda f, what: bar.progress(f, text=f"{what} done"))}
+            bar.empty()
+        parts = ss.get("ml_keyword_parts")
+        if parts and parts["digest"] == result["digest"]:
+            if parts["rows"]:
+                st.dataframe(pd.DataFrame(parts["rows"]), hide_index=True, width="stretch",
+                             key="evaluate_keywords_table",
+                             column_config={c: st.column_config.NumberColumn(format="%.4f")
+                                            for c in ("MAP", "learned match alone", "keywords alone")})
+            else:
+                st.caption("None of the models evaluated has a keyword term: each score is its learned match.")
 
     st.subheader("Per question", divider="gray")
     st.caption("Tick the box at a row's left to open that question with its candidates and labels on the Rank "
