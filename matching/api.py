@@ -230,6 +230,18 @@ class EvaluationResult:
 
         return {slicing: pd.DataFrame(rows) for slicing, rows in self.evaluation.slice_rows().items()}
 
+    def keyword_parts(self, max_questions: int | None = None) -> pd.DataFrame:
+        """Which part carries each model with a keyword term on this file (index: the model), as the Evaluate page's
+        expander and each card's keyword study give it: MAP by the whole score, by the learned match alone and by
+        the keyword term alone, and in how many questions the keyword term changes the top answer
+        (`evaluation.studies.keyword_rows`; every pair is scored three times, so `max_questions` caps the cost)."""
+        import pandas as pd
+
+        from matching.evaluation.studies import keyword_rows
+
+        columns = ["model", "MAP", "learned match alone", "keywords alone", "top answer changed", "questions"]
+        return pd.DataFrame(keyword_rows(self.lists, self.models, max_questions), columns=columns).set_index("model")
+
     def top_answers(self, model: str) -> list[int]:
         """Per evaluated question, the position of `model`'s top answer (the first of a tie)."""
         if model not in self.models:
@@ -289,7 +301,7 @@ def evaluate(data: str | Path | Sequence[RankingList], models: Models = None) ->
 
     Returns:
         An `EvaluationResult`: `.to_frame()` (metrics per model and baseline), `.questions()`,
-        `.slices()`, `.disagreements(a, b)`, `.ranking(question)`.
+        `.slices()`, `.disagreements(a, b)`, `.ranking(question)`, `.keyword_parts()`.
     """
     from matching.evaluation.dataset import evaluate as evaluate_lists
     from matching.text.data import read_ranking_file

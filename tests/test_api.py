@@ -293,6 +293,23 @@ def test_evaluate_gives_a_frame_per_system_and_the_slices(pair: dict[str, Matche
     assert "&lt;" not in result._repr_html_() and "MAP" in result._repr_html_()
 
 
+def test_keyword_parts_are_the_study_of_each_keyword_model_on_the_file(pair: dict[str, Matcher], sample_csv: Path,
+                                                                        make_matcher: MatcherFactory) -> None:
+    from matching.evaluation.studies import keyword_study
+    from matching.text.tokenized import tokenize_lists
+
+    keyword_model = make_matcher(seed=2, name="kw", family="mvlstm", keywords=True, keyword_words=3)
+    result = matching.evaluate(sample_csv, {**pair, "kw": keyword_model})
+    parts = result.keyword_parts()
+    assert parts.index.tolist() == ["kw"]  # the models without a keyword term have no row
+    study = keyword_study(keyword_model, tokenize_lists(result.lists)[0])
+    assert study is not None
+    assert parts.loc["kw"].tolist() == pytest.approx([study.MAP, study.learned_MAP, study.keywords_MAP,
+                                                      study.top_changed, 6])
+    assert result.keyword_parts(max_questions=2).loc["kw", "questions"] == 2
+    assert matching.evaluate(sample_csv, pair).keyword_parts().empty
+
+
 def test_disagreements_and_ranking_a_question_again(pair: dict[str, Matcher], sample_csv: Path) -> None:
     result = matching.evaluate(sample_csv, pair)
     tops = {name: result.top_answers(name) for name in pair}
