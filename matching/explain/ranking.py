@@ -253,8 +253,9 @@ class KeywordDecision:
     @property
     def keywords_decide(self) -> bool:
         """The keyword term changes the top answer: no candidate first by the whole score is first by the learned
-        match alone, as a card's keyword study counts it. The views of the learned match (attention, interactions,
-        pooled cells) then explain a part that, alone, would have ranked another candidate first."""
+        match alone (a card's keyword study counts the same, taking the first of a tie). The views of the learned
+        match (attention, interactions, pooled cells) then explain a part that, alone, would have ranked another
+        candidate first."""
         return not set(self.whole) & set(self.learned)
 
 

@@ -10,14 +10,7 @@ import streamlit as st
 
 from matching.explain import charts, glossary
 from matching.explain.export import rows_to_csv
-from matching.explain.ranking import (
-    Ranking,
-    compact_rows,
-    rank_column,
-    score_column,
-    score_split_rows,
-    silent_features,
-)
+from matching.explain.ranking import Ranking, compact_rows, rank_column, score_column, score_split_rows, silent_features
 from matching.explain.trust import trust_warning
 from matching.text.examples import EXAMPLES, Example
 from matching.training.cards import default_models
@@ -287,7 +280,6 @@ with st.container(border=True, key="rank_selected"):
     links[1].page_link("ui/screens/attention.py", label="Attention", icon=":material/visibility:")
     links[2].page_link("ui/screens/interactions.py", label="Interactions", icon=":material/grid_on:")
     links[3].page_link("ui/screens/pooled.py", label="Pooled cells", icon=":material/filter_list:")
-
 
 if ranking.models:
     split_rows = score_split_rows(ranking, pick)
