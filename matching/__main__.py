@@ -315,7 +315,7 @@ def cmd_pseudo_questions(args: argparse.Namespace) -> None:
     from matching.training.pseudo_questions import PseudoQuestionParams, write_pseudo_folder
 
     try:
-        chosen = {name: value for name in ("subject", "keep") if (value := getattr(args, name)) is not None}
+        chosen = {name: value for name in ("subject", "keep", "share") if (value := getattr(args, name)) is not None}
         for name, value in chosen.items():
             if not 0.0 <= value <= 1.0:
                 sys.exit(f"error: --{name} is a probability, from 0 to 1, not {value}")
@@ -481,6 +481,8 @@ def build_parser(prog: str = "python -m matching") -> argparse.ArgumentParser:
                                                       "(default 1: always)")
     pseudo.add_argument("--keep", type=float, help="the probability that each of the sentence's other words stays "
                                                    "in its question (default 0.6)")
+    pseudo.add_argument("--share", type=float, help="the share of the pseudo-questions kept, a subset of those "
+                                                    "made with all of them (default 1)")
     pseudo.set_defaults(func=cmd_pseudo_questions)
 
     keywords = sub.add_parser("keywords", help="keyword models: the whole score beside the learned match alone and "

@@ -113,3 +113,16 @@ def test_a_probability_outside_0_to_1_is_refused_with_a_message(flag: str, tmp_p
     with pytest.raises(SystemExit, match=f"{flag} is a probability"):
         main(["pseudo-questions", "--data", str(source), "--out", str(tmp_path / "out"), flag, "1.5"])
     assert not (tmp_path / "out").exists()
+
+
+def test_a_share_keeps_a_subset_of_the_same_lists(tmp_path: Path) -> None:
+    every = pseudo_lists(sections(200), seed=3)
+    half = pseudo_lists(sections(200), seed=3, params=PseudoQuestionParams(share=0.5))
+    assert all(item in every for item in half) and 70 < len(half) < 130
+    assert half == pseudo_lists(sections(200), seed=3, params=PseudoQuestionParams(share=0.5))
+    assert not pseudo_lists(sections(200), seed=3, params=PseudoQuestionParams(share=0.0))
+    source = write_toks_folder(tmp_path / "sections" / "train", sections(200)).parent
+    main(["pseudo-questions", "--data", str(source), "--out", str(tmp_path / "half"), "--seed", "3", "--share", "0.5"])
+    assert read_toks_folder(tmp_path / "half" / "train") == half
+    with pytest.raises(SystemExit, match="--share is a probability"):
+        main(["pseudo-questions", "--data", str(source), "--out", str(tmp_path / "x"), "--share", "2"])

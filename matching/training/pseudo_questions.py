@@ -52,6 +52,9 @@ class PseudoQuestionParams:
     section collection (docs/models-and-training.md)."""
     min_words: int = 6
     """Shorter sentences are not drawn: too few words to leave a question after the span is out."""
+    share: float = 1.0
+    """The share of the lists made that are kept, each kept or not by a draw of its own: below 1 a subset of the
+    lists the same seed makes with all of them, the same questions, so that a smaller dose differs in nothing else."""
 
 
 def section_subject(first_sentence: str) -> list[str]:
@@ -86,8 +89,10 @@ def pseudo_question(sentence: str, subject: Sequence[str], rng: random.Random,
 def pseudo_lists(sections: Sequence[RankingList], seed: int,
                  params: PseudoQuestionParams = PseudoQuestionParams()) -> list[RankingList]:
     """Pseudo-question lists from the distinct candidate lists of `sections` (a section asked about twice is
-    used once), in their order, each drawn from `seed`: the same sections and seed give the same lists."""
-    rng = random.Random(seed)
+    used once), in their order, each drawn from `seed`: the same sections and seed give the same lists. With
+    `params.share` below 1, each list is kept with that probability by a second generator, so the questions drawn
+    are those of share 1 (and their ids too)."""
+    rng, kept = random.Random(seed), random.Random(f"share-{seed}")
     seen: set[tuple[str, ...]] = set()
     made = []
     for item in sections:
@@ -99,9 +104,9 @@ def pseudo_lists(sections: Sequence[RankingList], seed: int,
         for answer in rng.sample(range(len(candidates)), min(params.per_section, len(candidates))):
             question = pseudo_question(candidates[answer], subject, rng, params)
             if question is not None:
-                labels = [int(n == answer) for n in range(len(candidates))]
+                labels = tuple(int(n == answer) for n in range(len(candidates)))
                 made.append(RankingList(f"pseudo-{len(made)}", question, candidates, labels))
-    return made
+    return [item for item in made if kept.random() < params.share] if params.share < 1 else made
 
 
 def write_pseudo_folder(source: str | Path, out: str | Path, seed: int = 0,
