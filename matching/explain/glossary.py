@@ -202,7 +202,8 @@ OMEGA_SIDES = {(): "", ("question",): "ω on the question", ("answer",): "ω on 
 
 
 TRAINED_ON = {"wikiqa+trecqa-all": "WikiQA + TRAIN-ALL", "trecqa-all": "TRAIN-ALL", "wikiqa+trecqa": "WikiQA + TRAIN",
-              "trecqa": "TrecQA TRAIN", "wikiqa+trecqa-all+pseudo-subject": "WikiQA + TRAIN-ALL + pseudo-questions"}
+              "trecqa": "TrecQA TRAIN", "wikiqa+trecqa-all+pseudo-subject": "WikiQA + TRAIN-ALL + pseudo-questions",
+              "wikiqa+trecqa-all+pseudo-subject-half": "WikiQA + TRAIN-ALL + pseudo-questions"}
 """The training data a model's card names (its data folder, `runs/data/...`), as the picker says it; WikiQA, which most
 models learned from alone, goes unsaid."""
 

@@ -150,7 +150,10 @@ class ModelCard:
 TRAINING_DATA = {"wikiqa+trecqa-all": "WikiQA train + TrecQA TRAIN-ALL", "trecqa-all": "TrecQA TRAIN-ALL",
                  "wikiqa+trecqa": "WikiQA train + TrecQA TRAIN", "trecqa": "TrecQA TRAIN",
                  "wikiqa+trecqa-all+pseudo-subject": "WikiQA train + TrecQA TRAIN-ALL + pseudo-questions written from "
-                                                     "WikiQA train's sections (python -m matching pseudo-questions)"}
+                                                     "WikiQA train's sections (python -m matching pseudo-questions)",
+                 "wikiqa+trecqa-all+pseudo-subject-half": "WikiQA train + TrecQA TRAIN-ALL + half the pseudo-questions "
+                                                          "written from WikiQA train's sections (python -m matching "
+                                                          "pseudo-questions --share 0.5)"}
 """The data folders the configs name (`runs/data/...`, made by `configs/data/*.sh`), in words."""
 
 
@@ -238,7 +241,8 @@ def trained_on_dev(card: ModelCard) -> bool:
     return bool(card.training.get("fit_on_dev"))
 
 
-SOURCE_NAMES = {**BUILT_IN, "trecqa-all": "TrecQA TRAIN-ALL", "pseudo-subject": "pseudo-questions"}
+SOURCE_NAMES = {**BUILT_IN, "trecqa-all": "TrecQA TRAIN-ALL", "pseudo-subject": "pseudo-questions",
+                "pseudo-subject-half": "pseudo-questions"}
 """Data folder name -> what a card calls it (runs/data/trecqa-all is TrecQA with TRAIN-ALL as its train split)."""
 
 
