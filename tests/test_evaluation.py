@@ -283,3 +283,11 @@ def test_p_values_below_a_thousandth_are_not_printed_as_zero() -> None:
     from matching.evaluation.studies import p_text
 
     assert p_text(0.0001) == "<0.001" and p_text(0.001) == "0.001" and p_text(0.0499) == "0.050"
+
+
+def test_a_limit_stops_reading_once_that_many_lists_can_be_ranked() -> None:
+    lists = [RankingList("empty", "?!", ("a text",), (1,)), *toy_lists()]
+    every, skipped = tokenize_lists(lists)
+    first_two, skipped_before = tokenize_lists(lists, limit=2)
+    assert [t.item for t in first_two] == [t.item for t in every[:2]] and skipped_before == skipped[:1]
+    assert len(every) > 2

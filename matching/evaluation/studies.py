@@ -140,7 +140,7 @@ def keyword_rows(lists: Sequence[RankingList], matchers: Mapping[str, Matcher], 
     """Per model with a keyword term, on a collection (its first `max_questions`): `keyword_study`'s figures, as a
     card gives them for the dev sets: MAP by the whole score, by the learned match alone and by the keyword term
     alone, and how many questions' top answer the keyword term changes. Which part carries each model on this text."""
-    kept = tokenize_lists(lists)[0][:max_questions]
+    kept = tokenize_lists(lists, limit=max_questions)[0]
     rows: list[dict[str, object]] = []
     for index, (name, matcher) in enumerate(matchers.items()):
         study = keyword_study(matcher, kept)

@@ -17,11 +17,14 @@ class TokenizedList:
     candidates: list[list[Token]]
 
 
-def tokenize_lists(lists: Iterable[RankingList]) -> tuple[list[TokenizedList], list[str]]:
-    """The lists that can be ranked, tokenised, and why each other one is left out (no words, no candidates)."""
+def tokenize_lists(lists: Iterable[RankingList], limit: int | None = None) -> tuple[list[TokenizedList], list[str]]:
+    """The lists that can be ranked, tokenised, and why each other one is left out (no words, no candidates); with
+    `limit`, reading stops once that many can be ranked (the rest of the file is not tokenised)."""
     kept, skipped = [], []
     with collector_paused:
         for item in lists:
+            if limit is not None and len(kept) >= limit:
+                break
             question = tokenize(item.question)
             if not question:
                 skipped.append(f"{item.qid}: the question has no words")
