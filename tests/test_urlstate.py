@@ -148,3 +148,13 @@ def test_view_keys_alone_carry_no_input() -> None:
 def test_tampered_view_is_refused_with_a_message(params: dict[str, str], message: str) -> None:
     with pytest.raises(UrlStateError, match=message):
         urlstate.decode_view(params)
+
+
+def test_a_long_value_is_quoted_cut_short_with_an_ellipsis_and_a_short_one_whole() -> None:
+    """A message must not quote as the link's value a number the link does not hold (24 digits shown as 20)."""
+    with pytest.raises(UrlStateError) as long_value:
+        urlstate.decode_view({"step": "1" + "0" * 23})
+    assert f"got '{'1' + '0' * 19}'…" in str(long_value.value)
+    with pytest.raises(UrlStateError) as short_value:
+        urlstate.decode_view({"step": "abc"})
+    assert str(short_value.value).endswith("got 'abc'")

@@ -91,9 +91,15 @@ def encode(state: SharedState) -> dict[str, str] | None:
     return None if too_big else params
 
 
+def _quoted(text: str, limit: int) -> str:
+    """A value from the link as a message quotes it: its first `limit` characters, and "…" where it goes on, so
+    that a message never quotes as the link's value a number the link does not hold."""
+    return repr(text[:limit]) + ("…" if len(text) > limit else "")
+
+
 def _numbers(text: str, key: str, count: int) -> list[int]:
     if not _NUMBERS.match(text):
-        raise UrlStateError(f"the link's '{key}' should be candidate numbers such as 1,3; got {text[:40]!r}")
+        raise UrlStateError(f"the link's '{key}' should be candidate numbers such as 1,3; got {_quoted(text, 40)}")
     numbers = [int(part) for part in text.split(",")]
     bad = [n for n in numbers if not 1 <= n <= count]
     if bad:
@@ -200,9 +206,10 @@ def decode_view(params: Mapping[str, str | Sequence[str]]) -> ViewState:
     """The view a link asks for; UrlStateError (with the defaults unusable) when it is malformed."""
     present, step, model = (_single(params, key) for key in VIEW_KEYS)
     if present not in (None, "0", "1"):
-        raise UrlStateError(f"the link's 'present' should be 1 or 0; got {present[:20]!r}")
+        raise UrlStateError(f"the link's 'present' should be 1 or 0; got {_quoted(present, 20)}")
     if step is not None and not (step.isdigit() and 1 <= int(step) <= MAX_STEP):
-        raise UrlStateError(f"the link's 'step' should be a step number from 1 to {MAX_STEP}; got {step[:20]!r}")
+        raise UrlStateError(f"the link's 'step' should be a walkthrough step number such as 3; got "
+                            f"{_quoted(step, 20)}")
     if model is not None and not _MODEL_NAME.match(model):
         raise UrlStateError("the link's 'model' should be one model name")
     return ViewState(present=present == "1", step=int(step) - 1 if step else 0, model=model)
