@@ -71,8 +71,8 @@ def test_compare_tiles_add_up_as_shown_with_the_keyword_term() -> None:
     at = compare_app()
     assert_clean(at)
     tiles = {m.label: float(m.value) for m in at.metric}
-    assert "-kw" in shown()[0] and "keywords A - keywords B" in tiles, tiles
-    parts = tiles["cells A - cells B"] + tiles["keywords A - keywords B"] + tiles["bias difference"]
+    assert "-kw" in shown()[0] and "keywords A - B" in tiles, tiles
+    parts = tiles["cells A - cells B"] + tiles["keywords A - B"] + tiles["bias difference"]
     assert abs(parts - tiles["adds up to"]) <= 2e-4 and abs(tiles["adds up to"] - tiles["gap A - B"]) <= 1e-4
 
 

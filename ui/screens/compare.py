@@ -145,13 +145,15 @@ def _details(name: str, c: ModelContrast, view: CompareView, ranking: Ranking, l
     st.markdown(components.md(describe(c, label_a, label_b)))
     # The keyword term gets its own tile where the model has one, so the tiles add up as shown.
     has_keywords = bool(ea.keyword_terms or eb.keyword_terms)
-    keywords = [("keywords A - keywords B", f"{c.keyword_difference:+.4f}",
+    # "keywords A - B", not the table's "keywords A - keywords B": a tile is a fifth of the width, and at 1280 px x 1.5
+    # on a projector the longer label was cut to "keywords A - keywo...".
+    keywords = [("keywords A - B", f"{c.keyword_difference:+.4f}",
                  f"The keyword term ({', '.join(ea.keyword_terms or eb.keyword_terms)}) of A minus B's, exact; the "
                  "rest of the gap is the learned match.")] if has_keywords else []
     if c.exact:
         tiles = [("gap A - B", f"{c.gap:+.4f}", None), ("cells A - cells B", f"{c.cells_a - c.cells_b:+.4f}", None),
                  *keywords, ("bias difference", f"{c.bias_difference:+.4f}", None),
-                 ("adds up to", f"{c.decomposed_gap:+.4f}", "cells A - cells B + keywords A - keywords B + bias "
+                 ("adds up to", f"{c.decomposed_gap:+.4f}", "cells A - cells B + keywords A - B + bias "
                   f"difference; differs from the gap by {abs(c.decomposed_gap - c.gap):.1e} (float rounding)")]
     else:
         st.caption(":material/info: Approximate split: this model's score does not split exactly over "
