@@ -18,11 +18,12 @@ from hypothesis import HealthCheck, settings
 
 from matching.explain.explanation import Explanation, matrix_names
 from matching.explain.matcher import Matcher
-from matching.models import build_model, family_of
+from matching.models import PairBatch, build_model, family_of
 from matching.models.params import ModelParams
 from matching.models.parts import Part
 from matching.text.data import RankingList, write_toks_folder
 from matching.text.embeddings import WordVectors, load_glove
+from matching.text.tokenized import TokenizedList, tokenize_lists
 from matching.training.cards import ModelCard
 from matching.training.trainer import TrainingConfig, TrainingSettings, train_and_card
 
@@ -351,6 +352,57 @@ def tiny_config(seed: int = 3, name: str = "tiny", **overrides: object) -> Train
     settings = TrainingSettings(seed=seed, max_epochs=2, patience=4, batch_size=8, max_seconds=120.0)
     return TrainingConfig(name=name, params=tiny_params(**overrides), settings=settings,
                           description="a tiny test model", paper={"system": "paper model", "MAP": 0.6, "MRR": 0.62})
+
+
+SECTION = ("who conquered the achaemenid empire in 330 bc",
+           ["The Achaemenid Empire was an ancient Iranian empire founded by Cyrus the Great.",
+            "The Achaemenid Empire was divided into provinces called satrapies.",
+            "It came to an end in 330 BC, when Alexander the Great conquered its territories.",
+            "The Achaemenid Empire built the Royal Road from Sardis to Susa."])
+"""A question written from one sentence of a section: the subject every sentence names, the answer "It ..."."""
+
+
+def assert_every_path_keeps_each_pairs_list(matcher: Matcher, explained: list[Explanation], folder: Path,
+                                            vectors: WordVectors) -> Matcher:
+    """For a model that reads each pair's list (`explained`: its explanations of SECTION): scored alone, with another
+    list in between and the pairs in another order, each pair scores as in its own list's traced pass; so do the
+    toy lists through `model_scores`, and the checkpoint loaded back (returned)."""
+    from matching.evaluation.dataset import model_scores
+    from matching.text.tokens import tokenize
+    from matching.training.checkpoint import load_checkpoint, save_checkpoint
+
+    question, candidates = tokenize(SECTION[0]), [tokenize(c) for c in SECTION[1]]
+    other = tokenize("where is susa")
+    questions = [question, other, question, question, other, question]
+    answers = [candidates[3], candidates[0], candidates[1], candidates[0], candidates[2], candidates[2]]
+    scores = matcher.score_tokens(questions, answers, batch_size=2)
+    by_candidate = {id(c): e.score for c, e in zip(candidates, explained, strict=True)}
+    for n in (0, 2, 3, 5):
+        assert scores[n] == pytest.approx(by_candidate[id(answers[n])], abs=1e-5)
+    lists, _ = tokenize_lists(toy_lists(0, 3))
+    for t, found in zip(lists, model_scores(matcher, lists), strict=True):
+        assert found.tolist() == pytest.approx([e.score for e in matcher.explain_tokens(t.question, t.candidates)],
+                                               abs=1e-5)
+    save_checkpoint(matcher, folder, {})
+    loaded = load_checkpoint(folder, vectors)
+    assert [e.score for e in loaded.explain(*SECTION)] == pytest.approx([e.score for e in explained], abs=1e-6)
+    return loaded
+
+
+def trained_with_a_batch(config: TrainingConfig, vectors: WordVectors
+                         ) -> tuple[Matcher, PairBatch, list[TokenizedList], list[tuple[int, int]]]:
+    """A tiny model trained on toy lists 0-5 (dev 6-8); the training batch of the first three (hinge) units of toy
+    lists 0-3 as it would train, with those lists and the (list, candidate) of each row of the batch."""
+    from matching.training.trainer import _Batches, train
+
+    matcher, log = train(config, toy_lists(0, 6), toy_lists(6, 9), vectors, show_progress=False)
+    assert log and config.settings.loss == "hinge"  # a chunk's units are (question, right, wrong): the right first
+    lists, _ = tokenize_lists(toy_lists(0, 4))
+    answers: list[list[Any]] = [list(t.candidates) for t in lists]
+    batches = _Batches(lists, [t.question for t in lists], answers, config.settings, matcher.params, vectors)
+    chunk = batches.units[:3]
+    batch, _ = batches.batch(chunk)
+    return matcher, batch, lists, [(n, p) for n, p, _ in chunk] + [(n, q) for n, _, q in chunk]
 
 
 @pytest.fixture(scope="session")

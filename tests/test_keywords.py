@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-from conftest import MatcherFactory, toy_lists
+from conftest import SECTION, MatcherFactory, assert_every_path_keeps_each_pairs_list, toy_lists
 
 from matching.explain.matcher import Matcher
 from matching.models.base import sized_for_corpus, trace_parts_of
@@ -348,19 +348,11 @@ def test_the_place_feature_asks_where_and_reads_place_names(vectors: object, tmp
     assert loaded.explain("where is the eiffel tower", ["it stands in paris"])[0].keyword_terms[PLACE_FEATURE] == 4.0
 
 
-SECTION = ("who conquered the achaemenid empire in 330 bc",
-           ["The Achaemenid Empire was an ancient Iranian empire founded by Cyrus the Great.",
-            "The Achaemenid Empire was divided into provinces called satrapies.",
-            "It came to an end in 330 BC, when Alexander the Great conquered its territories.",
-            "The Achaemenid Empire built the Royal Road from Sardis to Susa."])
-
-
 def test_bm25_within_the_list_is_the_bm25_baseline_per_question_word_with_the_list_as_the_collection(
         vectors: object, tmp_path: Path) -> None:
     """The list feature's value is the BM25 baseline's score over the question's own candidates (per question word),
     on every path that scores: the traced pass, the scores-only pass in any order and batch, a training batch and a
     checkpoint loaded back; and the split into learned match and keywords stays exact."""
-    from matching.evaluation.dataset import model_scores
     from matching.models.blocks.keywords import ECHO_FEATURE, LIST_BM25_FEATURE
     from matching.text.baselines import bm25, bm25_within_lists
     from matching.text.tokens import tokenize
@@ -377,23 +369,10 @@ def test_bm25_within_the_list_is_the_bm25_baseline_per_question_word_with_the_li
     for e, value in zip(explained, expected, strict=True):
         assert e.keyword_terms[LIST_BM25_FEATURE] / 1.5 == pytest.approx(value, rel=1e-5)
         assert e.learned_score + e.keyword_score == pytest.approx(e.score, abs=1e-5)
-    # Scores only, with another list in between and the pairs in another order: each pair keeps its own list's value.
-    other = tokenize("where is susa")
-    questions = [question, other, question, question, other, question]
-    answers = [candidates[3], candidates[0], candidates[1], candidates[0], candidates[2], candidates[2]]
-    scores = matcher.score_tokens(questions, answers, batch_size=2)
-    by_candidate = {id(c): e.score for c, e in zip(candidates, explained, strict=True)}
-    for n in (0, 2, 3, 5):
-        assert scores[n] == pytest.approx(by_candidate[id(answers[n])], abs=1e-5)
-    assert bm25_within_lists(questions, answers)[[1, 4]] == pytest.approx(
-        bm25(other, [candidates[0], candidates[2]]) / 3)
-    lists, _ = tokenize_lists(toy_lists(0, 3))
-    for t, found in zip(lists, model_scores(matcher, lists), strict=True):
-        assert found.tolist() == pytest.approx([e.score for e in matcher.explain_tokens(t.question, t.candidates)],
-                                               abs=1e-5)
-    save_checkpoint(matcher, tmp_path / "listed", {})
-    loaded = load_checkpoint(tmp_path / "listed", vectors)  # type: ignore[arg-type]
-    assert [e.score for e in loaded.explain(*SECTION)] == pytest.approx([e.score for e in explained], abs=1e-6)
+    assert_every_path_keeps_each_pairs_list(matcher, explained, tmp_path / "listed", vectors)  # type: ignore[arg-type]
+    other = tokenize("where is susa")  # one object: the pairs given with it are one list
+    assert bm25_within_lists([question, other] * 2, candidates)[[1, 3]] == pytest.approx(
+        bm25(other, [candidates[1], candidates[3]]) / 3)
     # A batch without the values is refused, not scored as if the feature were 0.
     from matching.models.batching import make_token_batch
 
@@ -403,22 +382,13 @@ def test_bm25_within_the_list_is_the_bm25_baseline_per_question_word_with_the_li
 
 def test_a_model_with_the_list_feature_trains_and_its_batches_carry_each_candidates_list_value(
         toy_data: Path, vectors: object) -> None:
-    from conftest import tiny_config
+    from conftest import tiny_config, trained_with_a_batch
 
     from matching.text.baselines import bm25_within_lists
-    from matching.training.trainer import _Batches, train
 
     config = tiny_config(name="listed", keywords=True, keyword_list_bm25=True)
-    matcher, log = train(config, toy_lists(0, 6), toy_lists(6, 9), vectors, show_progress=False)  # type: ignore[arg-type]
-    assert log and matcher.params.keyword_list_bm25
-    lists, _ = tokenize_lists(toy_lists(0, 4))
-    questions = [t.question for t in lists]
-    answers: list[list[object]] = [list(t.candidates) for t in lists]
-    batches = _Batches(lists, questions, answers, config.settings, matcher.params, vectors)  # type: ignore[arg-type]
-    chunk = batches.units[:3]
-    batch, _ = batches.batch(chunk)
-    assert config.settings.loss == "hinge"  # a chunk's units are (question, right, wrong): the right ones first
-    places = [(n, p) for n, p, _ in chunk] + [(n, q) for n, _, q in chunk]
+    matcher, batch, lists, places = trained_with_a_batch(config, vectors)  # type: ignore[arg-type]
+    assert matcher.params.keyword_list_bm25
     expected = [bm25_within_lists([lists[n].question] * len(lists[n].candidates), lists[n].candidates)[j]
                 for n, j in places]
     assert batch.list_bm25 is not None and batch.list_bm25.tolist() == pytest.approx(expected)

@@ -52,7 +52,7 @@ def integrated_gradients(matcher: Matcher, question: Sequence[Token], candidates
     q_tokens = flag_tokens(question, matcher.vectors, params.max_question_len)
     a_tokens = [flag_tokens(a, matcher.vectors, params.max_answer_len) for a in candidates]
     batch = make_token_batch(matcher.vectors, [q_tokens] * len(a_tokens), a_tokens,
-                             params.max_question_len, params.max_answer_len, list_bm25=params.keyword_list_bm25)
+                             params.max_question_len, params.max_answer_len, lists_for=params)
     model = matcher.model
     with torch.inference_mode(False), torch.no_grad():
         # The vectors as the network reads them: each unknown word carries the learned unknown vector.
@@ -75,7 +75,8 @@ def integrated_gradients(matcher: Matcher, question: Sequence[Token], candidates
             a_line, torch.zeros_like(spread(batch.answer_unknown)), spread(batch.answer_lengths),
             None if batch.question_ids is None else spread(batch.question_ids),
             None if batch.answer_ids is None else spread(batch.answer_ids),
-            list_bm25=None if batch.list_bm25 is None else spread(batch.list_bm25))
+            list_bm25=None if batch.list_bm25 is None else spread(batch.list_bm25),
+            list_idf=None if batch.list_idf is None else spread(batch.list_idf))
         scores = model(line_batch)
         assert isinstance(scores, torch.Tensor)
         q_grad, a_grad = torch.autograd.grad(scores.sum(), (q_line, a_line))

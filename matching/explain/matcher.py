@@ -16,10 +16,9 @@ import torch
 from matching.explain.explanation import Explanation, TracedExplanations
 from matching.models import ForwardTrace, MatchingModel, TextEncoding
 from matching.models.base import trace_parts_of
-from matching.models.batching import RowCache, TextTable, lookup_texts, pair_batch
+from matching.models.batching import ListStatistics, RowCache, TextTable, lookup_texts, pair_batch
 from matching.models.params import ModelParams
 from matching.models.parts import Part
-from matching.text.baselines import bm25_within_lists
 from matching.text.embeddings import WordVectors
 from matching.text.tokens import TextError, Token, tokenize
 
@@ -86,21 +85,20 @@ class Matcher:
                                                                   table.ids, trace=trace))
 
     def _pass(self, questions: SideTexts, answers: SideTexts, pairs: torch.Tensor | None, trace: bool,
-              listed: torch.Tensor | None = None) -> torch.Tensor | ForwardTrace:
-        """One forward pass over the pairs at `pairs` (all of them when None) of the two sides; `listed`: every
-        pair's BM25 within its list, for a model with that keyword feature."""
-        if listed is not None:
-            listed = (listed if pairs is None else listed.index_select(0, pairs.cpu())).to(self.device)
+              lists: ListStatistics | None = None) -> torch.Tensor | ForwardTrace:
+        """One forward pass over the pairs at `pairs` (all of them when None) of the two sides; `lists`: what the
+        model reads from every pair's list, for a model that reads any (`ListStatistics`)."""
+        if lists is not None:
+            lists = (lists if pairs is None else lists.pick(pairs)).to(self.device)
         with _grad_mode(trace):
-            return self.model(pair_batch(*questions.pick(pairs), *answers.pick(pairs), list_bm25=listed), trace=trace)
+            return self.model(pair_batch(*questions.pick(pairs), *answers.pick(pairs), lists=lists), trace=trace)
 
     def listed(self, questions: Sequence[Sequence[Token]], answers: Sequence[Sequence[Token]],
-               collections: Sequence[Sequence[Sequence[Token]]] | None = None) -> torch.Tensor | None:
-        """Each pair's BM25 within its list (`collections[p]`, or the pairs given with the same question object) where
-        the model's keyword term has that feature; None otherwise."""
-        if not self.params.keyword_list_bm25:
-            return None
-        return torch.from_numpy(bm25_within_lists(questions, answers, collections))
+               collections: Sequence[Sequence[Sequence[Token]]] | None = None) -> ListStatistics | None:
+        """What the model reads from each pair's list (`collections[p]`, or the pairs given with the same question
+        object): BM25 within it for the keyword feature, the question words' IDF within it for MV-LSTM's exact match
+        over the list; None where it reads neither."""
+        return ListStatistics.of(self.params, questions, answers, collections)
 
     def explain_tokens(self, question: Sequence[Token], candidates: Sequence[Sequence[Token]]
                        ) -> list[Explanation]:
@@ -118,7 +116,7 @@ class Matcher:
         a_tokens = [flag_tokens(a, self.vectors, params.max_answer_len) for a in candidates]
         questions = [q_tokens] * len(a_tokens)
         trace = self._pass(self._texts("question", questions, trace=True), self._texts("answer", a_tokens, trace=True),
-                           None, trace=True, listed=self.listed(questions, a_tokens))
+                           None, trace=True, lists=self.listed(questions, a_tokens))
         assert isinstance(trace, ForwardTrace)
         return TracedExplanations(trace, self.name, params, [q_tokens] * len(a_tokens), a_tokens)
 
@@ -161,13 +159,13 @@ class Matcher:
 
         def score_block(first: int) -> np.ndarray:
             part = slice(first, first + block)
-            listed_here = None if listed is None else listed[part]
+            listed_here = None if listed is None else listed.pick(part)
             answer_texts = self._texts("answer", answers[part], trace=False, known=known)
             question_texts = questions_read.result()
             questions_here = SideTexts(question_texts.table, question_texts.rows[part], question_texts.encoded)
             values = []
             for pairs in torch.arange(len(answer_texts.rows), device=answer_texts.rows.device).split(batch_size):
-                result = self._pass(questions_here, answer_texts, pairs, trace=False, listed=listed_here)
+                result = self._pass(questions_here, answer_texts, pairs, trace=False, lists=listed_here)
                 assert isinstance(result, torch.Tensor)
                 values.append(result.cpu().numpy())
             return np.concatenate(values)

@@ -12,12 +12,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from matching.explain.explanation import Explanation
+from matching.models.mvlstm import LIST_EXACT_MATCH
 
 CONTRIBUTIONS = "contributions"
 COMBINED = "combined"
 WINDOWS = "windows"
 DIRECTIONS = ("forward", "backward")
 EXACT_MATCH = "exact match"
+EXACT_MATCHES = (EXACT_MATCH, LIST_EXACT_MATCH)
+"""The exact-match channels: matrices of no negative values, each with a view of its own."""
 TOP_CELLS = 10
 """Cells outlined on the contributions view: the ones with the largest |gradient x value|."""
 
@@ -27,6 +30,8 @@ VIEW_HELP = {
     "backward": "Cosine of the backward-LSTM states only.",
     EXACT_MATCH: "1 where the question word and the answer word have the same lookup key (times the question "
                  "word's IDF, or both words' attention weights, where the model says so), 0 elsewhere.",
+    LIST_EXACT_MATCH: "The question word's IDF within this list (the question's own candidates) where the two words "
+                      "have the same lookup key, 0 elsewhere: a word every candidate has weighs 0.",
     CONTRIBUTIONS: "Each cell's contribution to the score (gradient x value); they add up, with the bias, "
                    "to the score exactly.",
     WINDOWS: "Dynamic pooling splits the real rows and columns into a fixed grid of windows; each filter "
@@ -54,7 +59,7 @@ class MatrixView:
 def main_matrices(explanation: Explanation) -> list[str]:
     """The matrices proper (cosine, bilinear, tensor slices, word matching), not the direction ones
     nor the exact-match channel (each has its own view)."""
-    return [name for name in explanation.interaction_matrices if name not in (*DIRECTIONS, EXACT_MATCH)]
+    return [name for name in explanation.interaction_matrices if name not in (*DIRECTIONS, *EXACT_MATCHES)]
 
 
 def view_names(explanation: Explanation) -> list[str]:
@@ -65,7 +70,7 @@ def view_names(explanation: Explanation) -> list[str]:
         first = main
     directions = [d for d in DIRECTIONS if d in explanation.interaction_matrices or d in explanation.display_matrices]
     windows = [WINDOWS] if _has_windows(explanation) else []
-    exact = [EXACT_MATCH] if EXACT_MATCH in explanation.interaction_matrices else []
+    exact = [name for name in EXACT_MATCHES if name in explanation.interaction_matrices]
     shown = [name for name in explanation.display_matrices if name not in DIRECTIONS]
     contributions = [CONTRIBUTIONS] if explanation.cell_contributions else []
     return [*first, *windows, *directions, *exact, *shown, *contributions]
@@ -145,7 +150,7 @@ def matrix_view(explanation: Explanation, view: str) -> MatrixView:
         return MatrixView(view, explanation.interaction_matrices[view],
                           _pooled_outlines(explanation, [view], False),
                           f"The {view} matrix the network reads; outlined: the pooled cells (numbered by rank).")
-    if view == EXACT_MATCH and view in explanation.interaction_matrices:
+    if view in EXACT_MATCHES and view in explanation.interaction_matrices:
         outlines = _pooled_outlines(explanation, [view], False)
         return MatrixView(view, explanation.interaction_matrices[view], outlines, VIEW_HELP[view] + (
                           " The network pools it like the others; outlined: its own k cells." if outlines else

@@ -62,7 +62,10 @@ class PairBatch:
     """The same for the answers: encoded together with many more answers than one batch holds."""
     list_bm25: torch.Tensor | None = None
     """(B,) each pair's BM25 within its list (`text.baselines.bm25_within_lists`), for a keyword term with the list
-    feature: the one input of a pair that depends on the other candidates of its question; None without it."""
+    feature: an input of a pair that depends on the other candidates of its question; None without it."""
+    list_idf: torch.Tensor | None = None
+    """(B, m) each question word's IDF within its list (`text.baselines.idf_within_lists`, 0 on padding), for
+    MV-LSTM's exact-match matrix over the list; None without it."""
 
     def cell_mask(self) -> torch.Tensor:
         """(B, m, n): True where both the question position and the answer position are real."""

@@ -17,7 +17,8 @@ import torch
 
 from matching.models import PairBatch, TextEncoding
 from matching.models.blocks import consecutive, take_rows
-from matching.text.baselines import bm25_within_lists
+from matching.models.params import ModelParams
+from matching.text.baselines import bm25_within_lists, idf_within_lists
 from matching.text.embeddings import EncodedText, WordVectors
 from matching.text.tokens import Token, token_codes
 
@@ -44,12 +45,71 @@ def _pad(texts: Sequence[EncodedText], max_len: int, side: str
             torch.from_numpy(ids))
 
 
+@dataclass(frozen=True)
+class ListStatistics:
+    """What the pairs' scores read from the other candidates of their question (their list), for a model that reads
+    any: the one input of a pair that is not the pair's own two texts."""
+
+    bm25: torch.Tensor | None = None
+    """(P,) each pair's BM25 within its list (`text.baselines.bm25_within_lists`), for the keyword feature."""
+    idf: torch.Tensor | None = None
+    """(P, M) each question word's IDF within the list (`text.baselines.idf_within_lists`), 0 past the question's
+    words, for MV-LSTM's exact-match matrix over the list."""
+
+    def pick(self, index: torch.Tensor | slice) -> ListStatistics:
+        """The pairs at `index` (positions or a slice)."""
+        if isinstance(index, torch.Tensor):
+            index = index.cpu()
+            return ListStatistics(*(None if v is None else v.index_select(0, index) for v in (self.bm25, self.idf)))
+        return ListStatistics(*(None if v is None else v[index] for v in (self.bm25, self.idf)))
+
+    def to(self, device: torch.device) -> ListStatistics:
+        return ListStatistics(*(None if v is None else v.to(device) for v in (self.bm25, self.idf)))
+
+    def batch_fields(self, width: int) -> dict[str, torch.Tensor | None]:
+        """The PairBatch fields, the IDF cut or padded to `width` question positions (the batch's)."""
+        idf = self.idf
+        if idf is not None and idf.shape[1] != width:
+            idf = (idf[:, :width] if idf.shape[1] > width
+                   else torch.nn.functional.pad(idf, (0, width - idf.shape[1])))
+        return {"list_bm25": self.bm25, "list_idf": idf}
+
+    @classmethod
+    def of(cls, params: ModelParams, questions: Sequence[Sequence[Token]], answers: Sequence[Sequence[Token]],
+           collections: Sequence[Sequence[Sequence[Token]]] | None = None) -> ListStatistics | None:
+        """What `params`' model reads from each pair's list (the candidates of `collections[p]`, or those given with
+        the same question object); None where it reads nothing."""
+        if not (params.keyword_list_bm25 or params.reads_list_idf):
+            return None
+        idf = None
+        if params.reads_list_idf:
+            rows = idf_within_lists(questions, answers, params.max_question_len, collections)
+            idf = torch.zeros(len(rows), max(map(len, rows), default=0))
+            for row, weights in enumerate(rows):
+                idf[row, :len(weights)] = torch.from_numpy(weights)
+        return cls(torch.from_numpy(bm25_within_lists(questions, answers, collections))
+                   if params.keyword_list_bm25 else None, idf)
+
+    @classmethod
+    def rows(cls, lists: Sequence[ListStatistics], places: Sequence[tuple[int, int]]) -> ListStatistics:
+        """Row `j` of `lists[n]` for each (n, j) of `places`, stacked (the IDF padded to the widest)."""
+        bm25 = idf = None
+        if lists[places[0][0]].bm25 is not None:
+            bm25 = torch.stack([lists[n].bm25[j] for n, j in places])  # type: ignore[index]
+        if lists[places[0][0]].idf is not None:
+            rows = [lists[n].idf[j] for n, j in places]  # type: ignore[index]
+            idf = torch.zeros(len(rows), max(len(r) for r in rows))
+            for row, weights in enumerate(rows):
+                idf[row, :len(weights)] = weights
+        return cls(bm25, idf)
+
+
 def make_batch(questions: Sequence[EncodedText], answers: Sequence[EncodedText],
-               max_question_len: int, max_answer_len: int, list_bm25: np.ndarray | None = None) -> PairBatch:
+               max_question_len: int, max_answer_len: int, lists: ListStatistics | None = None) -> PairBatch:
     q_vectors, q_unknown, q_lengths, q_ids = _pad(questions, max_question_len, "question")
     a_vectors, a_unknown, a_lengths, a_ids = _pad(answers, max_answer_len, "answer")
     return PairBatch(q_vectors, q_unknown, q_lengths, a_vectors, a_unknown, a_lengths, q_ids, a_ids,
-                     list_bm25=None if list_bm25 is None else torch.as_tensor(list_bm25, dtype=torch.float32))
+                     **({} if lists is None else lists.batch_fields(q_vectors.shape[1])))
 
 
 RowCache = dict[tuple[int, int], np.ndarray]
@@ -134,10 +194,11 @@ def lookup_texts(vectors: WordVectors, texts: Sequence[Sequence[Token]], max_len
 
 
 def pair_batch(questions: TextTable, question_encoding: TextEncoding | None, answers: TextTable,
-               answer_encoding: TextEncoding | None = None, list_bm25: torch.Tensor | None = None) -> PairBatch:
+               answer_encoding: TextEncoding | None = None, lists: ListStatistics | None = None) -> PairBatch:
     return PairBatch(questions.vectors, questions.unknown, questions.lengths, answers.vectors, answers.unknown,
                      answers.lengths, questions.ids, answers.ids, question_encoding=question_encoding,
-                     answer_encoding=answer_encoding, list_bm25=list_bm25)
+                     answer_encoding=answer_encoding,
+                     **({} if lists is None else lists.batch_fields(questions.vectors.shape[1])))
 
 
 def batch_on(batch: PairBatch, device: torch.device) -> PairBatch:
@@ -149,10 +210,10 @@ def batch_on(batch: PairBatch, device: torch.device) -> PairBatch:
 
 def make_token_batch(vectors: WordVectors, questions: Sequence[Sequence[Token]],
                      answers: Sequence[Sequence[Token]], max_question_len: int, max_answer_len: int,
-                     known: RowCache | None = None, list_bm25: bool = False) -> PairBatch:
-    """The same batch as `make_batch` over `vectors.encode` of each text, built faster; with `list_bm25`, each
-    pair's BM25 within its list (the pairs given with the same question object: `bm25_within_lists`)."""
+                     known: RowCache | None = None, lists_for: ModelParams | None = None) -> PairBatch:
+    """The same batch as `make_batch` over `vectors.encode` of each text, built faster; with `lists_for`, the list
+    statistics that model reads (`ListStatistics.of`: the pairs given with the same question object a list)."""
     question_table, question_rows = lookup_texts(vectors, questions, max_question_len, "question", known)
     answer_table, answer_rows = lookup_texts(vectors, answers, max_answer_len, "answer", known)
-    listed = torch.from_numpy(bm25_within_lists(questions, answers)) if list_bm25 else None
-    return pair_batch(question_table.rows(question_rows), None, answer_table.rows(answer_rows), list_bm25=listed)
+    lists = None if lists_for is None else ListStatistics.of(lists_for, questions, answers)
+    return pair_batch(question_table.rows(question_rows), None, answer_table.rows(answer_rows), lists=lists)

@@ -50,6 +50,7 @@ from matching.models.parts import (
 from matching.text.corpus import Corpus
 
 DIRECTIONS = ("forward", "backward")
+LIST_EXACT_MATCH = "exact match, list IDF"
 
 BILSTM_STEP = Step("bilstm", View.STATES, "The Bi-LSTM: positional vectors", "Two LSTMs read the words, one left to "
                    "right and one right to left. Each position gets both states side by side: a vector of the word "
@@ -117,6 +118,8 @@ class MVLSTM(MatchingModel):
             matrices = torch.cat([matrices, *(directions[d][:, None] for d in DIRECTIONS)], dim=1)
         if self.params.exact_match != "none":
             matrices = torch.cat([matrices, self.exact_match(batch, questions.read, answers.read)[:, None]], dim=1)
+        if self.params.exact_match_list:
+            matrices = torch.cat([matrices, self.list_exact_match(batch)[:, None]], dim=1)
         k, filler = self.params.k, self.params.filler_value
         if not trace and not torch.is_grad_enabled():
             # Scoring: the values alone (where they lie is only needed to explain). Training keeps the
@@ -177,6 +180,14 @@ class MVLSTM(MatchingModel):
                                                 ("answer", answer, batch.answer_lengths))]
         return exact_match_matrix(batch.question_ids, batch.answer_ids, *weights)
 
+    @staticmethod
+    def list_exact_match(batch: PairBatch) -> torch.Tensor:
+        """(B, m, n): the question word's IDF within its list where the two words share a lookup key, else 0."""
+        if batch.question_ids is None or batch.answer_ids is None or batch.list_idf is None:
+            raise ValueError("the exact-match matrix over the list needs the lookup-key ids of both texts and each "
+                             "question word's IDF within its list (the batch's list_idf)")
+        return exact_match_matrix(batch.question_ids, batch.answer_ids, batch.list_idf.to(batch.question_vectors))
+
     @classmethod
     def with_corpus(cls, params: ModelParams, corpus: Corpus) -> ModelParams:
         assert isinstance(params, MVLSTMParams)
@@ -221,6 +232,9 @@ class MVLSTM(MatchingModel):
                 out.append("no weight decay on the attention vectors V")
         if params.get("exact_match", "none") != "none":
             out.append(f"MatchLens addition: {params['exact_match']} exact-match matrix pooled beside the others")
+        if params.get("exact_match_list"):
+            out.append("MatchLens addition: an exact-match matrix weighted by the IDF within the list, pooled beside "
+                       "the others")
         if training.get("loss", "hinge") != "hinge":
             out.append(f"{training['loss']} loss (paper: pairwise hinge)")
         if training.get("average_epochs"):
@@ -240,7 +254,8 @@ class MVLSTM(MatchingModel):
         names = ([f"slice {c + 1}" for c in range(params.tensor_slices)] if params.interaction == "tensor"
                  else [params.interaction])
         return (names + (list(DIRECTIONS) if params.pool_directions else [])
-                + (["exact match"] if params.exact_match != "none" else []))
+                + (["exact match"] if params.exact_match != "none" else [])
+                + ([LIST_EXACT_MATCH] if params.exact_match_list else []))
 
     @classmethod
     def architecture_text(cls, params: ModelParams) -> str:
@@ -257,6 +272,9 @@ class MVLSTM(MatchingModel):
                         f"{params.idf_words} words stored with the checkpoint)",
                  "attention": ", plus an exact-match matrix weighted by the words' attention weights "
                               "(as the Bi-LSTM read them)"}[params.exact_match]
+        if params.exact_match_list:
+            exact += (", plus an exact-match matrix weighted by the question word's IDF within its list (the "
+                      "question's own candidates)")
         parts += [f"shared Bi-LSTM, {params.hidden_size} hidden units per direction",
                   f"positional interaction: {interaction[params.interaction]}{directions}{exact}",
                   f"k-max pooling, k = {params.k} per matrix ({params.pooled_size} values)",
@@ -276,4 +294,4 @@ class AMVLSTM(MVLSTM):
                                         "words of the question, the answer or both before the Bi-LSTM.")))
 
 
-__all__ = ["AMVLSTM", "MVLSTM"]
+__all__ = ["AMVLSTM", "LIST_EXACT_MATCH", "MVLSTM"]

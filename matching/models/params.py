@@ -100,6 +100,11 @@ class ModelParams:
         """The sides behind an attention gate ("question", "answer"); none by default."""
         return ()
 
+    @property
+    def reads_list_idf(self) -> bool:
+        """Whether the model reads each question word's IDF within its list (`PairBatch.list_idf`)."""
+        return False
+
     def validate(self) -> None:
         _require_positive_ints(self, "embedding_dim", "max_question_len", "max_answer_len")
         _require_finite(self, "dropout")
@@ -193,11 +198,20 @@ class MVLSTMParams(ModelParams):
     the others."""
     idf_words: int = 0
     """How many words the checkpoint's IDF table holds (`exact_match` = `idf` only)."""
+    exact_match_list: bool = False
+    """A MatchLens addition: one more exact-match matrix, the question word's IDF within its list (the question's
+    own candidates: `text.baselines.idf_within_lists`) where the two words share a lookup key; k-max pooled beside
+    the others. The IDF of `exact_match` = `idf` comes from the training answers and favours a rare name; here a
+    word every candidate has (the subject all the sentences of a section name) weighs 0."""
+
+    @property
+    def reads_list_idf(self) -> bool:
+        return self.exact_match_list
 
     @property
     def matrix_count(self) -> int:
         return ((self.tensor_slices if self.interaction == "tensor" else 1) + (2 if self.pool_directions else 0)
-                + (1 if self.exact_match != "none" else 0))
+                + (1 if self.exact_match != "none" else 0) + (1 if self.exact_match_list else 0))
 
     @property
     def pooled_size(self) -> int:
@@ -211,6 +225,8 @@ class MVLSTMParams(ModelParams):
         if not isinstance(self.pool_directions, bool):
             raise ParamsError(f"pool_directions must be true or false, not {self.pool_directions!r}")
         _require_choice(self, "exact_match", EXACT_MATCHES)
+        if not isinstance(self.exact_match_list, bool):
+            raise ParamsError(f"exact_match_list must be true or false, not {self.exact_match_list!r}")
         if self.exact_match == "attention" and not self.attended_sides:
             raise ParamsError("exact_match 'attention' needs an attention gate (an aMV-LSTM)")
         if not isinstance(self.idf_words, int) or isinstance(self.idf_words, bool) or self.idf_words < 0:

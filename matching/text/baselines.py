@@ -9,6 +9,8 @@ All work on lookup keys (lowercased tokens), the form the models see.
 from __future__ import annotations
 
 import functools
+import math
+from collections import Counter
 from collections.abc import Sequence
 
 import numpy as np
@@ -53,33 +55,65 @@ def bm25(question: Sequence[Token], candidates: Sequence[Sequence[Token]]) -> np
     return _bm25(overlap_words(question), [overlap_words(c) for c in candidates])
 
 
+ListGroup = tuple[list[int], Sequence[Sequence[Token]]]
+"""The pairs that share one list, and that list's candidates."""
+
+
+def _list_groups(questions: Sequence[Sequence[Token]], answers: Sequence[Sequence[Token]],
+                 collections: Sequence[Sequence[Sequence[Token]]] | None) -> list[ListGroup]:
+    """The pairs grouped by their list: the candidates of `collections[p]`, or without `collections` every answer
+    given with the same question object (as `evaluation.model_scores` and `Matcher.traced` give a question's
+    candidates)."""
+    groups: dict[tuple[int, int], list[int]] = {}
+    for pair, question in enumerate(questions):
+        groups.setdefault((id(question), -1 if collections is None else id(collections[pair])), []).append(pair)
+    return [(pairs, [answers[pair] for pair in pairs] if collections is None else collections[pairs[0]])
+            for pairs in groups.values()]
+
+
+def _places(pairs: list[int], answers: Sequence[Sequence[Token]], collection: Sequence[Sequence[Token]]
+            ) -> list[int]:
+    """Each pair's answer's place among the candidates of its list (an edited candidate in its own place)."""
+    place = {id(candidate): n for n, candidate in enumerate(collection)}
+    for pair in pairs:
+        if id(answers[pair]) not in place:
+            raise ValueError(f"pair {pair}: its answer is not among the candidates of its list")
+    return [place[id(answers[pair])] for pair in pairs]
+
+
 def bm25_within_lists(questions: Sequence[Sequence[Token]], answers: Sequence[Sequence[Token]],
                       collections: Sequence[Sequence[Sequence[Token]]] | None = None) -> np.ndarray:
     """(P,) each pair's BM25 baseline score per question word, with its list as the collection: the candidates of
     `collections[p]`, which hold the answer itself (an edited candidate in its own place, by the tools that delete
-    words), or without `collections` every answer given with the same question object (as `evaluation.model_scores`
-    and `Matcher.traced` give a question's candidates). The IDF and the mean length are the list's, so a word every
-    candidate has counts for little. What the keyword feature "BM25 within the list" reads (`blocks.keywords`); a
-    question without words gives 0."""
+    words), or without `collections` every answer given with the same question object. The IDF and the mean length
+    are the list's, so a word every candidate has counts for little. What the keyword feature "BM25 within the
+    list" reads (`blocks.keywords`); a question without words gives 0."""
     values = np.zeros(len(questions), dtype=np.float32)
-    groups: dict[tuple[int, int], list[int]] = {}
-    for pair, question in enumerate(questions):
-        key = id(question), -1 if collections is None else id(collections[pair])
-        groups.setdefault(key, []).append(pair)
-    for pairs in groups.values():
+    for pairs, collection in _list_groups(questions, answers, collections):
         question_words = overlap_words(questions[pairs[0]])
         if not question_words:
             continue
-        collection = [answers[pair] for pair in pairs] if collections is None else collections[pairs[0]]
         scores = _bm25(question_words, [overlap_words(c) for c in collection]) / len(question_words)
-        if collections is None:
-            values[pairs] = scores
-            continue
-        place = {id(candidate): n for n, candidate in enumerate(collection)}
+        values[pairs] = scores if collections is None else scores[_places(pairs, answers, collection)]
+    return values
+
+
+def idf_within_lists(questions: Sequence[Sequence[Token]], answers: Sequence[Sequence[Token]], max_len: int,
+                     collections: Sequence[Sequence[Sequence[Token]]] | None = None) -> list[np.ndarray]:
+    """Each pair's (min(words, max_len),) IDF of every question word within its list (grouped as in
+    `bm25_within_lists`), in (0, 1]: log((N + 1) / (df + 1)) / log(N + 1) over the list's N candidates, df of them
+    holding the word's lookup key. A word every candidate has gets 0: the subject all the sentences of a section
+    name tells none of them apart. The weight of MV-LSTM's exact-match matrix over the list (`exact_match_list`).
+    The same for every pair of a list: a pair's weights depend on the other candidates, not on its answer."""
+    values: list[np.ndarray] = [np.zeros(0, dtype=np.float32)] * len(questions)
+    for pairs, collection in _list_groups(questions, answers, collections):
+        held = Counter(key for candidate in collection for key in {t.key for t in candidate})
+        count = len(collection)
+        keys = [t.key for t in questions[pairs[0]][:max_len]]
+        weights = np.array([math.log((count + 1) / (held[key] + 1)) / math.log(count + 1) for key in keys],
+                           dtype=np.float32)
         for pair in pairs:
-            if id(answers[pair]) not in place:
-                raise ValueError(f"pair {pair}: its answer is not among the candidates of its list")
-            values[pair] = scores[place[id(answers[pair])]]
+            values[pair] = weights
     return values
 
 

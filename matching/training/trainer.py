@@ -37,10 +37,10 @@ from matching.evaluation.studies import (
 from matching.explain.matcher import Matcher
 from matching.models import ForwardTrace, PairBatch, build_model, family_of, params_from_dict
 from matching.models.base import fit_to_corpus, sized_for_corpus
-from matching.models.batching import batch_on, make_batch
+from matching.models.batching import ListStatistics, batch_on, make_batch
 from matching.models.blocks import length_mask, normalised_entropy
 from matching.models.params import ModelParams, params_to_dict
-from matching.text.baselines import BASELINES, bm25_within_lists, word_overlap
+from matching.text.baselines import BASELINES, word_overlap
 from matching.text.corpus import Corpus
 from matching.text.data import RankingList, fingerprint, read_toks_folder
 from matching.text.embeddings import WordVectors, load_glove
@@ -394,10 +394,9 @@ class _Batches:
                 raise ValueError(f"keyword_solo_source {source!r}: no training question of that source "
                                  f"(the sources here: {', '.join(found)})")
             self.solo_lists = torch.tensor([name == source for name in sources])
-        # Each candidate's BM25 within its list, once: over the whole texts of the list as trained (an echo negative
+        # What the model reads from each list, once: over the whole texts of the list as trained (an echo negative
         # included), as `Matcher.listed` reads the candidates given with a question when scoring.
-        self.listed = [bm25_within_lists([t.question] * len(t.candidates), t.candidates) if params.keyword_list_bm25
-                       else None for t in lists]
+        self.listed = [ListStatistics.of(params, [t.question] * len(t.candidates), t.candidates) for t in lists]
         if settings.loss == "hinge":
             # With hinge_negatives each epoch draws its own pairs (`new_epoch`); this draw, with a generator of its
             # own, only shows whether there is any pair, without building all of them (504,501 on TRAIN-ALL).
@@ -472,8 +471,7 @@ class _Batches:
 
             loss = listwise
         encode = self.vectors.encode
-        listed = (np.array([self.listed[n][j] for n, j in places], dtype=np.float32)  # type: ignore[index]
-                  if self.params.keyword_list_bm25 else None)
+        listed = None if self.listed[places[0][0]] is None else ListStatistics.rows(self.listed, places)  # type: ignore[arg-type]
         batch = make_batch([encode(q) for q in questions], [encode(a) for a in answers],  # type: ignore[arg-type]
                            self.params.max_question_len, self.params.max_answer_len, listed)
         return batch, loss

@@ -38,7 +38,7 @@ def layer_stages(matcher: Matcher) -> list[str]:
     probe = [Token("the", 0, 3, "the"), Token("zqxjv", 4, 9, "zqxjv")]  # one known, one unknown word
     params = matcher.params
     batch = make_token_batch(matcher.vectors, [probe], [probe], params.max_question_len, params.max_answer_len,
-                             list_bm25=params.keyword_list_bm25)
+                             lists_for=params)
     with torch.enable_grad():
         score = model(batch)
     assert isinstance(score, torch.Tensor)
