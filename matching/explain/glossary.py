@@ -118,6 +118,8 @@ GENERAL_TERMS: tuple[Term, ...] = (
     Term("BM25 within the list", "A keyword feature of some models: BM25 with the question's own candidates as the "
          "collection, so a word they all share counts for little.",
          ("list feature",)),
+    Term("list match", "A matrix of some MV-LSTM models: exact matches, each question word weighted by its IDF "
+         "within the question's own candidates (0 where all have it).", ("exact match, list IDF",)),
     Term("learned match", "The part of a score that the network's own layers give, beside its keyword term.",),
     Term("baseline", "A simple ranking with no learning (original order, word overlap, BM25): a model should "
          "beat it.", ("baselines", "word overlap", "BM25", "original order")),

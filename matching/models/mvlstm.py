@@ -50,7 +50,8 @@ from matching.models.parts import (
 from matching.text.corpus import Corpus
 
 DIRECTIONS = ("forward", "backward")
-LIST_EXACT_MATCH = "exact match, list IDF"
+LIST_EXACT_MATCH = "list match"
+"""The exact-match matrix over the list: short, so that "list match #10" fits the Pooled cells page's cell column."""
 
 BILSTM_STEP = Step("bilstm", View.STATES, "The Bi-LSTM: positional vectors", "Two LSTMs read the words, one left to "
                    "right and one right to left. Each position gets both states side by side: a vector of the word "

@@ -19,7 +19,7 @@ st.caption("Every question position (rows) meets every answer position (columns)
 components.glossary(["interaction matrix", "positional vector", "cosine", "tensor interaction",
                      "forward and backward matrices", "k-max pooling", "filler", "truncated", "Bi-LSTM", "rank",
                      *glossary.FAMILY_TERM_NAMES, "dynamic pooling", "contribution", "gradient x value", "score",
-                     "affinity matrix", "alignment", "learned match", "keyword term"],
+                     "affinity matrix", "alignment", "learned match", "keyword term", "list match"],
                     key="interactions_glossary")
 
 found = common.explained_with("interactions", Part.MATRICES, "interaction matrices")
@@ -49,7 +49,8 @@ if found is not None:
                             key=f"interactions_view_{side}_{name}",
                             help="The matrix the model reads (combined: the pooled matrix or the average of the "
                                  "tensor slices; slice n: one tensor matrix); forward/backward: one LSTM "
-                                 "direction; exact match: where the two texts share a word; contributions: "
+                                 "direction; exact match: where the two texts share a word; list match: the same, each "
+                                 "question word weighted by its IDF within this list; contributions: "
                                  "each cell's gradient x value.")
             shown = matrix_view(explanation, view)
             figure = charts.interaction_heatmap(
