@@ -25,7 +25,7 @@ vectors once), and in (b) starting and stopping the instance, which a long run p
 `ray stop`, which stops every Ray process of this user: run the bench where no other Ray runs.
 
 Run: python bench/ray_evaluate.py [--data ../shared/data/wikiqa [runs/data/trecqa-all]] [--pairs 100000]
-     [--models mvlstm cdssm]
+     [--models mvlstm cdssm] [--rounds 5]
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ import argparse
 import functools
 import os
 import random
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -161,6 +162,9 @@ def main() -> None:
                         "cache then helps less, as on a real collection)")
     parser.add_argument("--pairs", type=int, default=100_000)
     parser.add_argument("--models", nargs="+", default=["mvlstm", "cdssm"])
+    parser.add_argument("--rounds", type=int, default=1, help="on the cluster started beforehand, time 1 worker then "
+                        "2 workers this many times in turn and print each round's 2 / 1 and their median: the "
+                        "machine's own drift between runs minutes apart is larger than the gap to 1.7x")
     parser.add_argument("--pretrained", type=Path, default=ROOT / "pretrained")
     args = parser.parse_args()
 
@@ -247,6 +251,8 @@ def main() -> None:
             print(f"a first job on the fresh cluster (2,000 pairs, not timed below): "
                   f"{time.perf_counter() - started:.1f} s")
             on_cluster = timed_runs(cluster, f"127.0.0.1:{port}")
+            rounds = [on_cluster] + [timed_runs(f"{cluster}, round {n}", f"127.0.0.1:{port}")
+                                     for n in range(2, args.rounds + 1)]
             shards = len(shard_ranking_file(folder, CHUNK_QUESTIONS).shards)
             floor = ray_data_floor(f"127.0.0.1:{port}", shards)
             print(f"Ray Data's own cost on the cluster ({shards} rows through one actor that does nothing, join to "
@@ -258,6 +264,13 @@ def main() -> None:
                                            processes) for processes in (1, 2)}
         summary(instance, *on_instance)
         summary(cluster, *on_cluster)
+        if len(rounds) > 1:
+            ratios = [rates[2] / rates[1] for rates, _ in rounds]
+            overheads = [pairs / rates[2] / two_threads - 1 for rates, _ in rounds]
+            print(f"{cluster}, {len(rounds)} rounds of 1 then 2 workers: 2 / 1 "
+                  f"{', '.join(f'{r:.2f}x' for r in ratios)}: median {statistics.median(ratios):.2f}x; "
+                  f"overhead at two cores {', '.join(f'{o:+.1%}' for o in overheads)}: median "
+                  f"{statistics.median(overheads):+.1%}")
         print(f"no engine: 2 processes / 1 process: {plain[1][0] / plain[2][0]:.2f}x in all, "
               f"{plain[1][1] / plain[2][1]:.2f}x the scoring alone: an engine's ceiling on this machine and file")
         print(f"N machines of c cores score about N x c x {on_instance[1][2] / 2:.0f} pairs/s with these models, "
