@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 import torch
+from torch.nn.utils.rnn import pad_sequence
 
 from matching.models import PairBatch, TextEncoding
 from matching.models.blocks import consecutive, take_rows
@@ -83,10 +84,8 @@ class ListStatistics:
             return None
         idf = None
         if params.reads_list_idf:
-            rows = idf_within_lists(questions, answers, params.max_question_len, collections)
-            idf = torch.zeros(len(rows), max(map(len, rows), default=0))
-            for row, weights in enumerate(rows):
-                idf[row, :len(weights)] = torch.from_numpy(weights)
+            idf = _padded([torch.from_numpy(w) for w in idf_within_lists(questions, answers, params.max_question_len,
+                                                                         collections)])
         return cls(torch.from_numpy(bm25_within_lists(questions, answers, collections))
                    if params.keyword_list_bm25 else None, idf)
 
@@ -97,11 +96,13 @@ class ListStatistics:
         if lists[places[0][0]].bm25 is not None:
             bm25 = torch.stack([lists[n].bm25[j] for n, j in places])  # type: ignore[index]
         if lists[places[0][0]].idf is not None:
-            rows = [lists[n].idf[j] for n, j in places]  # type: ignore[index]
-            idf = torch.zeros(len(rows), max(len(r) for r in rows))
-            for row, weights in enumerate(rows):
-                idf[row, :len(weights)] = weights
+            idf = _padded([lists[n].idf[j] for n, j in places])  # type: ignore[index]
         return cls(bm25, idf)
+
+
+def _padded(rows: Sequence[torch.Tensor]) -> torch.Tensor:
+    """(len(rows), longest) the rows side by side, 0 past each row's end."""
+    return pad_sequence(list(rows), batch_first=True) if rows else torch.zeros(0, 0)
 
 
 def make_batch(questions: Sequence[EncodedText], answers: Sequence[EncodedText],
