@@ -13,7 +13,7 @@ from conftest import SECTION, assert_every_path_keeps_each_pairs_list
 
 from matching.explain.matrix_views import matrix_view, view_names
 from matching.models.batching import ListStatistics, make_token_batch
-from matching.models.mvlstm import LIST_EXACT_MATCH
+from matching.models.mvlstm import LIST_EXACT_MATCH, MVLSTM
 from matching.models.params import MVLSTMParams, ParamsError
 from matching.text.baselines import idf_within_lists
 from matching.text.tokens import tokenize
@@ -49,6 +49,9 @@ def test_list_statistics_pick_rows_and_fit_the_batch_width() -> None:
     with pytest.raises(ParamsError, match="exact_match_list must be true or false"):
         MVLSTMParams(exact_match_list=1).validate()  # type: ignore[arg-type]
     assert ListStatistics.of(MVLSTMParams(), [tokenize("who")], [tokenize("a")]) is None
+    assert "IDF within its list" in MVLSTM.architecture_text(params)  # the card says what the model reads
+    assert any("IDF within the list" in line for line in MVLSTM.deviations({"exact_match_list": True}, {}))
+    assert MVLSTM.matrix_names(params)[-1] == LIST_EXACT_MATCH
     short, long = tokenize("who won"), tokenize("who won the cup in 1966")
     answers = [tokenize("England won the cup"), tokenize("in 1966 it rained"), tokenize("a cup")]
     stats = ListStatistics.of(params, [short, short, long], answers)
