@@ -167,3 +167,22 @@ def test_key_codes_stop_at_their_capacity_and_are_one_per_key_across_threads() -
         assert code == codes.code_of.get(key, NO_CODE)
         assert code == NO_CODE or codes.keys[code] == key
     assert given.count(NO_CODE) == 10 * 10  # 10 keys past the capacity, each asked 10 times
+
+
+PLAIN_WORDS = st.from_regex(r"[A-Za-z]{1,14}|[0-9]{1,9}", fullmatch=True)
+
+
+def test_plain_chunks_that_are_special_cases_are_still_split_as_spacy_splits_them() -> None:
+    from matching.text.tokens import PLAIN_CHUNK, _special_cases
+
+    specials = sorted(case for case in _special_cases() if PLAIN_CHUNK.fullmatch(case))
+    assert {"cannot", "gonna", "Im"} <= set(specials)  # what the fast path must leave to spaCy
+    text = " ".join(specials)
+    assert tokenize(text) == _whole_text_tokens(text)
+    assert [t.text for t in tokenize("cannot 10km 5pm Ok")] == ["can", "not", "10", "km", "5", "pm", "Ok"]
+
+
+@given(st.lists(PLAIN_WORDS, min_size=1, max_size=30))
+def test_plain_chunks_read_without_spacy_are_what_spacy_reads(words: list[str]) -> None:
+    text = " ".join(words)
+    assert tokenize(text) == _whole_text_tokens(text)
