@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from matching.text.data import RankingList  # noqa: E402
+from matching.text.data import RankingList, read_toks_folder  # noqa: E402
 from matching.text.embeddings import WordVectors  # noqa: E402
 
 if TYPE_CHECKING:  # cold_start.py times the first import of torch and the package: nothing more here
@@ -32,6 +32,20 @@ def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
+
+
+def resampled(folders: list[Path], pairs: int, seed: int = 0) -> list[RankingList]:
+    """Lists drawn with replacement from every split of `folders` until `pairs` pairs, each under a new id."""
+    pool = [item for folder in folders for split in ("train", "dev", "test") if (folder / split).is_dir()
+            for item in read_toks_folder(folder / split)]
+    rng = random.Random(seed)
+    lists: list[RankingList] = []
+    total = 0
+    while total < pairs:
+        item = pool[rng.randrange(len(pool))]
+        lists.append(RankingList(f"R{len(lists)}", item.question, item.candidates, item.labels))
+        total += len(item.candidates)
+    return lists
 
 
 QUESTION = "how did the roman empire fall ?"

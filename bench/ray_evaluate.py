@@ -33,7 +33,6 @@ from __future__ import annotations
 import argparse
 import functools
 import os
-import random
 import statistics
 import subprocess
 import sys
@@ -42,27 +41,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-from common import ROOT, free_port
+from common import ROOT, free_port, resampled
 
 from matching.evaluation.dataset import CHUNK_QUESTIONS
-from matching.text.data import RankingList, read_toks_folder, write_toks_folder
+from matching.text.data import write_toks_folder
 from matching.text.shards import ShardedFile, shard_ranking_file
 
 print = functools.partial(print, flush=True)  # noqa: A001  (each figure shows as it comes, piped or not)
-
-
-def resampled(folders: list[Path], pairs: int, seed: int = 0) -> list[RankingList]:
-    """Lists drawn with replacement from every split of `folders` until `pairs` pairs, each under a new id."""
-    pool = [item for folder in folders for split in ("train", "dev", "test") if (folder / split).is_dir()
-            for item in read_toks_folder(folder / split)]
-    rng = random.Random(seed)
-    lists: list[RankingList] = []
-    total = 0
-    while total < pairs:
-        item = pool[rng.randrange(len(pool))]
-        lists.append(RankingList(f"R{len(lists)}", item.question, item.candidates, item.labels))
-        total += len(item.candidates)
-    return lists
 
 
 def arrived(arrivals: list[tuple[float, int]], done: int, _: int) -> None:

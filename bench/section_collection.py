@@ -29,6 +29,9 @@ will favour.
 With --seeds, models named NAME-S (a recipe's seed runs) are also summed up per recipe: each set's MAP over the
 seeds, and sets A + C's, mean ± sd, and Welch's t-test against the first recipe named.
 
+With --together (and --seeds), each recipe's seeds also count as one system, the mean of their scores, on each set
+and on the --data dev splits: a measurement of what the seeds give together, not a model the app explains.
+
 With --parts, each keyword model's whole score is printed beside its learned match alone and its keywords alone on
 each set (the split a card's keyword study gives for the dev sets): which part carries the model on this kind of text.
 
@@ -39,6 +42,8 @@ would suit both kinds of text. An analysis, as --mix is.
     python bench/section_collection.py [--models ...] [--mix] [--parts] [--scales] \
         [--data ../shared/data/wikiqa ../shared/data/trecqa]
     python bench/section_collection.py --pretrained runs/cross --seeds --models A-1 A-2 A-3 B-1 B-2 B-3
+    python bench/section_collection.py --pretrained DIR --seeds --together --models A-1 ... A-5 \
+        --data ../shared/data/wikiqa ../shared/data/trecqa
     python bench/section_collection.py --features ../shared/data/wikiqa/train ../shared/data/trecqa/train-all \
         --data ../shared/data/wikiqa ../shared/data/trecqa
 """
@@ -181,13 +186,39 @@ def features_table(collections: dict[str, list], train: list[Path]) -> None:
         print(f"| {feature} | " + " | ".join(f"{value:.4f}" for value in row) + " |")
 
 
+def recipe_groups(models: list[str]) -> dict[str, list[str]]:
+    """Models named NAME-S grouped by recipe NAME, in the order first named."""
+    recipes: dict[str, list[str]] = {}
+    for model in models:
+        recipes.setdefault(re.sub(r"-\d+$", "", model), []).append(model)
+    return recipes
+
+
+def together(recipes: dict[str, list[str]], systems: dict[str, list[np.ndarray]]) -> dict[str, list[np.ndarray]]:
+    """--together: each recipe of two seeds or more as one more system, the mean of its seeds' scores (a measurement:
+    the app explains one forward pass, and this is one per seed)."""
+    return {f"{recipe} (mean of {len(members)} seeds' scores)": [np.mean(scores, axis=0) for scores in
+                                                                 zip(*(systems[m] for m in members), strict=True)]
+            for recipe, members in recipes.items() if len(members) > 1}
+
+
+def dev_line(name: str, lists: list[TokenizedList], systems: dict[str, list[np.ndarray]],
+             recipes: dict[str, list[str]]) -> None:
+    """--together on a --data dev split: each recipe's seeds and the mean of their scores, beside the baselines."""
+    value = {system: float(per_question(scores, lists).mean()) for system, scores in systems.items()}
+    print(f"\n{name} ({len(lists)} questions): " + "; ".join(f"{b} {value[b]:.4f}" for b in ("word overlap", "BM25")))
+    for recipe, members in recipes.items():
+        seeds = [value[m] for m in members]
+        joint = value.get(f"{recipe} (mean of {len(members)} seeds' scores)")
+        print(f"  {recipe}: seeds {' '.join(f'{v:.4f}' for v in seeds)}, mean {fmean(seeds):.4f}"
+              + (f"; the mean of their scores {joint:.4f} ({joint - fmean(seeds):+.4f})" if joint is not None else ""))
+
+
 def recipes_table(maps: dict[str, dict[str, float]]) -> None:
     """Each recipe's (models named NAME-S) MAP over its seeds on each set, against the first recipe."""
     from scipy.stats import ttest_ind
 
-    recipes: dict[str, list[str]] = {}
-    for model in maps:
-        recipes.setdefault(re.sub(r"-\d+$", "", model), []).append(model)
+    recipes = recipe_groups(list(maps))
     sets = list(next(iter(maps.values())))
     first = next(iter(recipes))
     heads = [f"set {name}: MAP, mean ± sd (Welch p against the first)" for name in sets]
@@ -215,6 +246,8 @@ def main() -> None:
     parser.add_argument("--features", nargs="+", type=Path, metavar="TRAIN", help="print what each lexical feature "
                         "alone ranks instead, with IDF from the answers of these training folders")
     parser.add_argument("--seeds", action="store_true", help="also sum up models named NAME-S per recipe NAME")
+    parser.add_argument("--together", action="store_true", help="with --seeds: also each recipe's mean of its seeds' "
+                        "scores as a system, on the sets and the --data dev splits")
     parser.add_argument("--parts", action="store_true", help="also print each keyword model's learned match and "
                         "keywords alone on each set")
     parser.add_argument("--scales", action="store_true", help="also print each keyword model's learned match + c x "
@@ -229,13 +262,15 @@ def main() -> None:
     models = args.models or json.loads((args.pretrained / "defaults.json").read_text(encoding="utf-8"))["models"]
     matchers = {name: load_checkpoint(args.pretrained / name) for name in models}
     collections = {f"set {name}": read_ranking_file(path) for name, path in SETS.items()}
-    if args.mix or args.scales:
+    recipes = recipe_groups(models) if args.together else {}
+    if args.mix or args.scales or args.together:
         collections |= {f"{folder.name} dev": read_toks_folder(folder / "dev") for folder in args.data}
     maps: dict[str, dict[str, float]] = {model: {} for model in models}
     scored: dict[str, tuple[list[TokenizedList], dict[str, list[np.ndarray]]]] = {}
     for name, raw in collections.items():
         lists = answerable(tokenize_lists(raw)[0])
         systems = {model: model_scores(matcher, lists) for model, matcher in matchers.items()}
+        systems |= together(recipes, systems)
         baselines = [baseline_scores(t.question, t.candidates) for t in lists]
         systems |= {baseline: [b[baseline] for b in baselines] for baseline in BASELINES}
         if name.startswith("set "):
@@ -245,6 +280,8 @@ def main() -> None:
                 parts_table(name.removeprefix("set "), lists, matchers)
             for model in models:
                 maps[model][name.removeprefix("set ")] = float(per_question(systems[model], lists).mean())
+        elif recipes:
+            dev_line(name, lists, systems, recipes)
         if args.mix:
             mix_table(name, lists, systems, models)
         if args.scales:
