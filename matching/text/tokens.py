@@ -124,7 +124,7 @@ KEY_CODES = KeyCodes(capacity=1_000_000)
 PLAIN_CHUNK = re.compile(r"[A-Za-z]+|[0-9]+")
 """A run of ASCII letters, or of digits: one word to spaCy's English tokenizer unless it is one of its special
 cases ("cannot", "Im", "gonna"). Its prefix, suffix and infix rules need a character of another kind to match
-(checked on every such word of GloVe's vocabulary in three casings, and on every number below 200,000)."""
+(tests/test_text.py checks every 50th such word of GloVe's vocabulary in three casings, and numbers)."""
 
 
 @functools.lru_cache(maxsize=1)
@@ -140,8 +140,9 @@ def _words_of_chunk(chunk: str) -> tuple[tuple[int, str, str, int], ...]:
     spaCy's tokenizer splits the text at whitespace first and then reads each chunk on its own
     (its own cache is keyed by the chunk), so a chunk's words do not depend on the text around it.
     A plain chunk (`PLAIN_CHUNK`) is its own one word without asking spaCy: most chunks are, and a
-    process meeting a collection's words for the first time spent two thirds of its tokenising in
-    spaCy making a vocabulary entry for each (a Ray worker's first shard, or an upload's first read).
+    process meeting a collection's words for the first time spent about half of its tokenising in
+    spaCy's first reading of each (its affix rules, a new vocabulary entry): a Ray worker's first
+    shard, an upload's first read (`bench/tokenizing.py`).
     """
     if PLAIN_CHUNK.fullmatch(chunk) and chunk not in _special_cases():
         key = _word_key(chunk)
