@@ -52,6 +52,7 @@ def test_render_card(trained: tuple[Matcher, ModelCard]) -> None:
                  "| word overlap | ", *known_limits(card)):
         assert part in text
     assert text.count(" kept |") == 1
+    assert f"with MatchLens {card.code_version}, on {card.environment} (the same command" in text
     assert "Seed study" not in text and "Does the attention matter" not in text
 
 

@@ -217,6 +217,7 @@ def test_train_and_card(trained: tuple[Matcher, ModelCard], toy_data: Path, vect
     assert card.data["test"]["questions"] == 2
     assert card.vocabulary == vectors.describe()
     assert "--seed 3" in card.command
+    assert card.environment.startswith(f"torch {torch.__version__}, {torch.get_num_threads()} thread(s), cpu: ")
     assert [t.baseline for t in card.significance] == list(BASELINES)
     assert all(0 < t.p_value <= 1 and t.questions == 2 for t in card.significance)
     assert card.attention is None and card.group == "as in the paper"

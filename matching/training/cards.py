@@ -105,6 +105,9 @@ class ModelCard:
     vocabulary: dict[str, Any] = field(default_factory=dict)
     date: str = ""
     code_version: str = ""
+    environment: str = ""
+    """Where it trained (`trainer.training_environment`): float sums, and so the weights, depend on the torch build,
+    its thread count and the device, so the same command elsewhere gives a model that differs in its last digits."""
     command: str = ""
     group: str = PAPER_GROUP
     """`as in the paper` or `MatchLens variant` (a model with a MatchLens addition)."""
@@ -447,6 +450,8 @@ def render_card(card: ModelCard) -> str:
                     else f"test: {data_name(card, 'test')}, dev: {data_name(card)}")
     deviations = "\n".join(f"- {line}" for line in card.deviations) or "- none recorded"
     limits = "\n".join(f"- {line}" for line in known_limits(card))
+    trained_on = (f", on {card.environment} (the same command elsewhere gives weights that differ in their last digits)"
+                  if card.environment else "")
     return f"""# Model card: {card.name}
 
 {card.description}
@@ -486,7 +491,7 @@ Reproduce: `{card.command}`
 {data}
 
 Vocabulary: {card.vocabulary.get('source')} `{card.vocabulary.get('fingerprint')}`.
-Trained {card.date} with MatchLens {card.code_version}.
+Trained {card.date} with MatchLens {card.code_version}{trained_on}.
 
 ## Known limits
 {limits}

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import copy
 import json
+import os
+import platform
 import random
 import shutil
 import subprocess
@@ -222,6 +224,13 @@ def code_version() -> str:
     except (OSError, subprocess.SubprocessError):
         commit = ""
     return f"{__version__}+{commit}" if commit else __version__
+
+
+def training_environment(device: torch.device) -> str:
+    """What a model's float sums depend on besides the code and the seed: the torch build, its threads, the device."""
+    machine = f"{platform.machine()} with {os.cpu_count()} cores"
+    place = machine if device.type == "cpu" else f"{torch.cuda.get_device_name(device)} ({machine})"
+    return f"torch {torch.__version__}, {torch.get_num_threads()} thread(s), {device.type}: {place}"
 
 
 def training_pairs(lists: list[TokenizedList], hard_negative_copies: int = 0, negatives_each: int = 0,
@@ -678,6 +687,7 @@ def train_and_card(config: TrainingConfig, data: Path, vectors: WordVectors | No
                                                   "pairs": sum(len(x.candidates) for x in lists)}
                                            for split, lists in splits.items()}},
         vocabulary=vectors.describe(), date=datetime.now(UTC).strftime("%Y-%m-%d"), code_version=code_version(),
+        environment=training_environment(next(matcher.model.parameters()).device),
         command=f"python -m matching train --config {config.path or config.name + '.json'} --data {data} "
                 f"--out pretrained/{config.name} --seed {config.settings.seed}",
         group=group_of(params, training), deviations=deviations(params, training, data.name),
