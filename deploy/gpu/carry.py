@@ -5,6 +5,8 @@ Run on a machine with the requirements installed; it writes FOLDER (default .gpu
   data.tar.xz                 the data folders
   stand/chunks.json.gz        the real spaCy's split of every whitespace-free chunk of their texts, which the
                               stand-in `stand/spacy` reads (matching.text.tokens asks spaCy one chunk at a time)
+  stand/special_cases.json    the real spaCy's table of exceptions, which `tokenize` asks before it takes a plain
+                              chunk ("cannot") for one word without spaCy
   glove_rows.npz              the real GloVe rows of every word of those texts, with the index file beside it, so
   glove_6B_index.parquet      `unpack_glove.py` rebuilds the package with the same vocabulary fingerprint
   stand/rank_bm25.py          the installed rank-bm25 itself (one pure-Python file), which the keyword features'
@@ -31,7 +33,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent.parent))
 from matching.text.data import read_toks_folder  # noqa: E402
 from matching.text.embeddings import glove_root, load_glove  # noqa: E402
-from matching.text.tokens import NON_SPACE, tokenize  # noqa: E402
+from matching.text.tokens import NON_SPACE, special_cases, tokenize  # noqa: E402
 
 
 def chunks_of(folders: list[Path]) -> set[str]:
@@ -67,6 +69,7 @@ def main() -> None:
         keys.update(word.key for word in words)
     with gzip.open(args.out / "stand" / "chunks.json.gz", "wt", encoding="utf-8") as handle:
         json.dump(table, handle)
+    (args.out / "stand" / "special_cases.json").write_text(json.dumps(sorted(special_cases())), encoding="utf-8")
     vectors = load_glove()
     rows = np.array(sorted(vectors.row_of[key] for key in keys if vectors.is_known(key)), dtype=np.int64)
     np.savez_compressed(args.out / "glove_rows.npz", rows=rows, values=vectors.matrix[rows],

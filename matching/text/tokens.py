@@ -128,7 +128,8 @@ cases ("cannot", "Im", "gonna"). Its prefix, suffix and infix rules need a chara
 
 
 @functools.lru_cache(maxsize=1)
-def _special_cases() -> frozenset[str]:
+def special_cases() -> frozenset[str]:
+    """The chunks spaCy's tokenizer splits by its table of exceptions ("cannot", "don't"), not by its rules."""
     return frozenset(_tokenizer().rules)
 
 
@@ -144,7 +145,7 @@ def _words_of_chunk(chunk: str) -> tuple[tuple[int, str, str, int], ...]:
     spaCy's first reading of each (its affix rules, a new vocabulary entry): a Ray worker's first
     shard, an upload's first read (`bench/tokenizing.py`).
     """
-    if PLAIN_CHUNK.fullmatch(chunk) and chunk not in _special_cases():
+    if PLAIN_CHUNK.fullmatch(chunk) and chunk not in special_cases():
         key = _word_key(chunk)
         return ((0, chunk, key, KEY_CODES.code(key)),)
     words = []

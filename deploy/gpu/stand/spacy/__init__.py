@@ -1,6 +1,8 @@
 """A stand-in for spaCy on a GPU machine that has no package registry: the real spaCy's split of each
 whitespace-free chunk of the carried data (`../chunks.json.gz`, written by deploy/gpu/carry.py with spaCy's blank
-English tokenizer). A chunk not in the table raises KeyError, so nothing is ever tokenized differently."""
+English tokenizer), and its table of exceptions (`../special_cases.json`), which `matching.text.tokens` asks before
+it takes a plain chunk for one word. A chunk not in the table raises KeyError, so nothing is ever tokenized
+differently."""
 
 from __future__ import annotations
 
@@ -20,6 +22,8 @@ class Token:
 
 
 class Tokenizer:
+    rules = dict.fromkeys(json.loads((Path(__file__).parent.parent / "special_cases.json").read_text(encoding="utf-8")))
+
     def __call__(self, chunk: str) -> list[Token]:
         return [Token(*row) for row in TABLE[chunk]]
 
