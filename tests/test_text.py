@@ -173,7 +173,7 @@ def test_key_codes_stop_at_their_capacity_and_are_one_per_key_across_threads() -
 PLAIN_WORDS = st.from_regex(r"[A-Za-z]{1,14}|[0-9]{1,9}", fullmatch=True)
 
 
-def test_plain_chunks_that_arespecial_cases_are_still_split_as_spacy_splits_them() -> None:
+def test_plain_chunks_that_are_special_cases_are_still_split_as_spacy_splits_them() -> None:
     from matching.text.tokens import PLAIN_CHUNK, special_cases
 
     specials = sorted(case for case in special_cases() if PLAIN_CHUNK.fullmatch(case))
