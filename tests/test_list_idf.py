@@ -13,8 +13,9 @@ from conftest import SECTION, assert_every_path_keeps_each_pairs_list
 
 from matching.explain.matrix_views import matrix_view, view_names
 from matching.models.batching import ListStatistics, make_token_batch
-from matching.models.mvlstm import LIST_EXACT_MATCH, MVLSTM
+from matching.models.mvlstm import MVLSTM
 from matching.models.params import MVLSTMParams, ParamsError
+from matching.models.parts import LIST_EXACT_MATCH
 from matching.text.baselines import idf_within_lists
 from matching.text.tokens import tokenize
 

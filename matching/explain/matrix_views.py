@@ -12,13 +12,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from matching.explain.explanation import Explanation
-from matching.models.mvlstm import LIST_EXACT_MATCH
+from matching.models.parts import EXACT_MATCH, LIST_EXACT_MATCH
 
 CONTRIBUTIONS = "contributions"
 COMBINED = "combined"
 WINDOWS = "windows"
 DIRECTIONS = ("forward", "backward")
-EXACT_MATCH = "exact match"
 EXACT_MATCHES = (EXACT_MATCH, LIST_EXACT_MATCH)
 """The exact-match channels: matrices of no negative values, each with a view of its own."""
 TOP_CELLS = 10

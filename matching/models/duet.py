@@ -27,6 +27,7 @@ from matching.models.blocks import exact_match_matrix, length_mask
 from matching.models.blocks.attention import MASKED_LOGIT
 from matching.models.params import DUETParams, ModelParams
 from matching.models.parts import (
+    EXACT_MATCH,
     GATE_STEP,
     RANK_STEP,
     VECTORS_STEP,
@@ -39,14 +40,13 @@ from matching.models.parts import (
     View,
 )
 
-EXACT = "exact match"
 TERMS = ("local model", "distributed model")
 VECTORS = ("question vector (distributed)",)
 
 LOCAL_STEP = Step("local", View.MATRIX, "The local model: which words the texts share", "The local model sees only "
                   "exact matches: 1 where a question word and an answer word are the same word. Each question row "
                   "of this matrix goes through the same filters, then an MLP turns all rows into one number.",
-                  shows=(EXACT,))
+                  shows=(EXACT_MATCH,))
 DISTRIBUTED_STEP = Step("distributed", View.PAIR_VECTORS, "The distributed model: meaning beyond exact words",
                         "The question's word vectors become one vector (convolution, max-pooling, a dense layer); "
                         "it is multiplied into the answer's pooled windows, and an MLP turns the product into one "
@@ -122,7 +122,7 @@ class DUET(MatchingModel):
         if not trace:
             return score
         return ForwardTrace(score=score, question=question, answer=answer,
-                            matrices=Matrices((EXACT,), matches[:, None]),
+                            matrices=Matrices((EXACT_MATCH,), matches[:, None]),
                             terms=Terms(TERMS, torch.stack([local, distributed], dim=-1)),
                             vectors={VECTORS[0]: q_vector})
 
@@ -132,7 +132,7 @@ class DUET(MatchingModel):
 
     @classmethod
     def matrix_names(cls, params: ModelParams) -> list[str]:
-        return [EXACT]
+        return [EXACT_MATCH]
 
     @classmethod
     def deviations(cls, params: dict[str, Any], training: dict[str, Any]) -> list[str]:

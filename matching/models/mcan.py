@@ -51,6 +51,7 @@ from matching.models.blocks import (
 from matching.models.blocks.attention import MASKED_LOGIT
 from matching.models.params import MCANParams, ModelParams
 from matching.models.parts import (
+    EXACT_MATCH,
     RANK_STEP,
     VECTORS_STEP,
     WORDS_STEP,
@@ -69,8 +70,7 @@ CASTS = ("alignment", "max", "mean", "intra")
 COMPARISONS = ("product", "difference", "concatenation")
 """How each cast compares x_bar with x: x_bar * x, x_bar - x, [x_bar; x] (the paper's f1, f2, f3 order)."""
 CHANNEL_NAMES = tuple(f"{cast}, {comparison}" for cast in CASTS for comparison in COMPARISONS)
-EXACT_MATCH = "exact match"
-"""The channel `exact_match` adds after the 12 casts: 1 where the word's lookup key is in the other text."""
+# `exact_match` adds one channel after the 12 casts, EXACT_MATCH: 1 where the word's lookup key is in the other text.
 AFFINITY = "affinity"
 ALIGN_QUESTION = "alignment: question word → answer"
 ALIGN_ANSWER = "alignment: answer word → question"

@@ -35,7 +35,9 @@ from matching.models.blocks import (
 )
 from matching.models.params import AMVLSTMParams, ModelParams, MVLSTMParams
 from matching.models.parts import (
+    EXACT_MATCH,
     GATE_STEP,
+    LIST_EXACT_MATCH,
     RANK_STEP,
     VECTORS_STEP,
     WORDS_STEP,
@@ -50,8 +52,6 @@ from matching.models.parts import (
 from matching.text.corpus import Corpus
 
 DIRECTIONS = ("forward", "backward")
-LIST_EXACT_MATCH = "list match"
-"""The exact-match matrix over the list: short, so that "list match #10" fits the Pooled cells page's cell column."""
 
 BILSTM_STEP = Step("bilstm", View.STATES, "The Bi-LSTM: positional vectors", "Two LSTMs read the words, one left to "
                    "right and one right to left. Each position gets both states side by side: a vector of the word "
@@ -255,7 +255,7 @@ class MVLSTM(MatchingModel):
         names = ([f"slice {c + 1}" for c in range(params.tensor_slices)] if params.interaction == "tensor"
                  else [params.interaction])
         return (names + (list(DIRECTIONS) if params.pool_directions else [])
-                + (["exact match"] if params.exact_match != "none" else [])
+                + ([EXACT_MATCH] if params.exact_match != "none" else [])
                 + ([LIST_EXACT_MATCH] if params.exact_match_list else []))
 
     @classmethod
@@ -295,4 +295,4 @@ class AMVLSTM(MVLSTM):
                                         "words of the question, the answer or both before the Bi-LSTM.")))
 
 
-__all__ = ["AMVLSTM", "LIST_EXACT_MATCH", "MVLSTM"]
+__all__ = ["AMVLSTM", "MVLSTM"]

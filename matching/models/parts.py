@@ -27,6 +27,13 @@ import torch
 
 from matching.models.blocks import Pooled
 
+EXACT_MATCH = "exact match"
+"""The name of a family's exact-match matrix or channel (1 where two words share a lookup key, perhaps weighted):
+the matrix views give it a view of its own, whichever family has it."""
+LIST_EXACT_MATCH = "list match"
+"""MV-LSTM's exact-match matrix over the list (`exact_match_list`): short, so that "list match #10" fits the Pooled
+cells page's cell column."""
+
 
 class Part(StrEnum):
     WORD_WEIGHTS = "word weights"
