@@ -23,6 +23,8 @@ Each line prints the wall time, pairs/s and pairs/s per worker; (b) and (c) are 
 MAP per system. Ray's figures include starting the workers (each loads the checkpoints and the word
 vectors once), and in (b) starting and stopping the instance, which a long run pays once. (c) ends with
 `ray stop`, which stops every Ray process of this user: run the bench where no other Ray runs.
+With --rounds, each round after the first times (a)'s two scoring threads again before its Ray runs, so that
+each round's overhead at equal cores reads its own reference, not one timed minutes before.
 
 Run: python bench/ray_evaluate.py [--data ../shared/data/wikiqa [runs/data/trecqa-all]] [--pairs 100000]
      [--models mvlstm cdssm] [--rounds 5]
@@ -182,11 +184,16 @@ def main() -> None:
         seconds = time.perf_counter() - started
         print(f"one process, 1 thread: {seconds:7.1f} s  {pairs / seconds:7.0f} pairs/s")
         local_rate = pairs / seconds
-        started = time.perf_counter()
-        evaluate(open_ranking_file(folder), models, workers=2)
-        two_threads = time.perf_counter() - started
-        print(f"one process, 2 scoring threads: {two_threads:7.1f} s  {pairs / two_threads:7.0f} pairs/s  (two cores, "
-              "each model's passes on its own thread)")
+        def on_two_threads(label: str = "") -> float:
+            """The one-process path's use of two cores: the reference of the overhead at equal cores."""
+            started = time.perf_counter()
+            evaluate(open_ranking_file(folder), models, workers=2)
+            seconds = time.perf_counter() - started
+            print(f"one process, 2 scoring threads{label}: {seconds:7.1f} s  {pairs / seconds:7.0f} pairs/s  "
+                  "(two cores, each model's passes on its own thread)")
+            return seconds
+
+        two_threads = on_two_threads()
         def timed_runs(label: str, address: str | None) -> tuple[dict[int, float], dict[int, float]]:
             rates, steady = {}, {}
             for workers in (1, 2):
@@ -236,8 +243,13 @@ def main() -> None:
             print(f"a first job on the fresh cluster (2,000 pairs, not timed below): "
                   f"{time.perf_counter() - started:.1f} s")
             on_cluster = timed_runs(cluster, f"127.0.0.1:{port}")
-            rounds = [on_cluster] + [timed_runs(f"{cluster}, round {n}", f"127.0.0.1:{port}")
-                                     for n in range(2, args.rounds + 1)]
+            rounds, references = [on_cluster], [two_threads]
+            for n in range(2, args.rounds + 1):
+                # The reference is timed again in each round, beside its Ray runs: timed once at the start, a drift of
+                # the machine over the rounds fell on the Ray side of every ratio but the first (2026-11-29: one
+                # process 25.2 s at the start, Ray's rounds 23.2 to 31.2 s, read as +8.7% to +23.9%).
+                references.append(on_two_threads(f" (round {n})"))
+                rounds.append(timed_runs(f"{cluster}, round {n}", f"127.0.0.1:{port}"))
             shards = len(shard_ranking_file(folder, CHUNK_QUESTIONS).shards)
             floor = ray_data_floor(f"127.0.0.1:{port}", shards)
             print(f"Ray Data's own cost on the cluster ({shards} rows through one actor that does nothing, join to "
@@ -251,7 +263,8 @@ def main() -> None:
         summary(cluster, *on_cluster)
         if len(rounds) > 1:
             ratios = [rates[2] / rates[1] for rates, _ in rounds]
-            overheads = [pairs / rates[2] / two_threads - 1 for rates, _ in rounds]
+            overheads = [pairs / rates[2] / reference - 1
+                         for (rates, _), reference in zip(rounds, references, strict=True)]
             print(f"{cluster}, {len(rounds)} rounds of 1 then 2 workers: 2 / 1 "
                   f"{', '.join(f'{r:.2f}x' for r in ratios)}: median {statistics.median(ratios):.2f}x; "
                   f"overhead at two cores {', '.join(f'{o:+.1%}' for o in overheads)}: median "
