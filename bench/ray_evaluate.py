@@ -23,8 +23,8 @@ Each line prints the wall time, pairs/s and pairs/s per worker; (b) and (c) are 
 MAP per system. Ray's figures include starting the workers (each loads the checkpoints and the word
 vectors once), and in (b) starting and stopping the instance, which a long run pays once. (c) ends with
 `ray stop`, which stops every Ray process of this user: run the bench where no other Ray runs.
-With --rounds, each round after the first times (a)'s two scoring threads again before its Ray runs, so that
-each round's overhead at equal cores reads its own reference, not one timed minutes before.
+With --rounds, each round times (a)'s two scoring threads again before its Ray runs, so that each round's
+overhead at equal cores reads its own reference, not one timed minutes before.
 
 Run: python bench/ray_evaluate.py [--data ../shared/data/wikiqa [runs/data/trecqa-all]] [--pairs 100000]
      [--models mvlstm cdssm] [--rounds 5]
@@ -218,11 +218,11 @@ def main() -> None:
                       f"{fixed:.1f} s a run")
             return rates, steady
 
-        def summary(label: str, rates: dict[int, float], steady: dict[int, float]) -> None:
+        def summary(label: str, rates: dict[int, float], steady: dict[int, float], reference: float) -> None:
             print(f"{label}: overhead at one core each (1 worker against one process, 1 thread): "
                   f"{local_rate / rates[1] - 1:+.0%} on this file, {local_rate / steady[1] - 1:+.0%} steady")
             print(f"{label}: overhead at two cores each (2 workers against one process's 2 scoring threads): "
-                  f"{pairs / rates[2] / two_threads - 1:+.1%} on this file")
+                  f"{pairs / rates[2] / reference - 1:+.1%} on this file")
             print(f"{label}: 2 workers / 1 worker: {rates[2] / rates[1]:.2f}x on this file, "
                   f"{steady[2] / steady[1]:.2f}x at the steady rate")
 
@@ -242,14 +242,14 @@ def main() -> None:
             evaluate_ray(warm, checkpoints, Path(scratch) / "out-warm-up", workers=1, address=f"127.0.0.1:{port}")
             print(f"a first job on the fresh cluster (2,000 pairs, not timed below): "
                   f"{time.perf_counter() - started:.1f} s")
-            on_cluster = timed_runs(cluster, f"127.0.0.1:{port}")
-            rounds, references = [on_cluster], [two_threads]
-            for n in range(2, args.rounds + 1):
-                # The reference is timed again in each round, beside its Ray runs: timed once at the start, a drift of
-                # the machine over the rounds fell on the Ray side of every ratio but the first (2026-11-29: one
-                # process 25.2 s at the start, Ray's rounds 23.2 to 31.2 s, read as +8.7% to +23.9%).
-                references.append(on_two_threads(f" (round {n})"))
-                rounds.append(timed_runs(f"{cluster}, round {n}", f"127.0.0.1:{port}"))
+            rounds, references = [], []
+            for n in range(1, args.rounds + 1):
+                # With rounds, the reference is timed in each round, beside its Ray runs: timed once at the start, a
+                # drift of the machine over the rounds fell on the Ray side of every ratio (2026-11-29: one process
+                # 25.2 s at the start, Ray's rounds 23.2 to 31.2 s, read as +8.7% to +23.9%).
+                references.append(on_two_threads(f" (round {n})") if args.rounds > 1 else two_threads)
+                rounds.append(timed_runs(cluster if n == 1 else f"{cluster}, round {n}", f"127.0.0.1:{port}"))
+            on_cluster = rounds[0]
             shards = len(shard_ranking_file(folder, CHUNK_QUESTIONS).shards)
             floor = ray_data_floor(f"127.0.0.1:{port}", shards)
             print(f"Ray Data's own cost on the cluster ({shards} rows through one actor that does nothing, join to "
@@ -259,8 +259,8 @@ def main() -> None:
         sharded = shard_ranking_file(folder, CHUNK_QUESTIONS)
         plain = {processes: without_engine(sharded, {n: str(p) for n, p in checkpoints.items()}, Path(scratch),
                                            processes) for processes in (1, 2)}
-        summary(instance, *on_instance)
-        summary(cluster, *on_cluster)
+        summary(instance, *on_instance, two_threads)
+        summary(cluster, *on_cluster, references[0])
         if len(rounds) > 1:
             ratios = [rates[2] / rates[1] for rates, _ in rounds]
             overheads = [pairs / rates[2] / reference - 1
