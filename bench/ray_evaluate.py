@@ -174,6 +174,10 @@ def main() -> None:
         lists = resampled(args.data, args.pairs)
         folder = write_toks_folder(Path(scratch) / "file", lists)
         pairs = open_ranking_file(folder).pairs
+        if len(shard_ranking_file(folder, CHUNK_QUESTIONS).shards) < 3:
+            # The steady rate is read between shards after each worker's first: a file of one shard has none.
+            parser.error(f"--pairs {args.pairs:,} makes fewer than 3 shards of {CHUNK_QUESTIONS} questions: give "
+                         "20,000 or more")
         texts = {text for item in lists for text in (item.question, *item.candidates)}
         print(f"file: {pairs:,} pairs resampled from {', '.join(map(str, args.data))}; {len(texts):,} distinct texts, "
               f"each {(len(lists) + pairs) / len(texts):.1f} times on average")
