@@ -174,7 +174,8 @@ def main() -> None:
         lists = resampled(args.data, args.pairs)
         folder = write_toks_folder(Path(scratch) / "file", lists)
         pairs = open_ranking_file(folder).pairs
-        if len(shard_ranking_file(folder, CHUNK_QUESTIONS).shards) < 3:
+        sharded = shard_ranking_file(folder, CHUNK_QUESTIONS)  # the engine's shards: (d) scores them, (e) counts them
+        if len(sharded.shards) < 3:
             # The steady rate is read between shards after each worker's first: a file of one shard has none.
             parser.error(f"--pairs {args.pairs:,} makes fewer than 3 shards of {CHUNK_QUESTIONS} questions: give "
                          "20,000 or more")
@@ -198,6 +199,7 @@ def main() -> None:
             return seconds
 
         two_threads = on_two_threads()
+
         def timed_runs(label: str, address: str | None) -> tuple[dict[int, float], dict[int, float]]:
             rates, steady = {}, {}
             for workers in (1, 2):
@@ -254,13 +256,12 @@ def main() -> None:
                 references.append(on_two_threads(f" (round {n})") if args.rounds > 1 else two_threads)
                 rounds.append(timed_runs(cluster if n == 1 else f"{cluster}, round {n}", f"127.0.0.1:{port}"))
             on_cluster = rounds[0]
-            shards = len(shard_ranking_file(folder, CHUNK_QUESTIONS).shards)
+            shards = len(sharded.shards)
             floor = ray_data_floor(f"127.0.0.1:{port}", shards)
             print(f"Ray Data's own cost on the cluster ({shards} rows through one actor that does nothing, join to "
                   f"leave): {', '.join(f'{s:.1f}' for s in floor)} s")
         finally:  # stops every Ray process of this user on the machine: run the bench where no other Ray runs
             ray_cli("stop")
-        sharded = shard_ranking_file(folder, CHUNK_QUESTIONS)
         plain = {processes: without_engine(sharded, {n: str(p) for n, p in checkpoints.items()}, Path(scratch),
                                            processes) for processes in (1, 2)}
         summary(instance, *on_instance, two_threads)
