@@ -60,9 +60,9 @@ def test_list_statistics_pick_rows_and_fit_the_batch_width() -> None:
     assert stats.idf.shape == (3, 6) and stats.idf[0, 2:].eq(0).all()  # padded past the short question's words
     picked = stats.pick(torch.tensor([2, 0]))
     assert picked.idf is not None and picked.idf[1].tolist() == stats.idf[0].tolist()
-    fields = picked.batch_fields(4)
+    fields = picked.batch_fields(4, 6)
     assert fields["list_idf"] is not None and fields["list_idf"].shape == (2, 4)
-    assert stats.pick(slice(0, 2)).batch_fields(8)["list_idf"].shape == (2, 8)  # type: ignore[union-attr]
+    assert stats.pick(slice(0, 2)).batch_fields(8, 8)["list_idf"].shape == (2, 8)  # type: ignore[union-attr]
     stacked = ListStatistics.rows([stats, picked], [(1, 1), (0, 2)])
     assert stacked.idf is not None and stacked.idf.tolist() == [stats.idf[0].tolist(), stats.idf[2].tolist()]
 

@@ -76,7 +76,9 @@ def integrated_gradients(matcher: Matcher, question: Sequence[Token], candidates
             None if batch.question_ids is None else spread(batch.question_ids),
             None if batch.answer_ids is None else spread(batch.answer_ids),
             list_bm25=None if batch.list_bm25 is None else spread(batch.list_bm25),
-            list_idf=None if batch.list_idf is None else spread(batch.list_idf))
+            list_idf=None if batch.list_idf is None else spread(batch.list_idf),
+            question_stems=None if batch.question_stems is None else spread(batch.question_stems),
+            answer_stems=None if batch.answer_stems is None else spread(batch.answer_stems))
         scores = model(line_batch)
         assert isinstance(scores, torch.Tensor)
         q_grad, a_grad = torch.autograd.grad(scores.sum(), (q_line, a_line))

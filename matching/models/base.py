@@ -66,6 +66,11 @@ class PairBatch:
     list_idf: torch.Tensor | None = None
     """(B, m) each question word's IDF within its list (`text.baselines.idf_within_lists`, 0 on padding), for
     MV-LSTM's exact-match matrix over the list; None without it."""
+    question_stems: torch.Tensor | None = None
+    """(B, m) the stem ids of the question words (`text.stems`; padding as in `question_ids`), for a keyword term
+    that matches stems (`ModelParams.keyword_stems`); None without it."""
+    answer_stems: torch.Tensor | None = None
+    """(B, n) the same for the answer words."""
 
     def cell_mask(self) -> torch.Tensor:
         """(B, m, n): True where both the question position and the answer position are real."""
@@ -211,7 +216,7 @@ class MatchingModel(nn.Module):
         self.dropout = nn.Dropout(params.dropout)
         self.keywords = (KeywordTerm(params.keyword_words, params.answer_type_words, params.keyword_echo,
                                      params.keyword_echo_at_start, params.keyword_places,
-                                     params.keyword_list_bm25) if params.keywords else None)
+                                     params.keyword_list_bm25, params.keyword_stems) if params.keywords else None)
         self.scored_alone: str | None = None
         """A study's switch for a model with a keyword term (`evaluation.studies.keyword_study`): LEARNED_MATCH
         scores the learned match alone, KEYWORDS the keyword term alone (scores only, no trace); None: both."""
@@ -250,11 +255,9 @@ class MatchingModel(nn.Module):
         if self.scored_alone is not None and not trace:
             if self.scored_alone == LEARNED_MATCH:
                 return self.match(batch)
-            return self.keywords(batch.question_ids, batch.answer_ids, batch.question_lengths,
-                                 batch.answer_lengths, batch.list_bm25).sum(-1)
+            return self.keywords.of_batch(batch).sum(-1)
         found = self.match(batch, trace)
-        features = self.keywords.features(batch.question_ids, batch.answer_ids, batch.question_lengths,
-                                          batch.answer_lengths, batch.list_bm25)
+        features = self.keywords.batch_features(batch)
         keywords = features * self.keywords.weights
         if not isinstance(found, ForwardTrace):
             return found + keywords.sum(-1)
@@ -350,7 +353,8 @@ def sized_for_corpus(params: ModelParams, corpus: Corpus) -> ModelParams:
     """The parameters a configuration takes from its training texts: the family's own, and the size
     of the keyword term's IDF table."""
     params = family_of(params).with_corpus(params, corpus)
-    params = replace(params, keyword_words=len(corpus.idf[0])) if params.keywords else params
+    if params.keywords:
+        params = replace(params, keyword_words=len((corpus.stem_idf if params.keyword_stems else corpus.idf)[0]))
     if params.keyword_answer_types:
         params = replace(params, answer_type_words=len(answer_type_table(corpus.vectors, params.keyword_places)[0]))
     return replace(params, tuned_words=len(corpus.idf[0])) if params.tune_vectors else params
@@ -391,7 +395,7 @@ def fit_to_corpus(model: MatchingModel, corpus: Corpus) -> None:
     """Fill what a model keeps from its training texts: the family's own and the keyword statistics."""
     model.fit_corpus(corpus)
     if model.keywords is not None:
-        ids, idf = corpus.idf
+        ids, idf = corpus.stem_idf if model.keywords.stems else corpus.idf
         model.keywords.fill(ids, idf, corpus.mean_length)
         if model.keywords.answer_types:
             model.keywords.fill_answer_types(*answer_type_table(corpus.vectors, model.params.keyword_places))

@@ -21,6 +21,7 @@ from matching.models.blocks import consecutive, take_rows
 from matching.models.params import ModelParams
 from matching.text.baselines import bm25_within_lists, idf_within_lists
 from matching.text.embeddings import EncodedText, WordVectors
+from matching.text.stems import stem_ids
 from matching.text.tokens import Token, token_codes
 
 PAD_ID = {"question": -(2**40), "answer": -(2**41)}
@@ -48,61 +49,83 @@ def _pad(texts: Sequence[EncodedText], max_len: int, side: str
 
 @dataclass(frozen=True)
 class ListStatistics:
-    """What the pairs' scores read from the other candidates of their question (their list), for a model that reads
-    any: the one input of a pair that is not the pair's own two texts."""
+    """What the pairs' scores read beside the word vectors' rows and key ids, for a model that reads any: from the
+    other candidates of their question (their list), the one input of a pair that is not the pair's own two texts,
+    and the stems of the two texts."""
 
     bm25: torch.Tensor | None = None
     """(P,) each pair's BM25 within its list (`text.baselines.bm25_within_lists`), for the keyword feature."""
     idf: torch.Tensor | None = None
     """(P, M) each question word's IDF within the list (`text.baselines.idf_within_lists`), 0 past the question's
     words, for MV-LSTM's exact-match matrix over the list."""
+    question_stems: torch.Tensor | None = None
+    """(P, M) each question word's stem id (`text.stems`), PAD_ID past its words, for a keyword term on stems."""
+    answer_stems: torch.Tensor | None = None
+    """(P, N) the same for the answer words."""
+
+    def _fields(self) -> tuple[torch.Tensor | None, ...]:
+        return self.bm25, self.idf, self.question_stems, self.answer_stems
 
     def pick(self, index: torch.Tensor | slice) -> ListStatistics:
         """The pairs at `index` (positions or a slice)."""
         if isinstance(index, torch.Tensor):
             index = index.cpu()
-            return ListStatistics(*(None if v is None else v.index_select(0, index) for v in (self.bm25, self.idf)))
-        return ListStatistics(*(None if v is None else v[index] for v in (self.bm25, self.idf)))
+            return ListStatistics(*(None if v is None else v.index_select(0, index) for v in self._fields()))
+        return ListStatistics(*(None if v is None else v[index] for v in self._fields()))
 
     def to(self, device: torch.device) -> ListStatistics:
-        return ListStatistics(*(None if v is None else v.to(device) for v in (self.bm25, self.idf)))
+        return ListStatistics(*(None if v is None else v.to(device) for v in self._fields()))
 
-    def batch_fields(self, width: int) -> dict[str, torch.Tensor | None]:
-        """The PairBatch fields, the IDF cut or padded to `width` question positions (the batch's)."""
-        idf = self.idf
-        if idf is not None and idf.shape[1] != width:
-            idf = (idf[:, :width] if idf.shape[1] > width
-                   else torch.nn.functional.pad(idf, (0, width - idf.shape[1])))
-        return {"list_bm25": self.bm25, "list_idf": idf}
+    def batch_fields(self, question_width: int, answer_width: int) -> dict[str, torch.Tensor | None]:
+        """The PairBatch fields, each cut or padded to the batch's question or answer positions."""
+        def fitted(values: torch.Tensor | None, width: int, pad: int) -> torch.Tensor | None:
+            if values is None or values.shape[1] == width:
+                return values
+            return (values[:, :width] if values.shape[1] > width
+                    else torch.nn.functional.pad(values, (0, width - values.shape[1]), value=pad))
+
+        return {"list_bm25": self.bm25, "list_idf": fitted(self.idf, question_width, 0),
+                "question_stems": fitted(self.question_stems, question_width, PAD_ID["question"]),
+                "answer_stems": fitted(self.answer_stems, answer_width, PAD_ID["answer"])}
 
     @classmethod
     def of(cls, params: ModelParams, questions: Sequence[Sequence[Token]], answers: Sequence[Sequence[Token]],
            collections: Sequence[Sequence[Sequence[Token]]] | None = None) -> ListStatistics | None:
         """What `params`' model reads from each pair's list (the candidates of `collections[p]`, or those given with
-        the same question object); None where it reads nothing."""
-        if not (params.keyword_list_bm25 or params.reads_list_idf):
+        the same question object) and from the stems of its texts; None where it reads nothing of these."""
+        if not (params.keyword_list_bm25 or params.reads_list_idf or params.keyword_stems):
             return None
-        idf = None
+        idf = bm25 = question_stems = answer_stems = None
         if params.reads_list_idf:
             idf = _padded([torch.from_numpy(w) for w in idf_within_lists(questions, answers, params.max_question_len,
                                                                          collections)])
-        return cls(torch.from_numpy(bm25_within_lists(questions, answers, collections))
-                   if params.keyword_list_bm25 else None, idf)
+        if params.keyword_list_bm25:
+            bm25 = torch.from_numpy(bm25_within_lists(questions, answers, collections, stems=params.keyword_stems))
+        if params.keyword_stems:
+            question_stems = _padded([torch.from_numpy(ids) for ids in stem_ids(questions, params.max_question_len)],
+                                     PAD_ID["question"])
+            answer_stems = _padded([torch.from_numpy(ids) for ids in stem_ids(answers, params.max_answer_len)],
+                                   PAD_ID["answer"])
+        return cls(bm25, idf, question_stems, answer_stems)
 
     @classmethod
     def rows(cls, lists: Sequence[ListStatistics], places: Sequence[tuple[int, int]]) -> ListStatistics:
-        """Row `j` of `lists[n]` for each (n, j) of `places`, stacked (the IDF padded to the widest)."""
-        bm25 = idf = None
-        if lists[places[0][0]].bm25 is not None:
-            bm25 = torch.stack([lists[n].bm25[j] for n, j in places])  # type: ignore[index]
-        if lists[places[0][0]].idf is not None:
-            idf = _padded([lists[n].idf[j] for n, j in places])  # type: ignore[index]
-        return cls(bm25, idf)
+        """Row `j` of `lists[n]` for each (n, j) of `places`, stacked (the IDF and the stems padded to the widest)."""
+        first = lists[places[0][0]]
+        bm25 = None if first.bm25 is None else torch.stack([lists[n].bm25[j] for n, j in places])  # type: ignore[index]
+
+        def padded(field: str, pad: int) -> torch.Tensor | None:
+            if getattr(first, field) is None:
+                return None
+            return _padded([getattr(lists[n], field)[j] for n, j in places], pad)
+
+        return cls(bm25, padded("idf", 0), padded("question_stems", PAD_ID["question"]),
+                   padded("answer_stems", PAD_ID["answer"]))
 
 
-def _padded(rows: Sequence[torch.Tensor]) -> torch.Tensor:
-    """(len(rows), longest) the rows side by side, 0 past each row's end."""
-    return pad_sequence(list(rows), batch_first=True) if rows else torch.zeros(0, 0)
+def _padded(rows: Sequence[torch.Tensor], pad: int = 0) -> torch.Tensor:
+    """(len(rows), longest) the rows side by side, `pad` past each row's end."""
+    return pad_sequence(list(rows), batch_first=True, padding_value=pad) if rows else torch.zeros(0, 0)
 
 
 def make_batch(questions: Sequence[EncodedText], answers: Sequence[EncodedText],
@@ -110,7 +133,7 @@ def make_batch(questions: Sequence[EncodedText], answers: Sequence[EncodedText],
     q_vectors, q_unknown, q_lengths, q_ids = _pad(questions, max_question_len, "question")
     a_vectors, a_unknown, a_lengths, a_ids = _pad(answers, max_answer_len, "answer")
     return PairBatch(q_vectors, q_unknown, q_lengths, a_vectors, a_unknown, a_lengths, q_ids, a_ids,
-                     **({} if lists is None else lists.batch_fields(q_vectors.shape[1])))
+                     **({} if lists is None else lists.batch_fields(q_vectors.shape[1], a_vectors.shape[1])))
 
 
 RowCache = dict[tuple[int, int], np.ndarray]
@@ -199,7 +222,8 @@ def pair_batch(questions: TextTable, question_encoding: TextEncoding | None, ans
     return PairBatch(questions.vectors, questions.unknown, questions.lengths, answers.vectors, answers.unknown,
                      answers.lengths, questions.ids, answers.ids, question_encoding=question_encoding,
                      answer_encoding=answer_encoding,
-                     **({} if lists is None else lists.batch_fields(questions.vectors.shape[1])))
+                     **({} if lists is None else lists.batch_fields(questions.vectors.shape[1],
+                                                                    answers.vectors.shape[1])))
 
 
 def batch_on(batch: PairBatch, device: torch.device) -> PairBatch:

@@ -86,6 +86,10 @@ class ModelParams:
     question's own candidates as the collection (per question word), so a word every candidate has (the subject of
     a section all its sentences name) counts for little, where the IDF of the other features comes from the
     training answers (`blocks.keywords`, `text.baselines.bm25_within_lists`)."""
+    keyword_stems: bool = False
+    """With `keywords`: word overlap, IDF-weighted overlap, BM25 and BM25 within the list match the words' Snowball
+    stems ("founded" and "founding"), not their whole lookup keys; the answer types and the echo still read the keys
+    (`text.stems`, `blocks.keywords`)."""
     answer_type_words: int = 0
     """How many vocabulary words the answer-type table holds (number, date and cue words; sized from the
     word vectors' vocabulary)."""
@@ -111,7 +115,7 @@ class ModelParams:
         if not 0.0 <= self.dropout < 1.0:
             raise ParamsError(f"dropout must be in [0, 1), not {self.dropout!r}")
         for name in ("keywords", "tune_vectors", "keyword_answer_types", "keyword_echo", "keyword_echo_at_start",
-                     "keyword_places", "keyword_list_bm25"):
+                     "keyword_places", "keyword_list_bm25", "keyword_stems"):
             if not isinstance(getattr(self, name), bool):
                 raise ParamsError(f"{name} must be true or false, not {getattr(self, name)!r}")
         for name in ("keyword_words", "tuned_words", "answer_type_words"):
@@ -128,6 +132,8 @@ class ModelParams:
                               "keyword_answer_types true")
         if self.keyword_list_bm25 and not self.keywords:
             raise ParamsError("keyword_list_bm25 adds a feature to the keyword term: it needs keywords true")
+        if self.keyword_stems and not self.keywords:
+            raise ParamsError("keyword_stems changes what the keyword term matches: it needs keywords true")
         if self.keyword_echo_at_start and not self.keyword_echo:
             raise ParamsError("keyword_echo_at_start narrows the echo feature: it needs keyword_echo true")
 

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from matching.text.stems import stem
 from matching.text.tokens import Token
 
 BASELINES = ("original order", "word overlap", "BM25")
@@ -29,6 +30,11 @@ def overlap_words(tokens: Sequence[Token]) -> list[str]:
     """The keys the lexical baselines count, in order: punctuation is not a word to overlap on ("?" would match
     every question)."""
     return [t.key for t in tokens if _is_word(t.key)]
+
+
+def stemmed_words(tokens: Sequence[Token]) -> list[str]:
+    """`overlap_words` as their stems (`text.stems`): what a keyword term with `keyword_stems` counts."""
+    return [stem(key) for key in overlap_words(tokens)]
 
 
 def original_order(candidates: Sequence[Sequence[Token]]) -> np.ndarray:
@@ -82,18 +88,21 @@ def _places(pairs: list[int], answers: Sequence[Sequence[Token]], collection: Se
 
 
 def bm25_within_lists(questions: Sequence[Sequence[Token]], answers: Sequence[Sequence[Token]],
-                      collections: Sequence[Sequence[Sequence[Token]]] | None = None) -> np.ndarray:
+                      collections: Sequence[Sequence[Sequence[Token]]] | None = None,
+                      stems: bool = False) -> np.ndarray:
     """(P,) each pair's BM25 baseline score per question word, with its list as the collection: the candidates of
     `collections[p]`, which hold the answer itself (an edited candidate in its own place, by the tools that delete
     words), or without `collections` every answer given with the same question object. The IDF and the mean length
     are the list's, so a word every candidate has counts for little. What the keyword feature "BM25 within the
-    list" reads (`blocks.keywords`); a question without words gives 0."""
+    list" reads (`blocks.keywords`); a question without words gives 0. With `stems`, over the words' stems
+    (`stemmed_words`), as a keyword term with `keyword_stems` reads it."""
+    words = stemmed_words if stems else overlap_words
     values = np.zeros(len(questions), dtype=np.float32)
     for pairs, collection in _list_groups(questions, answers, collections):
-        question_words = overlap_words(questions[pairs[0]])
+        question_words = words(questions[pairs[0]])
         if not question_words:
             continue
-        scores = _bm25(question_words, [overlap_words(c) for c in collection]) / len(question_words)
+        scores = _bm25(question_words, [words(c) for c in collection]) / len(question_words)
         values[pairs] = scores if collections is None else scores[_places(pairs, answers, collection)]
     return values
 

@@ -14,7 +14,8 @@ from functools import cached_property
 import numpy as np
 import torch
 
-from matching.text.embeddings import WordVectors
+from matching.text.embeddings import WordVectors, key_id
+from matching.text.stems import stem
 from matching.text.tokens import Token
 
 
@@ -42,12 +43,21 @@ class Corpus:
         IDF = log((N + 1) / (df + 1)) over the N distinct answers; a word in no answer gets
         log(N + 1), so dividing by it puts every value in (0, 1] and unseen words at 1.
         """
+        keys, values = self._idf(self.answers)
+        return torch.from_numpy(self.vectors.key_ids(keys)), torch.from_numpy(values)
+
+    @cached_property
+    def stem_idf(self) -> tuple[torch.Tensor, torch.Tensor]:
+        """`idf` of the answers' stems (`text.stems`), by stem id: what a keyword term on stems weighs words by."""
+        keys, values = self._idf([[stem(key) for key in answer] for answer in self.answers])
+        return torch.from_numpy(np.array([key_id(key, -1) for key in keys], dtype=np.int64)), torch.from_numpy(values)
+
+    def _idf(self, answers: Sequence[Sequence[str]]) -> tuple[list[str], np.ndarray]:
         frequency: dict[str, int] = {}
-        for answer in self.answers:
+        for answer in answers:
             for key in set(answer):
                 frequency[key] = frequency.get(key, 0) + 1
         keys = sorted(frequency)
-        top = np.log(len(self.answers) + 1)
-        values = np.array([np.log((len(self.answers) + 1) / (frequency[k] + 1)) / top for k in keys],
-                          dtype=np.float32)
-        return torch.from_numpy(self.vectors.key_ids(keys)), torch.from_numpy(values)
+        top = np.log(len(answers) + 1)
+        values = np.array([np.log((len(answers) + 1) / (frequency[k] + 1)) / top for k in keys], dtype=np.float32)
+        return keys, values

@@ -181,8 +181,10 @@ def deviations(params: dict[str, Any], training: dict[str, Any], source: str = "
         types += (", whether the answer begins with the question's words up to the one after its wh-word"
                   if params.get("keyword_echo_at_start") else
                   ", whether the answer echoes the question's opening (its wh-word and the next)")
+    stems = ("; the lexical features match the words' Snowball stems, not their whole forms"
+             if params.get("keyword_stems") else "")
     keywords = ([f"MatchLens addition: a learned keyword term (word overlap, IDF-weighted overlap, BM25{types}) added "
-                 "to the score"] if params.get("keywords") else [])
+                 f"to the score{stems}"] if params.get("keywords") else [])
     tuned = ([f"MatchLens addition: the word vectors of the {params.get('tuned_words', 0):,} training answer words "
               "fine-tuned (a learned offset to GloVe's)"] if params.get("tune_vectors") else [])
     return lines + keywords + tuned + training_additions(training)

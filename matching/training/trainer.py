@@ -285,8 +285,7 @@ LEFT_OUT = -1e4
 
 def keyword_term(model: torch.nn.Module, batch: PairBatch) -> torch.Tensor:
     """(B,) the keyword term of each row: the whole score less the learned match."""
-    return model.keywords(batch.question_ids, batch.answer_ids, batch.question_lengths,
-                          batch.answer_lengths, batch.list_bm25).sum(-1)
+    return model.keywords.of_batch(batch).sum(-1)
 
 
 def keywords_alone_where(model: torch.nn.Module, batch: PairBatch, scores: torch.Tensor,
@@ -315,8 +314,7 @@ def solo_scores(model: torch.nn.Module, batch: PairBatch, scores: torch.Tensor, 
     and with `keywords only` it leaves every other question's loss (`solo_echoes`)."""
     solo, echoes = solo.to(scores.device), echoes.to(scores.device)
     if solo_echoes in ECHO_FEATURE_MODES:
-        features = model.keywords.features(batch.question_ids, batch.answer_ids, batch.question_lengths,
-                                           batch.answer_lengths, batch.list_bm25)
+        features = model.keywords.batch_features(batch)
         weights = model.keywords.weights
         keywords = (features * weights).sum(-1)
         if solo_echoes == "echo weight only":  # the same value; an echo's gradient reaches the echo weight (last) alone

@@ -39,8 +39,13 @@ With the echo feature (a configuration's choice, beside the answer types), one m
   negative weight then sets back. With `at_start` it fires only where the answer begins with the
   question's words up to the word after the wh-word, as a restated question does and a clause does not.
 
-IDF and the mean answer length come from the training answers only, the answer-type word table
-from the word vectors' vocabulary; both are kept as buffers in the checkpoint, so scoring reads no
+With stems (a configuration's choice), word overlap, IDF-weighted overlap, BM25 and BM25 within the list match the
+words' Snowball stems, not their whole lookup keys ("founded" and "founding" match, as do "invented" and "invents";
+"invented" and "inventor" stay apart): on stems every one of these baselines ranks better on the project's choosing
+sets (`python bench/stems.py`). The answer types and the echo still read the lookup keys.
+
+IDF (with stems, the stems' IDF) and the mean answer length come from the training answers only, the answer-type
+word table from the word vectors' vocabulary; both are kept as buffers in the checkpoint, so scoring reads no
 other text. The term has no bias of its own (the learned part has one), so each feature's share
 w_k x_k is exactly what it adds to the score.
 """
@@ -48,6 +53,7 @@ w_k x_k is exactly what it adds to the score.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 import torch
 from torch import nn
@@ -56,6 +62,9 @@ from matching.models.blocks.interactions import IdfTable
 from matching.models.blocks.masks import length_mask
 from matching.text.embeddings import unknown_kinds
 from matching.text.tokens import DATE, NUMBER, word_kind
+
+if TYPE_CHECKING:  # the batch type lives with the models, which hold this block
+    from matching.models.base import PairBatch
 
 KEYWORD_FEATURES = ("word overlap", "IDF-weighted overlap", "BM25")
 ANSWER_TYPE_FEATURES = ("number asked, number given", "date asked, date given")
@@ -156,7 +165,8 @@ class KeywordTerm(nn.Module):
     their word table, and one more with the list feature, whose values come with the batch)."""
 
     def __init__(self, idf_words: int, answer_type_words: int = 0, echo: bool = False,
-                 echo_at_start: bool = False, places: bool = False, list_bm25: bool = False) -> None:
+                 echo_at_start: bool = False, places: bool = False, list_bm25: bool = False,
+                 stems: bool = False) -> None:
         super().__init__()
         self.idf = IdfTable(idf_words)
         self.register_buffer("mean_answer_length", torch.ones(()))
@@ -168,6 +178,7 @@ class KeywordTerm(nn.Module):
         if places and not self.answer_types:
             raise ValueError("the place feature reads the answer-type word table: it needs answer types")
         self.echo, self.echo_at_start, self.places, self.list_bm25 = echo, echo_at_start, places, list_bm25
+        self.stems = stems
         # The answer-type features' rules (`ANSWER_TYPE_RULES`); `bench/answer_types.py` turns one off to measure what
         # it changes. Not parameters: they change what the feature says, not a weight, so every checkpoint with
         # answer types has them, whichever code trained it.
@@ -256,22 +267,41 @@ class KeywordTerm(nn.Module):
         bigram = same[:, :-1, :-1] & same[:, 1:, 1:]  # (B, m-1, n-1): words i, i+1 at answer words j, j+1
         return (bigram & opening[:, :, None]).flatten(1).any(-1, keepdim=True).float()
 
+    def batch_features(self, batch: PairBatch) -> torch.Tensor:
+        """`features` of a batch's pairs."""
+        if batch.question_ids is None or batch.answer_ids is None:
+            raise ValueError("the keyword term needs the lookup-key ids of both texts")
+        return self.features(batch.question_ids, batch.answer_ids, batch.question_lengths, batch.answer_lengths,
+                             batch.list_bm25, batch.question_stems, batch.answer_stems)
+
+    def of_batch(self, batch: PairBatch) -> torch.Tensor:
+        """(B, K) each feature's term of a batch's pairs (`forward`)."""
+        return self.batch_features(batch) * self.weights
+
     def features(self, question_ids: torch.Tensor, answer_ids: torch.Tensor, question_lengths: torch.Tensor,
-                 answer_lengths: torch.Tensor, list_bm25: torch.Tensor | None = None) -> torch.Tensor:
+                 answer_lengths: torch.Tensor, list_bm25: torch.Tensor | None = None,
+                 question_stems: torch.Tensor | None = None, answer_stems: torch.Tensor | None = None
+                 ) -> torch.Tensor:
         """(B, K): word overlap, IDF-weighted overlap, BM25 per question word (and the answer-type
         features, the list feature from `list_bm25` (B,), and the echo feature). Padding ids differ per side and
-        from every real id, so padding never matches."""
+        from every real id, so padding never matches. With stems, the first three match `question_stems` (B, m)
+        with `answer_stems` (B, n), the words' stem ids padded as the key ids are."""
         if self.list_bm25 and list_bm25 is None:
             raise ValueError("the feature 'BM25 within the list' reads each pair's list: the batch needs list_bm25 "
                              "(text.baselines.bm25_within_lists)")
         q_mask = length_mask(question_lengths, question_ids.shape[1])
         same = question_ids[:, :, None] == answer_ids[:, None, :]  # (B, m, n)
-        found = same.any(-1) & q_mask
+        matched, idf_ids = same, question_ids
+        if self.stems:
+            if question_stems is None or answer_stems is None:
+                raise ValueError("a keyword term on stems needs the stem ids of both texts (text.stems)")
+            matched, idf_ids = question_stems[:, :, None] == answer_stems[:, None, :], question_stems
+        found = matched.any(-1) & q_mask
         words = question_lengths.to(torch.float32)
-        idf = self.idf(question_ids) * q_mask
+        idf = self.idf(idf_ids) * q_mask
         overlap = found.sum(-1) / words
         weighted = (idf * found).sum(-1) / idf.sum(-1).clamp_min(1e-6)
-        frequency = same.sum(-1).to(torch.float32)
+        frequency = matched.sum(-1).to(torch.float32)
         norm = BM25_K1 * (1 - BM25_B + BM25_B * answer_lengths.to(torch.float32) / self.mean_answer_length)
         bm25 = (idf * frequency * (BM25_K1 + 1) / (frequency + norm[:, None])).sum(-1) / words
         lexical = torch.stack([overlap, weighted, bm25], dim=-1)
@@ -293,6 +323,8 @@ class KeywordTerm(nn.Module):
         return (asked & given)[:, None].float()
 
     def forward(self, question_ids: torch.Tensor, answer_ids: torch.Tensor, question_lengths: torch.Tensor,
-                answer_lengths: torch.Tensor, list_bm25: torch.Tensor | None = None) -> torch.Tensor:
+                answer_lengths: torch.Tensor, list_bm25: torch.Tensor | None = None,
+                question_stems: torch.Tensor | None = None, answer_stems: torch.Tensor | None = None) -> torch.Tensor:
         """(B, K): each feature's term w_k x_k (their sum is what keywords add to the score)."""
-        return self.features(question_ids, answer_ids, question_lengths, answer_lengths, list_bm25) * self.weights
+        return self.features(question_ids, answer_ids, question_lengths, answer_lengths, list_bm25, question_stems,
+                             answer_stems) * self.weights
