@@ -118,6 +118,9 @@ GENERAL_TERMS: tuple[Term, ...] = (
     Term("BM25 within the list", "A keyword feature of some models: BM25 with the question's own candidates as the "
          "collection, so a word they all share counts for little.",
          ("list feature",)),
+    Term("stems", "What some models' keyword features match instead of whole words (\"founded\" and \"founding\" "
+         "share \"found\"), so another form of a question word counts.",
+         ("Snowball stems", "stem")),
     Term("list match", "A matrix of some MV-LSTM models: exact matches, each question word weighted by its IDF "
          "within the question's own candidates (0 where all have it).", ("exact match, list IDF",)),
     Term("learned match", "The part of a score that the network's own layers give, beside its keyword term.",),
