@@ -24,7 +24,7 @@ st.caption("Every model ranks the candidate answers side by side; the other page
            "Type a question and candidate answers, or start from an example: every model ranks them side by side, "
            "and the other pages show why.")
 components.glossary(["score", "rank", "rank spread", "baseline", "keyword term", "answer-type features",
-                     "echoes the question", "BM25 within the list",
+                     "echoes the question", "BM25 within the list", "stems",
                      "learned match", "unknown word", "truncated",
                      *glossary.FAMILY_TERM_NAMES, "attention gate"], key="rank_glossary")
 
@@ -292,14 +292,14 @@ if ranking.models:
                      icon=":material/call_split:", expanded=keyword_models > 0 and not presenting):
         st.caption("score = learned match (the network's own layers) + keywords (a learned weight times each keyword "
                    "feature: word overlap, IDF-weighted overlap, BM25 and, in models that have them, the answer-type "
-                   "features, a number or a date asked and given, BM25 within the list and the echo feature), "
-                   "exactly; point at a column for its full name. "
+                   "features, a number or a date asked and given, BM25 within the list and the echo feature; some "
+                   "models match the words' stems, as their cards say), exactly; point at a column for its full name. "
                    + ("Models with an empty keywords cell have no keyword term: their whole score is learned match. "
                       if keyword_models < len(split) else "")
                    + (f"Left out, as they add exactly 0 for every model here: {', '.join(silent_labels)}."
                       if silent else ""),
                    help=glossary.help_for("keyword term", "answer-type features", "echoes the question",
-                                          "BM25 within the list", "learned match"))
+                                          "BM25 within the list", "stems", "learned match"))
         st.dataframe(split, hide_index=True, width="stretch", key="rank_split", placeholder="",
                      column_config=components.fit_headers(split, {
                          c: st.column_config.NumberColumn(glossary.SHORT_FEATURES.get(c, c), format="%+.3f",
