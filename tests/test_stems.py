@@ -76,7 +76,7 @@ def test_the_lexical_features_match_stems_and_the_answer_types_still_read_the_wo
     found = {}
     for name, matcher in (("keys", keys), ("stems", stems)):
         batch = make_token_batch(matcher.vectors, [question] * 4, answers, 40, 60, lists_for=matcher.params)
-        found[name] = matcher.model.keywords.batch_features(batch)
+        found[name] = matcher.model.keyword_features(batch)
     overlap = KEYWORD_FEATURES.index("word overlap")
     assert found["keys"][0, overlap] == pytest.approx(2 / 5)  # "the", "club"
     assert found["stems"][0, overlap] == pytest.approx(3 / 5)  # and "founding" for "founded"

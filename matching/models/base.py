@@ -245,19 +245,25 @@ class MatchingModel(nn.Module):
         """The family's own network: its scores (B,), or with `trace` the ForwardTrace of this same pass."""
         raise NotImplementedError
 
+    def keyword_features(self, batch: PairBatch) -> torch.Tensor:
+        """(B, K) the keyword term's features of a batch's pairs (`blocks.keywords.KeywordTerm.features`)."""
+        assert self.keywords is not None
+        if batch.question_ids is None or batch.answer_ids is None:
+            raise ValueError("the keyword term needs the lookup-key ids of both texts")
+        return self.keywords.features(batch.question_ids, batch.answer_ids, batch.question_lengths,
+                                      batch.answer_lengths, batch.list_bm25, batch.question_stems, batch.answer_stems)
+
     def forward(self, batch: PairBatch, trace: bool = False) -> torch.Tensor | ForwardTrace:
         """Scores (B,), or with `trace` the full ForwardTrace of this same pass: the family's learned
         match, plus the keyword term where the model has one (then split exactly in `trace.terms`)."""
         if self.keywords is None:
             return self.match(batch, trace)
-        if batch.question_ids is None or batch.answer_ids is None:
-            raise ValueError("the keyword term needs the lookup-key ids of both texts")
         if self.scored_alone is not None and not trace:
             if self.scored_alone == LEARNED_MATCH:
                 return self.match(batch)
-            return self.keywords.of_batch(batch).sum(-1)
+            return (self.keyword_features(batch) * self.keywords.weights).sum(-1)
         found = self.match(batch, trace)
-        features = self.keywords.batch_features(batch)
+        features = self.keyword_features(batch)
         keywords = features * self.keywords.weights
         if not isinstance(found, ForwardTrace):
             return found + keywords.sum(-1)

@@ -285,7 +285,7 @@ LEFT_OUT = -1e4
 
 def keyword_term(model: torch.nn.Module, batch: PairBatch) -> torch.Tensor:
     """(B,) the keyword term of each row: the whole score less the learned match."""
-    return model.keywords.of_batch(batch).sum(-1)
+    return (model.keyword_features(batch) * model.keywords.weights).sum(-1)
 
 
 def keywords_alone_where(model: torch.nn.Module, batch: PairBatch, scores: torch.Tensor,
@@ -314,7 +314,7 @@ def solo_scores(model: torch.nn.Module, batch: PairBatch, scores: torch.Tensor, 
     and with `keywords only` it leaves every other question's loss (`solo_echoes`)."""
     solo, echoes = solo.to(scores.device), echoes.to(scores.device)
     if solo_echoes in ECHO_FEATURE_MODES:
-        features = model.keywords.batch_features(batch)
+        features = model.keyword_features(batch)
         weights = model.keywords.weights
         keywords = (features * weights).sum(-1)
         if solo_echoes == "echo weight only":  # the same value; an echo's gradient reaches the echo weight (last) alone

@@ -53,7 +53,6 @@ w_k x_k is exactly what it adds to the score.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
 
 import torch
 from torch import nn
@@ -62,9 +61,6 @@ from matching.models.blocks.interactions import IdfTable
 from matching.models.blocks.masks import length_mask
 from matching.text.embeddings import unknown_kinds
 from matching.text.tokens import DATE, NUMBER, word_kind
-
-if TYPE_CHECKING:  # the batch type lives with the models, which hold this block
-    from matching.models.base import PairBatch
 
 KEYWORD_FEATURES = ("word overlap", "IDF-weighted overlap", "BM25")
 ANSWER_TYPE_FEATURES = ("number asked, number given", "date asked, date given")
@@ -266,17 +262,6 @@ class KeywordTerm(nn.Module):
             return (prefix & ends).any(-1, keepdim=True).float()
         bigram = same[:, :-1, :-1] & same[:, 1:, 1:]  # (B, m-1, n-1): words i, i+1 at answer words j, j+1
         return (bigram & opening[:, :, None]).flatten(1).any(-1, keepdim=True).float()
-
-    def batch_features(self, batch: PairBatch) -> torch.Tensor:
-        """`features` of a batch's pairs."""
-        if batch.question_ids is None or batch.answer_ids is None:
-            raise ValueError("the keyword term needs the lookup-key ids of both texts")
-        return self.features(batch.question_ids, batch.answer_ids, batch.question_lengths, batch.answer_lengths,
-                             batch.list_bm25, batch.question_stems, batch.answer_stems)
-
-    def of_batch(self, batch: PairBatch) -> torch.Tensor:
-        """(B, K) each feature's term of a batch's pairs (`forward`)."""
-        return self.batch_features(batch) * self.weights
 
     def features(self, question_ids: torch.Tensor, answer_ids: torch.Tensor, question_lengths: torch.Tensor,
                  answer_lengths: torch.Tensor, list_bm25: torch.Tensor | None = None,
