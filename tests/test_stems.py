@@ -126,3 +126,49 @@ def test_a_model_on_stems_trains_and_its_batches_carry_each_pairs_stems(toy_data
         assert batch.answer_stems[row, :len(answer)].tolist() == [stem_id(t.key) for t in answer]  # type: ignore[index]
     ids = matcher.model.keywords.idf.ids.tolist()  # type: ignore[union-attr]
     assert ids and all(i < 0 for i in ids)  # keyed by stem ids, none a word vector's row
+
+
+def test_mv_lstms_exact_match_matrix_on_stems_matches_another_form_and_splits_exactly(
+        make_matcher: object, vectors: object, tmp_path: Path) -> None:
+    keys = make_matcher(exact_match="binary")  # type: ignore[operator]
+    stems = make_matcher(exact_match="binary", exact_match_stems=True)  # type: ignore[operator]
+    question, answer = "when was the club founded", "the founding of the club"
+    on_keys, on_stems = (m.explain(question, [answer])[0].interaction_matrices["exact match"] for m in (keys, stems))
+    founded, founding = 4, 1
+    assert on_keys[founded, founding] == 0 and on_stems[founded, founding] == 1
+    assert (on_stems >= on_keys).all() and on_stems[3, 4] == on_keys[3, 4] == 1  # "club" either way
+    explained = stems.explain(*SECTION)
+    for e in explained:  # the cells and the bias add up to the score, as on keys
+        assert sum(c.contribution for c in e.pooled_cells) + e.bias_contribution == pytest.approx(e.score, abs=1e-5)
+    loaded = assert_every_path_keeps_each_pairs_list(stems, explained, tmp_path / "em-stems", vectors)  # type: ignore[arg-type]
+    assert loaded.params.exact_match_stems
+    with pytest.raises(ValueError, match="stem ids"):  # refused, not matched on the keys instead
+        stems.model(make_token_batch(stems.vectors, [tokenize(question)], [tokenize(answer)], 40, 60))
+    with pytest.raises(ParamsError, match="exact_match_stems"):
+        tiny_params(exact_match_stems=True).validate()
+    assert "Snowball stems" in stems.model.architecture_text(stems.params)
+    assert any("Snowball stems" in line for line in deviations({"family": "mvlstm", "exact_match": "idf",
+                                                                 "exact_match_stems": True}, {}))
+
+
+def test_the_exact_match_idf_of_a_model_on_stems_is_the_stems(vectors: object) -> None:
+    from matching.models.base import build_model, sized_for_corpus
+
+    corpus = Corpus.of([tokenize("it was founded"), tokenize("the founding"), tokenize("a club")], vectors)  # type: ignore[arg-type]
+    params = sized_for_corpus(tiny_params(exact_match="idf", exact_match_stems=True), corpus)
+    assert params.idf_words == len(corpus.stem_idf[0]) == 6  # type: ignore[attr-defined]
+    model = build_model(params)
+    fit_to_corpus(model, corpus)
+    found = dict(zip(*(t.tolist() for t in corpus.stem_idf), strict=True))
+    looked_up = model.idf(torch.tensor([stem_id("founding"), stem_id("club")]))  # type: ignore[operator]
+    assert looked_up.tolist() == pytest.approx([found[stem_id("founded")], found[stem_id("club")]])
+
+
+def test_a_model_with_its_exact_match_on_stems_trains_on_batches_that_carry_them(vectors: object) -> None:
+    from conftest import tiny_config, trained_with_a_batch
+
+    config = tiny_config(name="em-stems", exact_match="idf", exact_match_stems=True)
+    matcher, batch, _, _ = trained_with_a_batch(config, vectors)  # type: ignore[arg-type]
+    assert matcher.params.exact_match_stems and batch.question_stems is not None  # type: ignore[attr-defined]
+    ids = matcher.model.idf.ids.tolist()  # type: ignore[union-attr]
+    assert ids and all(i < 0 for i in ids)  # the IDF table keyed by stem ids, none a word vector's row

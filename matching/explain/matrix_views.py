@@ -27,8 +27,9 @@ VIEW_HELP = {
     COMBINED: "The matrix that was pooled (for the tensor model, the average of its slices, for orientation).",
     "forward": "Cosine of the forward-LSTM states only.",
     "backward": "Cosine of the backward-LSTM states only.",
-    EXACT_MATCH: "1 where the question word and the answer word have the same lookup key (times the question "
-                 "word's IDF, or both words' attention weights, where the model says so), 0 elsewhere.",
+    EXACT_MATCH: "1 where the question word and the answer word have the same lookup key, or the same stem where "
+                 "the model matches stems ('founded' and 'founding'; see the model's card), times the question "
+                 "word's IDF, or both words' attention weights, where the model says so; 0 elsewhere.",
     LIST_EXACT_MATCH: "The question word's IDF within this list (the question's own candidates) where the two words "
                       "have the same lookup key, 0 elsewhere: a word every candidate has weighs 0.",
     CONTRIBUTIONS: "Each cell's contribution to the score (gradient x value); they add up, with the bias, "

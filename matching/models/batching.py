@@ -93,7 +93,7 @@ class ListStatistics:
            collections: Sequence[Sequence[Sequence[Token]]] | None = None) -> ListStatistics | None:
         """What `params`' model reads from each pair's list (the candidates of `collections[p]`, or those given with
         the same question object) and from the stems of its texts; None where it reads nothing of these."""
-        if not (params.keyword_list_bm25 or params.reads_list_idf or params.keyword_stems):
+        if not (params.keyword_list_bm25 or params.reads_list_idf or params.reads_stems):
             return None
         idf = bm25 = question_stems = answer_stems = None
         if params.reads_list_idf:
@@ -101,7 +101,7 @@ class ListStatistics:
                                                                          collections)])
         if params.keyword_list_bm25:
             bm25 = torch.from_numpy(bm25_within_lists(questions, answers, collections, stems=params.keyword_stems))
-        if params.keyword_stems:
+        if params.reads_stems:
             question_stems = _padded([torch.from_numpy(ids) for ids in stem_ids(questions, params.max_question_len)],
                                      PAD_ID["question"])
             answer_stems = _padded([torch.from_numpy(ids) for ids in stem_ids(answers, params.max_answer_len)],

@@ -167,19 +167,25 @@ class MVLSTM(MatchingModel):
         return {"forward": unit_rows(states[..., :hidden]), "backward": unit_rows(states[..., hidden:])}
 
     def exact_match(self, batch: PairBatch, question: SideSteps, answer: SideSteps) -> torch.Tensor:
-        """(B, m, n): 1 where the two words share a lookup key, times the question word's IDF
-        (`idf`) or both words' weights as the Bi-LSTM read them (`attention`)."""
-        if batch.question_ids is None or batch.answer_ids is None:
+        """(B, m, n): 1 where the two words share a lookup key (or a stem, `exact_match_stems`), times the
+        question word's IDF (`idf`) or both words' weights as the Bi-LSTM read them (`attention`)."""
+        if self.params.exact_match_stems:
+            if batch.question_stems is None or batch.answer_stems is None:
+                raise ValueError("the exact-match channel on stems needs the stem ids of both texts")
+            question_ids, answer_ids = batch.question_stems, batch.answer_stems
+        elif batch.question_ids is None or batch.answer_ids is None:
             raise ValueError("the exact-match channel needs the lookup-key ids of both texts")
+        else:
+            question_ids, answer_ids = batch.question_ids, batch.answer_ids
         if self.idf is not None:
-            return exact_match_matrix(batch.question_ids, batch.answer_ids, self.idf(batch.question_ids))
+            return exact_match_matrix(question_ids, answer_ids, self.idf(question_ids))
         if self.params.exact_match == "binary":
-            return exact_match_matrix(batch.question_ids, batch.answer_ids)
+            return exact_match_matrix(question_ids, answer_ids)
         weights = [None if steps.attention is None else
                    self.gates[side].weights(steps.attention, length_mask(lengths, steps.attention.shape[1]))
                    for side, steps, lengths in (("question", question, batch.question_lengths),
                                                 ("answer", answer, batch.answer_lengths))]
-        return exact_match_matrix(batch.question_ids, batch.answer_ids, *weights)
+        return exact_match_matrix(question_ids, answer_ids, *weights)
 
     @staticmethod
     def list_exact_match(batch: PairBatch) -> torch.Tensor:
@@ -192,11 +198,13 @@ class MVLSTM(MatchingModel):
     @classmethod
     def with_corpus(cls, params: ModelParams, corpus: Corpus) -> ModelParams:
         assert isinstance(params, MVLSTMParams)
-        return replace(params, idf_words=len(corpus.idf[0])) if params.exact_match == "idf" else params
+        if params.exact_match != "idf":
+            return params
+        return replace(params, idf_words=len((corpus.stem_idf if params.exact_match_stems else corpus.idf)[0]))
 
     def fit_corpus(self, corpus: Corpus) -> None:
         if self.idf is not None:
-            self.idf.fill(*corpus.idf, 1.0)
+            self.idf.fill(*(corpus.stem_idf if self.params.exact_match_stems else corpus.idf), 1.0)
 
     @classmethod
     def parts(cls, params: ModelParams) -> frozenset[Part]:
@@ -232,7 +240,8 @@ class MVLSTM(MatchingModel):
             if training.get("attention_weight_decay") is False and training.get("weight_decay"):
                 out.append("no weight decay on the attention vectors V")
         if params.get("exact_match", "none") != "none":
-            out.append(f"MatchLens addition: {params['exact_match']} exact-match matrix pooled beside the others")
+            out.append(f"MatchLens addition: {params['exact_match']} exact-match matrix pooled beside the others"
+                       + (", matching the words' Snowball stems" if params.get("exact_match_stems") else ""))
         if params.get("exact_match_list"):
             out.append("MatchLens addition: an exact-match matrix weighted by the IDF within the list, pooled beside "
                        "the others")
@@ -273,6 +282,8 @@ class MVLSTM(MatchingModel):
                         f"{params.idf_words} words stored with the checkpoint)",
                  "attention": ", plus an exact-match matrix weighted by the words' attention weights "
                               "(as the Bi-LSTM read them)"}[params.exact_match]
+        if params.exact_match_stems and exact:
+            exact += " (on the words' Snowball stems: 'founded' matches 'founding')"
         if params.exact_match_list:
             exact += (", plus an exact-match matrix weighted by the question word's IDF within its list (the "
                       "question's own candidates)")

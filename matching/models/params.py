@@ -109,6 +109,11 @@ class ModelParams:
         """Whether the model reads each question word's IDF within its list (`PairBatch.list_idf`)."""
         return False
 
+    @property
+    def reads_stems(self) -> bool:
+        """Whether the model reads the words' stem ids (`PairBatch.question_stems`, `answer_stems`)."""
+        return self.keyword_stems
+
     def validate(self) -> None:
         _require_positive_ints(self, "embedding_dim", "max_question_len", "max_answer_len")
         _require_finite(self, "dropout")
@@ -209,10 +214,17 @@ class MVLSTMParams(ModelParams):
     own candidates: `text.baselines.idf_within_lists`) where the two words share a lookup key; k-max pooled beside
     the others. The IDF of `exact_match` = `idf` comes from the training answers and favours a rare name; here a
     word every candidate has (the subject all the sentences of a section name) weighs 0."""
+    exact_match_stems: bool = False
+    """The exact-match matrix of `exact_match` matches the words' Snowball stems (`text.stems`: "founded" and
+    "founding"), not their whole lookup keys; with `idf`, the IDF is the stem's over the training answers."""
 
     @property
     def reads_list_idf(self) -> bool:
         return self.exact_match_list
+
+    @property
+    def reads_stems(self) -> bool:
+        return self.keyword_stems or self.exact_match_stems
 
     @property
     def matrix_count(self) -> int:
@@ -231,8 +243,11 @@ class MVLSTMParams(ModelParams):
         if not isinstance(self.pool_directions, bool):
             raise ParamsError(f"pool_directions must be true or false, not {self.pool_directions!r}")
         _require_choice(self, "exact_match", EXACT_MATCHES)
-        if not isinstance(self.exact_match_list, bool):
-            raise ParamsError(f"exact_match_list must be true or false, not {self.exact_match_list!r}")
+        for name in ("exact_match_list", "exact_match_stems"):
+            if not isinstance(getattr(self, name), bool):
+                raise ParamsError(f"{name} must be true or false, not {getattr(self, name)!r}")
+        if self.exact_match_stems and self.exact_match == "none":
+            raise ParamsError("exact_match_stems changes what the exact-match matrix matches: it needs exact_match")
         if self.exact_match == "attention" and not self.attended_sides:
             raise ParamsError("exact_match 'attention' needs an attention gate (an aMV-LSTM)")
         if not isinstance(self.idf_words, int) or isinstance(self.idf_words, bool) or self.idf_words < 0:
