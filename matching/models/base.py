@@ -253,6 +253,11 @@ class MatchingModel(nn.Module):
         return self.keywords.features(batch.question_ids, batch.answer_ids, batch.question_lengths,
                                       batch.answer_lengths, batch.list_bm25, batch.question_stems, batch.answer_stems)
 
+    def keyword_score(self, batch: PairBatch) -> torch.Tensor:
+        """(B,) the keyword term of a batch's pairs: the sum of each feature times its weight."""
+        assert self.keywords is not None
+        return (self.keyword_features(batch) * self.keywords.weights).sum(-1)
+
     def forward(self, batch: PairBatch, trace: bool = False) -> torch.Tensor | ForwardTrace:
         """Scores (B,), or with `trace` the full ForwardTrace of this same pass: the family's learned
         match, plus the keyword term where the model has one (then split exactly in `trace.terms`)."""
@@ -261,7 +266,7 @@ class MatchingModel(nn.Module):
         if self.scored_alone is not None and not trace:
             if self.scored_alone == LEARNED_MATCH:
                 return self.match(batch)
-            return (self.keyword_features(batch) * self.keywords.weights).sum(-1)
+            return self.keyword_score(batch)
         found = self.match(batch, trace)
         features = self.keyword_features(batch)
         keywords = features * self.keywords.weights
@@ -360,7 +365,7 @@ def sized_for_corpus(params: ModelParams, corpus: Corpus) -> ModelParams:
     of the keyword term's IDF table."""
     params = family_of(params).with_corpus(params, corpus)
     if params.keywords:
-        params = replace(params, keyword_words=len((corpus.stem_idf if params.keyword_stems else corpus.idf)[0]))
+        params = replace(params, keyword_words=len(corpus.idf_of(params.keyword_stems)[0]))
     if params.keyword_answer_types:
         params = replace(params, answer_type_words=len(answer_type_table(corpus.vectors, params.keyword_places)[0]))
     return replace(params, tuned_words=len(corpus.idf[0])) if params.tune_vectors else params
@@ -401,7 +406,7 @@ def fit_to_corpus(model: MatchingModel, corpus: Corpus) -> None:
     """Fill what a model keeps from its training texts: the family's own and the keyword statistics."""
     model.fit_corpus(corpus)
     if model.keywords is not None:
-        ids, idf = corpus.stem_idf if model.keywords.stems else corpus.idf
+        ids, idf = corpus.idf_of(model.keywords.stems)
         model.keywords.fill(ids, idf, corpus.mean_length)
         if model.keywords.answer_types:
             model.keywords.fill_answer_types(*answer_type_table(corpus.vectors, model.params.keyword_places))

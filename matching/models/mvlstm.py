@@ -169,14 +169,11 @@ class MVLSTM(MatchingModel):
     def exact_match(self, batch: PairBatch, question: SideSteps, answer: SideSteps) -> torch.Tensor:
         """(B, m, n): 1 where the two words share a lookup key (or a stem, `exact_match_stems`), times the
         question word's IDF (`idf`) or both words' weights as the Bi-LSTM read them (`attention`)."""
-        if self.params.exact_match_stems:
-            if batch.question_stems is None or batch.answer_stems is None:
-                raise ValueError("the exact-match channel on stems needs the stem ids of both texts")
-            question_ids, answer_ids = batch.question_stems, batch.answer_stems
-        elif batch.question_ids is None or batch.answer_ids is None:
-            raise ValueError("the exact-match channel needs the lookup-key ids of both texts")
-        else:
-            question_ids, answer_ids = batch.question_ids, batch.answer_ids
+        stems = self.params.exact_match_stems
+        question_ids, answer_ids = ((batch.question_stems, batch.answer_stems) if stems
+                                    else (batch.question_ids, batch.answer_ids))
+        if question_ids is None or answer_ids is None:
+            raise ValueError(f"the exact-match channel needs the {'stem' if stems else 'lookup-key'} ids of both texts")
         if self.idf is not None:
             return exact_match_matrix(question_ids, answer_ids, self.idf(question_ids))
         if self.params.exact_match == "binary":
@@ -200,11 +197,11 @@ class MVLSTM(MatchingModel):
         assert isinstance(params, MVLSTMParams)
         if params.exact_match != "idf":
             return params
-        return replace(params, idf_words=len((corpus.stem_idf if params.exact_match_stems else corpus.idf)[0]))
+        return replace(params, idf_words=len(corpus.idf_of(params.exact_match_stems)[0]))
 
     def fit_corpus(self, corpus: Corpus) -> None:
         if self.idf is not None:
-            self.idf.fill(*(corpus.stem_idf if self.params.exact_match_stems else corpus.idf), 1.0)
+            self.idf.fill(*corpus.idf_of(self.params.exact_match_stems), 1.0)
 
     @classmethod
     def parts(cls, params: ModelParams) -> frozenset[Part]:

@@ -52,6 +52,11 @@ class Corpus:
         keys, values = self._idf([[stem(key) for key in answer] for answer in self.answers])
         return torch.from_numpy(np.array([key_id(key, -1) for key in keys], dtype=np.int64)), torch.from_numpy(values)
 
+    def idf_of(self, stems: bool) -> tuple[torch.Tensor, torch.Tensor]:
+        """`stem_idf` where a model matches stems, else `idf`: the table a keyword term or an exact-match matrix
+        weighs words by."""
+        return self.stem_idf if stems else self.idf
+
     def _idf(self, answers: Sequence[Sequence[str]]) -> tuple[list[str], np.ndarray]:
         frequency: dict[str, int] = {}
         for answer in answers:

@@ -285,7 +285,7 @@ LEFT_OUT = -1e4
 
 def keyword_term(model: torch.nn.Module, batch: PairBatch) -> torch.Tensor:
     """(B,) the keyword term of each row: the whole score less the learned match."""
-    return (model.keyword_features(batch) * model.keywords.weights).sum(-1)
+    return model.keyword_score(batch)
 
 
 def keywords_alone_where(model: torch.nn.Module, batch: PairBatch, scores: torch.Tensor,
