@@ -97,6 +97,8 @@ def cmd_train(args: argparse.Namespace) -> None:
     config = load_config(args.config)
     if args.seed is not None:
         config = replace(config, settings=replace(config.settings, seed=args.seed))
+    if args.teachers is not None:
+        config = replace(config, settings=replace(config.settings, teachers=tuple(args.teachers)))
     matcher, card = train_and_card(config, Path(args.data), device=_device(args.device))
     save_trained(matcher, card, Path(args.out))
     print(f"saved {args.out}: dev MAP {card.metrics['dev']['MAP']:.4f}, test MAP {card.metrics['test']['MAP']:.4f}")
@@ -425,6 +427,9 @@ def build_parser(prog: str = "python -m matching") -> argparse.ArgumentParser:
     train.add_argument("--data", required=True, help="folder with train/, dev/, test/")
     train.add_argument("--out", required=True)
     train.add_argument("--seed", type=int)
+    train.add_argument("--teachers", nargs="+", metavar="FOLDER",
+                       help="model folders whose mean score teaches the model (in place of the config's teachers, "
+                            "e.g. the seeds trained on the same data as this run)")
     train.add_argument("--device", **DEVICE)
     train.set_defaults(func=cmd_train)
 

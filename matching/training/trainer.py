@@ -162,6 +162,18 @@ class TrainingSettings:
     several sources reports each in its keyword study), so that each source counts the same, whatever its
     number of dev questions, as the default models are chosen: text from a source no model saw is what the
     shipped model is for. A model without per-source figures falls back to `best dev MAP`."""
+    teachers: tuple[str, ...] = ()
+    """Model folders (trained checkpoints) whose mean score teaches this model beside the labels (knowledge
+    distillation from an ensemble, Hinton et al. 2015): before the first epoch each teacher scores every
+    training list, and each question's loss gains `teacher_weight` times the cross-entropy between the
+    softmax of the teachers' mean score and the model's, both at `teacher_temperature` (times its square, so
+    the term's gradient keeps its size whatever the temperature). The mean of five seeds' scores ranks better
+    than the seeds do, most on text none of them saw (docs/models-and-training.md, "The seeds together"), but
+    it is five forward passes that the app would have to explain; a model taught by it is one. Listwise loss
+    only; rows the keyword term alone scores (`keyword_solo`) and echo rows are left out of this term, so that
+    it teaches the whole score where the labels do."""
+    teacher_weight: float = 1.0
+    teacher_temperature: float = 2.0
     fit_on_dev: bool = False
     """True: train on train + dev with a schedule fixed in advance (needs `average_epochs`), and
     ship the config's own seed, fixed in advance: dev chooses nothing, and its 126 questions
@@ -188,6 +200,11 @@ class TrainingSettings:
         if self.learned_match_alone and self.learned_match_own_loss:
             raise ValueError("learned_match_alone holds the learned match out of the whole score's loss; "
                              "learned_match_own_loss keeps it in: choose one")
+        if self.teachers and self.loss != "listwise":
+            raise ValueError("teachers teach through each question's softmax: they need the listwise loss")
+        if self.teacher_weight < 0 or self.teacher_temperature <= 0:
+            raise ValueError(f"teacher_weight must be >= 0 and teacher_temperature > 0, not {self.teacher_weight} "
+                             f"and {self.teacher_temperature}")
         if self.solo_echoes not in SOLO_ECHOES:
             raise ValueError(f"solo_echoes must be one of {', '.join(SOLO_ECHOES)}, not {self.solo_echoes!r}")
 
@@ -206,8 +223,11 @@ class TrainingConfig:
 
 def load_config(path: str | Path) -> TrainingConfig:
     raw = json.loads(Path(path).read_text(encoding="utf-8"))
+    training = raw.get("training", {})
+    if "teachers" in training:  # a JSON list; the settings are frozen, so a tuple
+        training = {**training, "teachers": tuple(training["teachers"])}
     return TrainingConfig(name=raw["name"], params=params_from_dict(raw["model"]),
-                          settings=TrainingSettings(**raw.get("training", {})),
+                          settings=TrainingSettings(**training),
                           description=raw.get("description", ""), paper=raw.get("paper", {}), path=str(path))
 
 
@@ -326,6 +346,20 @@ def solo_scores(model: torch.nn.Module, batch: PairBatch, scores: torch.Tensor, 
     return torch.where(solo & echoes, LEFT_OUT, scores) if solo_echoes == "left out" else scores
 
 
+def teacher_scores(folders: tuple[str, ...], lists: list[TokenizedList], vectors: WordVectors,
+                   show_progress: bool = True) -> list[np.ndarray]:
+    """Each list's candidates scored by every teacher (`TrainingSettings.teachers`), the mean of their scores; one
+    teacher is loaded at a time. A candidate no model can read gets -inf, as when scoring for a ranking."""
+    total: list[np.ndarray] = []
+    for number, folder in enumerate(folders, 1):
+        if show_progress:
+            print(f"teacher {number}/{len(folders)}: scoring the training lists with {folder}", file=sys.stderr,
+                  flush=True)
+        scores = model_scores(load_checkpoint(Path(folder), vectors), lists)
+        total = scores if not total else [a + b for a, b in zip(total, scores, strict=True)]
+    return [t / len(folders) for t in total]
+
+
 def dev_map(matcher: Matcher, lists: list[TokenizedList]) -> float:
     return dev_map_by_source(matcher, lists)["dev"]
 
@@ -393,6 +427,7 @@ class _Batches:
                  vectors: WordVectors) -> None:
         self.questions, self.answers, self.settings, self.params = questions, answers, settings, params
         self.vectors, self.lists = vectors, lists
+        self.teacher: list[np.ndarray] | None = None  # the teachers' mean score of each candidate, where taught
         self.solo_lists = None
         if source := settings.keyword_solo_source:
             sources = [source_of(t.item.qid) for t in lists]
@@ -452,6 +487,20 @@ class _Batches:
         if self.settings.loss == "hinge":
             return torch.tensor([False] * len(chunk) + [q == last[n] for n, _, q in chunk])
         return torch.tensor([j == last[n] for n, js in chunk for j in js])
+
+    def taught(self, chunk: list[Any], scores: torch.Tensor, kept: torch.Tensor) -> torch.Tensor:
+        """The teachers' term of a listwise chunk's loss (`TrainingSettings.teachers`): per question, the
+        cross-entropy between the softmax of the teachers' mean scores and of the model's `scores`, over its `kept`
+        rows (the others are keyword-alone or echo rows), at the temperature, times its square; the mean over the
+        questions with two rows kept or more."""
+        assert self.teacher is not None
+        temperature = self.settings.teacher_temperature
+        sizes = [len(js) for _, js in chunk]
+        targets = torch.tensor([self.teacher[n][j] for n, js in chunk for j in js], dtype=scores.dtype)
+        losses = [-(torch.softmax(target[keep] / temperature, 0) * torch.log_softmax(part[keep] / temperature, 0)).sum()
+                  for part, target, keep in zip(scores.split(sizes), targets.split(sizes), kept.split(sizes),
+                                                strict=True) if int(keep.sum()) >= 2]
+        return torch.stack(losses).mean() * temperature ** 2 if losses else scores.sum() * 0.0
 
     def batch(self, chunk: list[Any]) -> tuple[PairBatch, Callable[[torch.Tensor], torch.Tensor]]:
         """The padded batch of a chunk of units, and the loss of its scores."""
@@ -521,6 +570,8 @@ def train(config: TrainingConfig, train_lists: list[RankingList], dev_lists: lis
     questions = [t.question[: params.max_question_len] for t in train_tok]
     answers = [[c[: params.max_answer_len] if c else None for c in t.candidates] for t in train_tok]
     batches = _Batches(train_tok, questions, answers, settings, params, vectors)
+    if settings.teachers:
+        batches.teacher = teacher_scores(settings.teachers, train_tok, vectors, show_progress)
     # What the model keeps from the training answers (stored with its weights), sized before it is built.
     corpus = Corpus.of((c for t in given_tok for c in t.candidates if c), vectors)  # the given answers only
     params = sized_for_corpus(params, corpus)
@@ -564,19 +615,23 @@ def train(config: TrainingConfig, train_lists: list[RankingList], dev_lists: lis
             scores = trace.score if trace is not None else model(batch)
             chunk = batches.units[start: start + settings.batch_size]
             solo_units = bool(solo_rate) or batches.solo_lists is not None
-            echoes = batches.echo_rows(chunk) if own_loss or solo_units else None
-            learned_loss = None
+            taught = batches.teacher is not None
+            echoes = batches.echo_rows(chunk) if own_loss or solo_units or taught else None
+            whole, learned_loss = scores, None
             if own_loss:
                 learned, held = learned_match_held(model, batch, scores, echoes)
                 learned_loss = loss_of(learned.cpu())
                 if settings.learned_match_alone:
                     scores = held
+            solo = torch.zeros(len(whole), dtype=torch.bool)
             if solo_units:
                 solo = batches.solo_rows(chunk, solo_rate, solo_generator)
                 scores = solo_scores(model, batch, scores, solo, echoes, settings.solo_echoes)
             loss = loss_of(scores.cpu())
             if learned_loss is not None:
                 loss = loss + learned_loss
+            if taught:
+                loss = loss + settings.teacher_weight * batches.taught(chunk, whole.cpu(), ~solo & ~echoes)
             if trace is not None:
                 loss = loss + penalty * attention_entropy(trace, batch)
             optimizer.zero_grad()
@@ -687,7 +742,8 @@ def train_and_card(config: TrainingConfig, data: Path, vectors: WordVectors | No
         vocabulary=vectors.describe(), date=datetime.now(UTC).strftime("%Y-%m-%d"), code_version=code_version(),
         environment=training_environment(next(matcher.model.parameters()).device),
         command=f"python -m matching train --config {config.path or config.name + '.json'} --data {data} "
-                f"--out pretrained/{config.name} --seed {config.settings.seed}",
+                f"--out pretrained/{config.name} --seed {config.settings.seed}"
+                + (f" --teachers {' '.join(config.settings.teachers)}" if config.settings.teachers else ""),
         group=group_of(params, training), deviations=deviations(params, training, data.name),
         significance=significance, attention=attention,
         keywords=keyword_studies(matcher, splits["dev"], data.name))
