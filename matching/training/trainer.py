@@ -351,12 +351,13 @@ def teacher_scores(folders: tuple[str, ...], lists: list[TokenizedList], vectors
     """Each list's candidates scored by every teacher (`TrainingSettings.teachers`), the mean of their scores; one
     teacher is loaded at a time. A candidate no model can read gets -inf, as when scoring for a ranking."""
     total: list[np.ndarray] = []
-    for number, folder in enumerate(folders, 1):
-        if show_progress:
-            print(f"teacher {number}/{len(folders)}: scoring the training lists with {folder}", file=sys.stderr,
-                  flush=True)
-        scores = model_scores(load_checkpoint(Path(folder), vectors), lists)
-        total = scores if not total else [a + b for a, b in zip(total, scores, strict=True)]
+    with torch.random.fork_rng(devices=[]):  # building a teacher draws its initial weights: not from the seed's stream
+        for number, folder in enumerate(folders, 1):
+            if show_progress:
+                print(f"teacher {number}/{len(folders)}: scoring the training lists with {folder}", file=sys.stderr,
+                      flush=True)
+            scores = model_scores(load_checkpoint(Path(folder), vectors), lists)
+            total = scores if not total else [a + b for a, b in zip(total, scores, strict=True)]
     return [t / len(folders) for t in total]
 
 
@@ -813,10 +814,12 @@ SIZED_PARAMS = ("keyword_words", "answer_type_words", "tuned_words", "idf_words"
 def recipe_differences(card: ModelCard, config: TrainingConfig) -> list[str]:
     """The params and training settings (other than the seed and the sizes taken from the texts) in which a run's
     card differs from `config`: none where the run is `config`'s recipe under another name (an ablation adopted)."""
-    wanted = {**params_to_dict(config.params), **{f"training.{k}": v for k, v in asdict(config.settings).items()}}
+    wanted = {**params_to_dict(config.params),  # a tuple (the teachers) is a list once a card is read back
+              **{f"training.{k}": list(v) if isinstance(v, tuple) else v for k, v in asdict(config.settings).items()}}
     # A card written before a param or a setting existed has its default.
     found = {**params_to_dict(params_from_dict(card.params)),
-             **{f"training.{k}": v for k, v in {**asdict(TrainingSettings()), **card.training}.items()}}
+             **{f"training.{k}": list(v) if isinstance(v, tuple) else v
+                for k, v in {**asdict(TrainingSettings()), **card.training}.items()}}
     return sorted(key for key, value in wanted.items()
                   if key not in (*SIZED_PARAMS, "training.seed") and found.get(key) != value)
 
