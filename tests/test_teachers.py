@@ -135,5 +135,6 @@ def test_train_takes_the_teachers_from_the_config_or_the_command_line(
     card = ModelCard.from_dict(json.loads((tmp_path / "run" / "card.json").read_text(encoding="utf-8")))
     assert card.training["teachers"] == list(teachers)
     assert card.command.endswith(f"--teachers {' '.join(teachers)}")
+    assert any("taught by the mean score of 2 trained checkpoint(s)" in line for line in card.deviations)
     assert recipe_differences(card, replace(loaded, settings=replace(loaded.settings, teachers=teachers))) == []
     assert recipe_differences(card, loaded) == ["training.teachers"]

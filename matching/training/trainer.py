@@ -179,6 +179,10 @@ class TrainingSettings:
     ship the config's own seed, fixed in advance: dev chooses nothing, and its 126 questions
     (14% more data) train the model. Its dev figures are then training figures."""
 
+    def to_dict(self) -> dict[str, Any]:
+        """The settings as a card keeps them: JSON's types (the teachers a list), so a card read back compares equal."""
+        return {key: list(value) if isinstance(value, tuple) else value for key, value in asdict(self).items()}
+
     def validate(self) -> None:
         if not 0.0 <= self.word_dropout < 1.0:
             raise ValueError(f"word_dropout must be in [0, 1), not {self.word_dropout}")
@@ -729,7 +733,7 @@ def train_and_card(config: TrainingConfig, data: Path, vectors: WordVectors | No
     dev = evaluate(splits["dev"], {config.name: matcher})
     splits["test"] = read_toks_folder(data / "test")  # read once, after selection
     test, test_baselines, significance, attention = test_figures(matcher, splits["test"])
-    params, training = params_to_dict(matcher.params), asdict(config.settings)
+    params, training = params_to_dict(matcher.params), config.settings.to_dict()
     card = ModelCard(
         name=config.name, description=config.description, architecture=architecture_text(matcher.params),
         params=params, training=training, seed=config.settings.seed, epochs_run=len(log),
@@ -814,12 +818,10 @@ SIZED_PARAMS = ("keyword_words", "answer_type_words", "tuned_words", "idf_words"
 def recipe_differences(card: ModelCard, config: TrainingConfig) -> list[str]:
     """The params and training settings (other than the seed and the sizes taken from the texts) in which a run's
     card differs from `config`: none where the run is `config`'s recipe under another name (an ablation adopted)."""
-    wanted = {**params_to_dict(config.params),  # a tuple (the teachers) is a list once a card is read back
-              **{f"training.{k}": list(v) if isinstance(v, tuple) else v for k, v in asdict(config.settings).items()}}
+    wanted = {**params_to_dict(config.params), **{f"training.{k}": v for k, v in config.settings.to_dict().items()}}
     # A card written before a param or a setting existed has its default.
     found = {**params_to_dict(params_from_dict(card.params)),
-             **{f"training.{k}": list(v) if isinstance(v, tuple) else v
-                for k, v in {**asdict(TrainingSettings()), **card.training}.items()}}
+             **{f"training.{k}": v for k, v in {**TrainingSettings().to_dict(), **card.training}.items()}}
     return sorted(key for key, value in wanted.items()
                   if key not in (*SIZED_PARAMS, "training.seed") and found.get(key) != value)
 
