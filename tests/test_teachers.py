@@ -114,7 +114,7 @@ def test_teachers_are_validated() -> None:
 
 
 def test_a_missing_teacher_is_named(vectors: WordVectors, tmp_path: Path) -> None:
-    with pytest.raises(CheckpointError, match="nowhere: checkpoint folder not found"):
+    with pytest.raises(CheckpointError, match="teacher checkpoint folder.*nowhere.*train the teachers first"):
         train(listwise(3, teachers=(str(tmp_path / "nowhere"),)), toy_lists(0, 8), toy_lists(8, 10), vectors,
               show_progress=False)
 

@@ -57,7 +57,7 @@ from matching.training.cards import (
     mean_over_sources,
     render_card,
 )
-from matching.training.checkpoint import load_checkpoint, save_checkpoint
+from matching.training.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
 
 LOSSES = ("hinge", "listwise")
 
@@ -354,6 +354,9 @@ def teacher_scores(folders: tuple[str, ...], lists: list[TokenizedList], vectors
                    show_progress: bool = True) -> list[np.ndarray]:
     """Each list's candidates scored by every teacher (`TrainingSettings.teachers`), the mean of their scores; one
     teacher is loaded at a time. A candidate no model can read gets -inf, as when scoring for a ranking."""
+    if missing := [folder for folder in folders if not Path(folder).is_dir()]:
+        raise CheckpointError(f"teacher checkpoint folder(s) not found: {', '.join(missing)} (train the teachers "
+                              "first: a taught config's description gives their command)")
     total: list[np.ndarray] = []
     with torch.random.fork_rng(devices=[]):  # building a teacher draws its initial weights: not from the seed's stream
         for number, folder in enumerate(folders, 1):
