@@ -172,3 +172,32 @@ def test_a_model_with_its_exact_match_on_stems_trains_on_batches_that_carry_them
     assert matcher.params.exact_match_stems and batch.question_stems is not None  # type: ignore[attr-defined]
     ids = matcher.model.idf.ids.tolist()  # type: ignore[union-attr]
     assert ids and all(i < 0 for i in ids)  # the IDF table keyed by stem ids, none a word vector's row
+
+
+def test_threads_stemming_side_by_side_get_each_word_its_own_stem() -> None:
+    """Models are scored on threads side by side (`evaluation.dataset.evaluate`): with one Snowball stemmer shared
+    by them, words mixed (some stems wrong, some calls raising IndexError). Each thread has its own now."""
+    import itertools
+    import threading
+
+    import snowballstemmer
+
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    words = ["".join(w) + "ing" for w in itertools.product(letters, repeat=3)]
+    reference = snowballstemmer.stemmer("english")
+    expected = {word: reference.stemWord(word) for word in words}
+    stem.cache_clear()  # every word stemmed afresh, by the threads
+    wrong: list[str] = []
+
+    def stem_all() -> None:
+        try:
+            wrong.extend(word for word in words if stem(word) != expected[word])
+        except IndexError as error:
+            wrong.append(repr(error))
+
+    threads = [threading.Thread(target=stem_all) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert wrong == []
