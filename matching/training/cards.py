@@ -214,8 +214,8 @@ def training_additions(training: dict[str, Any]) -> list[str]:
                    "question's wrong candidates an epoch, drawn afresh (the papers pair it with every one)")
     if teachers := training.get("teachers"):
         out.append(f"MatchLens addition: taught by the mean score of {len(teachers)} trained checkpoint(s) beside the "
-                   f"labels (knowledge distillation, weight {training.get('teacher_weight', 1.0)}, temperature "
-                   f"{training.get('teacher_temperature', 2.0)}): {', '.join(teachers)}; the shipped model is one "
+                   f"labels (knowledge distillation, weight {training['teacher_weight']}, temperature "
+                   f"{training['teacher_temperature']}): {', '.join(teachers)}; the shipped model is one "
                    "network, explained as any other")
     return out
 

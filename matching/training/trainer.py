@@ -183,6 +183,11 @@ class TrainingSettings:
         """The settings as a card keeps them: JSON's types (the teachers a list), so a card read back compares equal."""
         return {key: list(value) if isinstance(value, tuple) else value for key, value in asdict(self).items()}
 
+    @classmethod
+    def from_dict(cls, raw: dict[str, Any]) -> TrainingSettings:
+        """Settings from JSON (a config's "training"): its lists as tuples, the settings being frozen."""
+        return cls(**{key: tuple(value) if isinstance(value, list) else value for key, value in raw.items()})
+
     def validate(self) -> None:
         if not 0.0 <= self.word_dropout < 1.0:
             raise ValueError(f"word_dropout must be in [0, 1), not {self.word_dropout}")
@@ -227,11 +232,8 @@ class TrainingConfig:
 
 def load_config(path: str | Path) -> TrainingConfig:
     raw = json.loads(Path(path).read_text(encoding="utf-8"))
-    training = raw.get("training", {})
-    if "teachers" in training:  # a JSON list; the settings are frozen, so a tuple
-        training = {**training, "teachers": tuple(training["teachers"])}
     return TrainingConfig(name=raw["name"], params=params_from_dict(raw["model"]),
-                          settings=TrainingSettings(**training),
+                          settings=TrainingSettings.from_dict(raw.get("training", {})),
                           description=raw.get("description", ""), paper=raw.get("paper", {}), path=str(path))
 
 
@@ -307,16 +309,11 @@ LEFT_OUT = -1e4
 """The score of a candidate taken out of its question's loss: its softmax share and its hinge terms are 0."""
 
 
-def keyword_term(model: torch.nn.Module, batch: PairBatch) -> torch.Tensor:
-    """(B,) the keyword term of each row: the whole score less the learned match."""
-    return model.keyword_score(batch)
-
-
 def keywords_alone_where(model: torch.nn.Module, batch: PairBatch, scores: torch.Tensor,
                          solo: torch.Tensor) -> torch.Tensor:
     """The scores with the learned match left out of the rows where `solo` (B,) is true: there the score is
     the keyword term alone (`TrainingSettings.keyword_solo`)."""
-    return torch.where(solo, keyword_term(model, batch), scores)
+    return torch.where(solo, model.keyword_score(batch), scores)
 
 
 def learned_match_held(model: torch.nn.Module, batch: PairBatch, scores: torch.Tensor,
@@ -325,7 +322,7 @@ def learned_match_held(model: torch.nn.Module, batch: PairBatch, scores: torch.T
     loss), and the whole scores with the learned match held, whose gradient reaches the keyword term alone. Their
     values are those of the model's two parts and of its whole score. (`learned_match_own_loss` takes the first
     alone and keeps the whole scores as they are.)"""
-    keywords = keyword_term(model, batch)
+    keywords = model.keyword_score(batch)
     learned = scores - keywords  # the model's whole score is learned match + keyword term
     return torch.where(echoes.to(scores.device), LEFT_OUT, learned), learned.detach() + keywords
 
