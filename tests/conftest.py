@@ -41,6 +41,16 @@ settings.load_profile("matchlens")
 torch.set_num_threads(1)
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _scores_cache_of_the_tests(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The teachers' scores the tests keep (`training.score_cache`) go to a folder of the test run, not the home."""
+    import os
+
+    from matching.training.score_cache import CACHE_VARIABLE
+
+    os.environ[CACHE_VARIABLE] = str(tmp_path_factory.mktemp("cache"))
+
+
 FIRST = "test_browser_deeplinks"
 """Thirty browser contexts at once (the longest test): started first, beside the tests without a browser;
 the other browser modules go last (beside one another, a browser test takes twice as long or more)."""

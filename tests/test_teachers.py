@@ -16,6 +16,7 @@ from matching.evaluation.dataset import model_scores
 from matching.models.params import params_to_dict
 from matching.text.embeddings import WordVectors
 from matching.text.tokenized import tokenize_lists
+from matching.training import score_cache, trainer
 from matching.training.cards import ModelCard
 from matching.training.checkpoint import CheckpointError, load_checkpoint
 from matching.training.trainer import (
@@ -102,6 +103,52 @@ def test_teachers_at_weight_zero_change_nothing_and_at_weight_one_move_the_model
     for key in floats:
         torch.testing.assert_close(silent[key], plain[key], rtol=0, atol=0)
     assert any(not torch.allclose(taught[key], plain[key]) for key in floats)
+
+
+def test_a_teachers_scores_are_kept_and_read_back_instead_of_scored_again(
+        teachers: tuple[str, ...], vectors: WordVectors, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The other seeds of a taught setting read each teacher's scores from the cache: the same numbers, bit for bit,
+    with no teacher loaded. Other lists, another checkpoint or other scoring code are another key."""
+    lists = tokenize_lists(toy_lists(0, 8))[0]
+    scored = teacher_scores(teachers, lists, vectors, show_progress=False, cache=tmp_path)
+    assert len(list((tmp_path / "teacher-scores").glob("*.npz"))) == len(teachers)
+
+    def no_loading(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a teacher was loaded: its scores were not read from the cache")
+
+    monkeypatch.setattr(trainer, "load_checkpoint", no_loading)
+    kept = teacher_scores(teachers, lists, vectors, show_progress=False, cache=tmp_path)
+    for first, again in zip(scored, kept, strict=True):
+        np.testing.assert_array_equal(again, first)
+    with pytest.raises(AssertionError, match="not read from the cache"):  # other lists: scored
+        teacher_scores(teachers, tokenize_lists(toy_lists(0, 7))[0], vectors, show_progress=False, cache=tmp_path)
+    monkeypatch.setattr(score_cache, "source_fingerprint", lambda: "other code")
+    with pytest.raises(AssertionError, match="not read from the cache"):  # other scoring code: scored
+        teacher_scores(teachers, lists, vectors, show_progress=False, cache=tmp_path)
+
+
+def test_a_damaged_cache_file_is_scored_again(teachers: tuple[str, ...], vectors: WordVectors, tmp_path: Path) -> None:
+    lists = tokenize_lists(toy_lists(0, 8))[0]
+    scored = teacher_scores(teachers[:1], lists, vectors, show_progress=False, cache=tmp_path)
+    (kept,) = (tmp_path / "teacher-scores").glob("*.npz")
+    kept.write_bytes(kept.read_bytes()[:40])  # cut short, as by a full disk
+    again = teacher_scores(teachers[:1], lists, vectors, show_progress=False, cache=tmp_path)
+    np.testing.assert_array_equal(np.concatenate(again), np.concatenate(scored))
+    assert score_cache._read(kept, [len(t.candidates) for t in lists]) is not None  # written whole again
+
+
+def test_a_model_taught_from_the_cache_trains_as_one_taught_from_its_teachers(
+        teachers: tuple[str, ...], vectors: WordVectors, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def trained() -> dict[str, torch.Tensor]:
+        return train(listwise(3, keyword_solo=0.3, teachers=teachers), toy_lists(0, 8), toy_lists(8, 10), vectors,
+                     show_progress=False)[0].model.state_dict()
+
+    monkeypatch.setenv(score_cache.CACHE_VARIABLE, str(tmp_path))
+    first = trained()  # scores the teachers and keeps their scores
+    assert len(list((tmp_path / "teacher-scores").glob("*.npz"))) == len(teachers)
+    second = trained()  # reads them
+    for key, value in first.items():
+        torch.testing.assert_close(second[key], value, rtol=0, atol=0)
 
 
 def test_teachers_are_validated() -> None:

@@ -58,6 +58,7 @@ from matching.training.cards import (
     render_card,
 )
 from matching.training.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
+from matching.training.score_cache import cached_scores
 
 LOSSES = ("hinge", "listwise")
 
@@ -348,9 +349,11 @@ def solo_scores(model: torch.nn.Module, batch: PairBatch, scores: torch.Tensor, 
 
 
 def teacher_scores(folders: tuple[str, ...], lists: list[TokenizedList], vectors: WordVectors,
-                   show_progress: bool = True) -> list[np.ndarray]:
+                   show_progress: bool = True, cache: Path | None = None) -> list[np.ndarray]:
     """Each list's candidates scored by every teacher (`TrainingSettings.teachers`), the mean of their scores; one
-    teacher is loaded at a time. A candidate no model can read gets -inf, as when scoring for a ranking."""
+    teacher is loaded at a time. A candidate no model can read gets -inf, as when scoring for a ranking. Each
+    teacher's scores are kept on disk (`score_cache`, under `cache` or its default folder), so the other seeds of a
+    setting read them instead of scoring again."""
     if missing := [folder for folder in folders if not Path(folder).is_dir()]:
         raise CheckpointError(f"teacher checkpoint folder(s) not found: {', '.join(missing)} (train the teachers "
                               "first: a taught config's description gives their command)")
@@ -360,7 +363,9 @@ def teacher_scores(folders: tuple[str, ...], lists: list[TokenizedList], vectors
             if show_progress:
                 print(f"teacher {number}/{len(folders)}: scoring the training lists with {folder}", file=sys.stderr,
                       flush=True)
-            scores = model_scores(load_checkpoint(Path(folder), vectors), lists)
+            scores = cached_scores(Path(folder), lists,
+                                   lambda folder=folder: model_scores(load_checkpoint(Path(folder), vectors), lists),
+                                   cache, show_progress)
             total = scores if not total else [a + b for a, b in zip(total, scores, strict=True)]
     return [t / len(folders) for t in total]
 
