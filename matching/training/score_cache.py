@@ -2,9 +2,10 @@
 
 Every seed of a taught setting (`TrainingSettings.teachers`) needs the same thing before its first epoch: each
 teacher's score of every training candidate. Five seeds trained side by side computed it five times (fifteen
-teachers over 66,000 pairs is minutes a run). The scores depend on three things only, so they are kept under a key
-made of all three: the teacher checkpoint's files, the training lists (`data.fingerprint`), and the scoring code
-itself (every source file of the package: a fix to the tokenizer or a model must not be served stale scores).
+teachers over 66,000 pairs took each of five MCAN runs 26 minutes). The scores depend on three things, so they are
+kept under a key made of all three: the teacher checkpoint's files, the training lists (`data.fingerprint`), and the
+code that scores (every source file of the package, so that a fix to the tokenizer or a model is never served stale
+scores, and torch's version).
 
 Runs started together wait for one another on a lock per key (`filelock`), so a teacher is scored by one of them and
 read by the rest. A file that cannot be read back whole is scored again; a cache that cannot be written (a read-only
@@ -22,6 +23,7 @@ from functools import cache
 from pathlib import Path
 
 import numpy as np
+import torch
 from filelock import FileLock
 
 from matching.text.data import fingerprint
@@ -57,7 +59,9 @@ def checkpoint_fingerprint(folder: Path) -> str:
 
 
 def cache_key(folder: Path, lists: list[TokenizedList]) -> str:
-    parts = (checkpoint_fingerprint(folder), fingerprint(t.item for t in lists), source_fingerprint())
+    # torch's version too: another build may sum a score's floats in another order
+    parts = (checkpoint_fingerprint(folder), fingerprint(t.item for t in lists), source_fingerprint(),
+             f"torch {torch.__version__}")
     return hashlib.sha256("\x00".join(parts).encode("utf-8")).hexdigest()[:32]
 
 
