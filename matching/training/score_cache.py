@@ -41,21 +41,23 @@ def cache_root() -> Path:
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "matchlens"
 
 
+def files_digest(root: Path, paths: list[Path]) -> str:
+    """A hash of files under `root`: each one's path relative to it and its bytes, in the order given."""
+    digest = hashlib.sha256()
+    for path in paths:
+        digest.update(str(path.relative_to(root)).encode("utf-8") + b"\x00" + path.read_bytes() + b"\x00")
+    return digest.hexdigest()
+
+
 @cache
 def source_fingerprint() -> str:
     """A hash of every Python file of the package: what scores a candidate."""
-    digest = hashlib.sha256()
-    for path in sorted(PACKAGE.rglob("*.py")):
-        digest.update(str(path.relative_to(PACKAGE)).encode("utf-8") + b"\x00" + path.read_bytes() + b"\x00")
-    return digest.hexdigest()
+    return files_digest(PACKAGE, sorted(PACKAGE.rglob("*.py")))
 
 
 def checkpoint_fingerprint(folder: Path) -> str:
     """A hash of every file of a checkpoint folder (a retrained or refreshed checkpoint gets another key)."""
-    digest = hashlib.sha256()
-    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
-        digest.update(str(path.relative_to(folder)).encode("utf-8") + b"\x00" + path.read_bytes() + b"\x00")
-    return digest.hexdigest()
+    return files_digest(folder, sorted(p for p in folder.rglob("*") if p.is_file()))
 
 
 def cache_key(folder: Path, lists: list[TokenizedList]) -> str:
@@ -81,11 +83,10 @@ def cached_scores(folder: Path, lists: list[TokenizedList], score: Callable[[], 
                   root: Path | None = None, show_progress: bool = True) -> list[np.ndarray]:
     """`score()` (one teacher's scores of every list), read from the cache where a run has kept them, else
     computed and kept. One run at a time computes a given key; the others wait for it and read its file."""
-    sizes = [len(t.candidates) for t in lists]
     if not lists:
         return score()
-    folder_of_cache = root or cache_root()
-    path = folder_of_cache / "teacher-scores" / f"{cache_key(folder, lists)}.npz"
+    sizes = [len(t.candidates) for t in lists]
+    path = (root or cache_root()) / "teacher-scores" / f"{cache_key(folder, lists)}.npz"
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         lock = FileLock(str(path.with_suffix(".lock")))
