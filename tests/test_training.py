@@ -372,6 +372,12 @@ def test_a_sweep_adopts_an_ablations_runs_only_where_their_recipe_is_the_configs
     with pytest.raises(ValueError, match=r"was trained as tiny-with-keywords, whose recipe differs .*\(keywords\)"):
         seed_study(settings_config(seed=1, settings=fixed), toy_data, [1], tmp_path, vectors=vectors,
                    show_progress=False)
+    # Runs of the config's own name trained with another recipe (the recipe changed since) are refused too.
+    own = settings_config(seed=1, settings=fixed)
+    seed_study(own, toy_data, [1], tmp_path / "own", vectors=vectors, show_progress=False)
+    with pytest.raises(ValueError, match=rf"with a recipe that differs from {own.name}'s .*\(training.max_epochs\)"):
+        seed_study(replace(own, settings=replace(own.settings, max_epochs=2)), toy_data, [1], tmp_path / "own",
+                   vectors=vectors, show_progress=False)
 
 
 def test_the_keyword_weights_can_have_their_own_learning_rate(make_matcher) -> None:  # type: ignore[no-untyped-def]

@@ -789,10 +789,13 @@ def seed_study(config: TrainingConfig, data: Path, seeds: list[int], work: Path,
         folder = work / config.name / f"seed-{seed}"
         if (folder / "card.json").exists() and not force:
             card = ModelCard.from_dict(json.loads((folder / "card.json").read_text(encoding="utf-8")))
-            if card.name != config.name:  # an ablation's runs, adopted: the same recipe under the config's name
-                if differences := recipe_differences(card, config):
-                    raise ValueError(f"{folder} was trained as {card.name}, whose recipe differs from {config.name}'s "
-                                     f"({', '.join(differences)}): train it again (--force)")
+            # A run is reused only as the config's own recipe: an ablation's runs adopted under the config's name, or
+            # runs of this name, but never runs of the name trained with another recipe (a variant whose recipe
+            # changed since, e.g. the untaught MCAN seeds that now teach the taught recipe of the same name).
+            if differences := recipe_differences(card, config):
+                trained = f"as {card.name}, whose recipe" if card.name != config.name else "with a recipe that"
+                raise ValueError(f"{folder} was trained {trained} differs from {config.name}'s "
+                                 f"({', '.join(differences)}): train it again (--force)")
             # The config's description, as it is now: it tells what was measured since the run was trained.
             card = replace(card, name=config.name, description=config.description)
         else:
