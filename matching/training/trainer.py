@@ -789,9 +789,8 @@ def seed_study(config: TrainingConfig, data: Path, seeds: list[int], work: Path,
         folder = work / config.name / f"seed-{seed}"
         if (folder / "card.json").exists() and not force:
             card = ModelCard.from_dict(json.loads((folder / "card.json").read_text(encoding="utf-8")))
-            # A run is reused only as the config's own recipe: an ablation's runs adopted under the config's name, or
-            # runs of this name, but never runs of the name trained with another recipe (a variant whose recipe
-            # changed since, e.g. the untaught MCAN seeds that now teach the taught recipe of the same name).
+            # Reused only where it is the config's recipe, whatever its name: an ablation's runs adopted under the
+            # config's name pass; runs of this name from before the recipe changed do not.
             if differences := recipe_differences(card, config):
                 trained = f"as {card.name}, whose recipe" if card.name != config.name else "with a recipe that"
                 raise ValueError(f"{folder} was trained {trained} differs from {config.name}'s "
