@@ -218,6 +218,8 @@ def test_train_and_card(trained: tuple[Matcher, ModelCard], toy_data: Path, vect
     assert card.vocabulary == vectors.describe()
     assert "--seed 3" in card.command
     assert card.environment.startswith(f"torch {torch.__version__}, {torch.get_num_threads()} thread(s), cpu: ")
+    # The CPU's vector instructions decide the float rounding, so two cards tell whether their runs could match.
+    assert card.environment.endswith(f"{torch.backends.cpu.get_cpu_capability()})")
     assert [t.baseline for t in card.significance] == list(BASELINES)
     assert all(0 < t.p_value <= 1 and t.questions == 2 for t in card.significance)
     assert card.attention is None and card.group == "as in the paper"

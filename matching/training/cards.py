@@ -107,7 +107,8 @@ class ModelCard:
     code_version: str = ""
     environment: str = ""
     """Where it trained (`trainer.training_environment`): float sums, and so the weights, depend on the torch build,
-    its thread count and the device, so the same command elsewhere gives a model that differs in its last digits."""
+    its thread count, the device and the CPU's vector instructions; rounding that differs in the first step grows over
+    an epoch, so the same command on another CPU gives a model whose figures can differ in their third decimal."""
     command: str = ""
     group: str = PAPER_GROUP
     """`as in the paper` or `MatchLens variant` (a model with a MatchLens addition)."""
@@ -457,8 +458,8 @@ def render_card(card: ModelCard) -> str:
                     else f"test: {data_name(card, 'test')}, dev: {data_name(card)}")
     deviations = "\n".join(f"- {line}" for line in card.deviations) or "- none recorded"
     limits = "\n".join(f"- {line}" for line in known_limits(card))
-    trained_on = (f", on {card.environment} (the same command elsewhere gives weights that differ in their last digits)"
-                  if card.environment else "")
+    trained_on = (f", on {card.environment} (the same command on another CPU gives weights that differ a little, and "
+                  "figures that can differ in their third decimal)" if card.environment else "")
     return f"""# Model card: {card.name}
 
 {card.description}

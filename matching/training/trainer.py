@@ -253,9 +253,26 @@ def code_version() -> str:
     return f"{__version__}+{commit}" if commit else __version__
 
 
+def cpu_model() -> str:
+    """The processor's name as the system gives it ("AMD EPYC", "Intel(R) Xeon(R) ..."), or "" where it gives none."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace").splitlines():
+            if line.startswith("model name"):
+                return line.partition(":")[2].strip()
+    except OSError:
+        pass
+    return platform.processor()
+
+
 def training_environment(device: torch.device) -> str:
-    """What a model's float sums depend on besides the code and the seed: the torch build, its threads, the device."""
-    machine = f"{platform.machine()} with {os.cpu_count()} cores"
+    """What a model's float sums depend on besides the code and the seed: the torch build, its threads, the device,
+    and on a CPU its model and the vector instructions torch uses there (AVX2, AVX512): the same command, data and
+    seed gave the same weights run after run on one machine, and on another CPU a model whose dev MAP differed in
+    the fourth decimal (docs/models-and-training.md, "The `mvlstm-em-kw-all` recipe trained again here")."""
+    model = cpu_model()
+    capability = torch.backends.cpu.get_cpu_capability()
+    machine = f"{platform.machine()} with {os.cpu_count()} cores" + (f" ({model}, {capability})" if model
+                                                                      else f" ({capability})")
     place = machine if device.type == "cpu" else f"{torch.cuda.get_device_name(device)} ({machine})"
     return f"torch {torch.__version__}, {torch.get_num_threads()} thread(s), {device.type}: {place}"
 
