@@ -52,16 +52,16 @@ EXAMPLES: tuple[Example, ...] = (
         gold=(0, 2)),
     Example(
         key="disagreement", title="Models disagree", kind="disagreement", icon=":material/call_split:",
-        note="The default models pick different top answers (the right one names a person and shares no word with "
-             "the question; three others repeat 'penicillin' or 'discovered'): compare their attention and "
+        note="The default models pick different top answers (four candidates repeat a word of the question, "
+             "'theory', 'relativity' or 'wrote'; the right one names the person): compare their attention and "
              "pooled cells.",
-        question="Who discovered penicillin?",
+        question="Who wrote the theory of relativity?",
         candidates=(
-            "Penicillin is a group of antibiotics derived from Penicillium moulds.",
-            "Alexander Fleming noticed in 1928 that a mould killed the bacteria in his culture dish.",
-            "The discovery of penicillin changed medicine.",
-            "Antibiotics are used to treat bacterial infections.",
-            "Scientists discovered many more antibiotics after the war.",
+            "Relativity changed ideas about space and time.",
+            "Albert Einstein published the special theory in 1905.",
+            "The theory explains the orbit of Mercury.",
+            "Physicists wrote many papers testing it.",
+            "Newton's laws describe motion at low speeds.",
         ),
         gold=(1,)),
     Example(
