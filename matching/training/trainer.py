@@ -269,10 +269,8 @@ def training_environment(device: torch.device) -> str:
     and on a CPU its model and the vector instructions torch uses there (AVX2, AVX512): the same command, data and
     seed gave the same weights run after run on one machine, and on another CPU a model whose dev MAP differed in
     the fourth decimal (docs/models-and-training.md, "The `mvlstm-em-kw-all` recipe trained again here")."""
-    model = cpu_model()
-    capability = torch.backends.cpu.get_cpu_capability()
-    machine = f"{platform.machine()} with {os.cpu_count()} cores" + (f" ({model}, {capability})" if model
-                                                                      else f" ({capability})")
+    processor = ", ".join(filter(None, (cpu_model(), torch.backends.cpu.get_cpu_capability())))
+    machine = f"{platform.machine()} with {os.cpu_count()} cores ({processor})"
     place = machine if device.type == "cpu" else f"{torch.cuda.get_device_name(device)} ({machine})"
     return f"torch {torch.__version__}, {torch.get_num_threads()} thread(s), {device.type}: {place}"
 
