@@ -52,7 +52,7 @@ from common import ROOT
 
 from matching.evaluation.dataset import TokenizedList, model_scores, tokenize_lists
 from matching.explain.matcher import Matcher
-from matching.models.batching import RowCache
+from matching.models.batching import TextCache
 from matching.models.mvlstm import MVLSTM
 from matching.text.data import read_toks_folder
 from matching.training.checkpoint import load_checkpoint
@@ -194,7 +194,7 @@ def main() -> None:
         return matchzoo_predict(model, [matchzoo_tensors(padding, matchzoo_batch(ids[s:s + BATCH_SIZE]))
                                         for s in range(0, len(ids), BATCH_SIZE)])
 
-    known: RowCache = {}
+    known = TextCache()
     model_scores(matcher, lists, BATCH_SIZE, known=known)
     work: dict[str, Callable[[], object]] = {
         "MatchZoo-py forward": lambda: matchzoo_predict(model, ready),

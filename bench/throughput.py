@@ -35,7 +35,7 @@ from torch import nn
 
 from matching.evaluation.dataset import TokenizedList, model_scores, tokenize_lists
 from matching.explain.matcher import Matcher
-from matching.models.batching import RowCache
+from matching.models.batching import TextCache
 from matching.text.data import DataError, read_toks_folder
 from matching.text.embeddings import WordVectors
 from matching.training.checkpoint import load_all
@@ -107,7 +107,7 @@ def reference_scores(model: ReferenceMVLSTM, vectors: WordVectors, lists: Sequen
 def ids_known(matcher: Matcher, lists: Sequence[TokenizedList]) -> Callable[[], object]:
     """The same scoring with every text's lookup-key ids already known (the shared `known` cache
     an upload fills for its first model), so the GloVe word lookups are not timed."""
-    known: RowCache = {}
+    known = TextCache()
     model_scores(matcher, lists, BATCH_SIZE, known=known)
     return lambda: model_scores(matcher, lists, BATCH_SIZE, known=known)
 

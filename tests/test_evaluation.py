@@ -13,7 +13,7 @@ from matching.evaluation.dataset import Evaluation, evaluate, first_correct_rank
 from matching.evaluation.metrics import METRICS, question_metrics
 from matching.evaluation.progress import READING
 from matching.explain.matcher import Matcher
-from matching.models.batching import RowCache
+from matching.models.batching import TextCache
 from matching.text.baselines import BASELINES
 from matching.text.data import RankingList, open_ranking_file, read_ranking_file
 from matching.text.tokenized import TokenizedList, tokenize_lists
@@ -98,9 +98,9 @@ def test_scores_do_not_depend_on_threads_order_or_remembered_lookups(matcher: Ma
     """Bucketed, threaded, with word rows remembered across calls: each pair's score is the one
     it gets scored alone."""
     tokenized, _ = tokenize_lists(toy_lists())
-    known: RowCache = {}
+    known = TextCache()
     first = model_scores(matcher, tokenized, batch_size=4, workers=workers, known=known)
-    assert known, "the word rows were remembered"
+    assert known.rows, "the word rows were remembered"
     again = model_scores(matcher, tokenized, batch_size=4, workers=workers, known=known)
     for n, item in enumerate(tokenized):
         alone = matcher.score_tokens([item.question] * len(item.candidates), item.candidates)

@@ -420,3 +420,22 @@ def test_the_word_deletion_tools_score_an_edited_pair_in_its_list(vectors: objec
         assert flip.verified_gap < 0
     curves = deletion_curves([RankingList("q", SECTION[0], tuple(SECTION[1]), (0, 0, 1, 0))], {"listed": matcher})
     assert curves.pairs == 4 and curves.points
+
+
+def test_models_scored_one_after_another_share_each_lists_bm25_and_stems_and_score_as_alone(vectors: object) -> None:
+    """Evaluation scores a chunk with one model after another over one `TextCache`: a list's BM25 within it and
+    each text's stems are computed once (per stems setting), and every model scores as it does alone."""
+    from matching.evaluation.dataset import model_scores
+    from matching.models.batching import TextCache
+
+    on_keys = keyword_matcher(vectors, "keys", [0.5, 0.5, 0.1, 2.0], keyword_list_bm25=True)
+    on_stems = keyword_matcher(vectors, "stems", [0.5, 0.5, 0.1, 2.0], keyword_list_bm25=True, keyword_stems=True)
+    tokenized, _ = tokenize_lists(toy_lists(0, 6))
+    known = TextCache()
+    shared = {m.name: model_scores(m, tokenized, batch_size=4, known=known) for m in (on_keys, on_stems, on_keys)}
+    assert len(known.list_bm25) == 2 * len(tokenized)  # each list once with stems, once without
+    assert len(known.stems) == sum(1 + len(t.candidates) for t in tokenized)  # every text's stems once
+    for matcher in (on_keys, on_stems):
+        alone = model_scores(matcher, tokenized, batch_size=4)
+        for n in range(len(tokenized)):
+            np.testing.assert_allclose(shared[matcher.name][n], alone[n], rtol=1e-6, atol=1e-6)

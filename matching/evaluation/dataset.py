@@ -17,7 +17,7 @@ from matching.evaluation import slices as slicing
 from matching.evaluation.metrics import METRICS, question_metrics
 from matching.evaluation.progress import READING, Progress
 from matching.explain.matcher import Matcher
-from matching.models.batching import RowCache
+from matching.models.batching import TextCache
 from matching.text.baselines import BASELINES, baseline_scores
 from matching.text.data import RankingFile, RankingList
 from matching.text.tokenized import TokenizedList, tokenize_lists
@@ -160,7 +160,7 @@ def bucketed_pairs(lists: Sequence[TokenizedList], max_answer_len: int) -> np.nd
 
 def model_scores(matcher: Matcher, lists: Sequence[TokenizedList], batch_size: int = 256,
                  progress: Progress | None = None, workers: int = 1,
-                 known: RowCache | None = None) -> list[np.ndarray]:
+                 known: TextCache | None = None) -> list[np.ndarray]:
     """Score every candidate of every list in large batches, on `workers` threads.
 
     Pairs are bucketed by how many answer words the model reads (then by question), so a
@@ -168,8 +168,8 @@ def model_scores(matcher: Matcher, lists: Sequence[TokenizedList], batch_size: i
     and each score goes back to its place. The forward passes release the GIL, so batches run
     side by side on several cores; progress is reported from the calling thread, in order.
     A candidate with no words cannot be read by a model; it gets -inf, i.e. it is
-    ranked last (and tied with any other such candidate). `known` keeps each text's word rows
-    for the next model with the same vectors (see `batching.RowCache`).
+    ranked last (and tied with any other such candidate). `known` keeps each text's word rows,
+    stems and list BM25 for the next model with the same vectors (see `batching.TextCache`).
     """
     places = bucketed_pairs(lists, matcher.params.max_answer_len)
     sizes = [len(lst.candidates) for lst in lists]
@@ -262,8 +262,9 @@ def score_lists(first: int, lists: Sequence[RankingList], models: Mapping[str, M
     on this thread: what `evaluate`'s pipeline does with one chunk, spread over threads there."""
     with collector_paused:
         read, skipped = tokenize_lists(lists)
-        known: dict[int, RowCache] = {}
-        scores = {name: model_scores(matcher, read, PAIRS_PER_BATCH, known=known.setdefault(id(matcher.vectors), {}))
+        known: dict[int, TextCache] = {}
+        scores = {name: model_scores(matcher, read, PAIRS_PER_BATCH,
+                                     known=known.setdefault(id(matcher.vectors), TextCache()))
                   for name, matcher in models.items()}
         return question_results(first, lists, read, skipped, scores)
 
@@ -347,11 +348,11 @@ def evaluate(lists: Sequence[RankingList] | RankingFile, models: Mapping[str, Ma
             read, skipped = tokenize_lists(chunk)
             # Each text's words are looked up once per vector table, not once per model; the cache
             # lives as long as the chunk's texts (it is keyed by their ids).
-            known: dict[int, RowCache] = {}
+            known: dict[int, TextCache] = {}
             futures = {}
             for name, matcher in models.items():
                 pairs = sum(len(t.candidates) for t in read)
-                cache = known.setdefault(id(matcher.vectors), {})
+                cache = known.setdefault(id(matcher.vectors), TextCache())
                 futures[name] = (pairs, pool.submit(model_scores, matcher, read, PAIRS_PER_BATCH, known=cache))
             in_flight.append((first, chunk, read, skipped, futures))
             # Scores of skipped lists' candidates count as done, so every stage ends at its total.

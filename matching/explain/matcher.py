@@ -16,7 +16,7 @@ import torch
 from matching.explain.explanation import Explanation, TracedExplanations
 from matching.models import ForwardTrace, MatchingModel, TextEncoding
 from matching.models.base import trace_parts_of
-from matching.models.batching import ListStatistics, RowCache, TextTable, lookup_texts, pair_batch
+from matching.models.batching import ListStatistics, TextCache, TextTable, lookup_texts, pair_batch
 from matching.models.params import ModelParams
 from matching.models.parts import Part
 from matching.text.embeddings import WordVectors
@@ -74,7 +74,7 @@ class Matcher:
         """The parts this model's explanations carry (`models.parts.Part`)."""
         return trace_parts_of(self.params)
 
-    def _texts(self, side: str, texts: Sequence[Sequence[Token]], trace: bool, known: RowCache | None = None
+    def _texts(self, side: str, texts: Sequence[Sequence[Token]], trace: bool, known: TextCache | None = None
                ) -> SideTexts:
         """The distinct text objects of one side looked up, and encoded where the family can, once."""
         max_len = self.params.max_question_len if side == "question" else self.params.max_answer_len
@@ -94,11 +94,12 @@ class Matcher:
             return self.model(pair_batch(*questions.pick(pairs), *answers.pick(pairs), lists=lists), trace=trace)
 
     def listed(self, questions: Sequence[Sequence[Token]], answers: Sequence[Sequence[Token]],
-               collections: Sequence[Sequence[Sequence[Token]]] | None = None) -> ListStatistics | None:
+               collections: Sequence[Sequence[Sequence[Token]]] | None = None,
+               known: TextCache | None = None) -> ListStatistics | None:
         """What the model reads from each pair's list (`collections[p]`, or the pairs given with the same question
         object): BM25 within it for the keyword feature, the question words' IDF within it for MV-LSTM's exact match
         over the list; None where it reads neither."""
-        return ListStatistics.of(self.params, questions, answers, collections)
+        return ListStatistics.of(self.params, questions, answers, collections, known)
 
     def explain_tokens(self, question: Sequence[Token], candidates: Sequence[Sequence[Token]]
                        ) -> list[Explanation]:
@@ -124,10 +125,10 @@ class Matcher:
         return self.explain_tokens(tokenize(question), [tokenize(c) for c in candidates])
 
     def score_tokens(self, questions: Sequence[Sequence[Token]], answers: Sequence[Sequence[Token]],
-                     batch_size: int = 256, known: RowCache | None = None, workers: int = 1,
+                     batch_size: int = 256, known: TextCache | None = None, workers: int = 1,
                      progress: Callable[[int], None] | None = None,
                      collections: Sequence[Sequence[Sequence[Token]]] | None = None) -> np.ndarray:
-        """Scores only (no trace), for evaluation over many pairs (`known`: see `batching.RowCache`).
+        """Scores only (no trace), for evaluation over many pairs (`known`: see `batching.TextCache`).
 
         A model with the keyword feature "BM25 within the list" reads each pair's list: `collections[p]` (the
         question's candidates, an edited one in its place), or without it the answers given with the same
@@ -155,7 +156,8 @@ class Matcher:
             per_block = min(per_block, len(answers) // (4 * threads * batch_size))
         block = min(ENCODED_TOGETHER, batch_size * max(1, per_block))
 
-        listed = self.listed(questions, answers, collections)  # over every pair, before they are cut into blocks
+        # Over every pair, before they are cut into blocks.
+        listed = self.listed(questions, answers, collections, known)
 
         def score_block(first: int) -> np.ndarray:
             part = slice(first, first + block)

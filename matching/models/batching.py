@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import torch
@@ -19,7 +19,7 @@ from torch.nn.utils.rnn import pad_sequence
 from matching.models import PairBatch, TextEncoding
 from matching.models.blocks import consecutive, take_rows
 from matching.models.params import ModelParams
-from matching.text.baselines import bm25_within_lists, idf_within_lists
+from matching.text.baselines import ListBm25Cache, bm25_within_lists, idf_within_lists
 from matching.text.embeddings import EncodedText, WordVectors
 from matching.text.stems import stem_ids
 from matching.text.tokens import Token, token_codes
@@ -90,9 +90,11 @@ class ListStatistics:
 
     @classmethod
     def of(cls, params: ModelParams, questions: Sequence[Sequence[Token]], answers: Sequence[Sequence[Token]],
-           collections: Sequence[Sequence[Sequence[Token]]] | None = None) -> ListStatistics | None:
+           collections: Sequence[Sequence[Sequence[Token]]] | None = None,
+           known: TextCache | None = None) -> ListStatistics | None:
         """What `params`' model reads from each pair's list (the candidates of `collections[p]`, or those given with
-        the same question object) and from the stems of its texts; None where it reads nothing of these."""
+        the same question object) and from the stems of its texts; None where it reads nothing of these. With
+        `known`, what another model computed of the same texts before is read, not computed again."""
         if not (params.keyword_list_bm25 or params.reads_list_idf or params.reads_stems):
             return None
         idf = bm25 = question_stems = answer_stems = None
@@ -100,11 +102,13 @@ class ListStatistics:
             idf = _padded([torch.from_numpy(w) for w in idf_within_lists(questions, answers, params.max_question_len,
                                                                          collections)])
         if params.keyword_list_bm25:
-            bm25 = torch.from_numpy(bm25_within_lists(questions, answers, collections, stems=params.keyword_stems))
+            bm25 = torch.from_numpy(bm25_within_lists(questions, answers, collections, stems=params.keyword_stems,
+                                                      known=None if known is None else known.list_bm25))
         if params.reads_stems:
-            question_stems = _padded([torch.from_numpy(ids) for ids in stem_ids(questions, params.max_question_len)],
-                                     PAD_ID["question"])
-            answer_stems = _padded([torch.from_numpy(ids) for ids in stem_ids(answers, params.max_answer_len)],
+            stems = None if known is None else known.stems
+            question_stems = _padded([torch.from_numpy(ids) for ids in stem_ids(questions, params.max_question_len,
+                                                                                 stems)], PAD_ID["question"])
+            answer_stems = _padded([torch.from_numpy(ids) for ids in stem_ids(answers, params.max_answer_len, stems)],
                                    PAD_ID["answer"])
         return cls(bm25, idf, question_stems, answer_stems)
 
@@ -136,10 +140,19 @@ def make_batch(questions: Sequence[EncodedText], answers: Sequence[EncodedText],
                      **({} if lists is None else lists.batch_fields(q_vectors.shape[1], a_vectors.shape[1])))
 
 
-RowCache = dict[tuple[int, int], np.ndarray]
-"""(id(text), max_len) -> the text's lookup-key ids (`embeddings.key_id`: its rows in the vector
-table where known): kept by a caller that scores the same text objects several times
-(evaluation, one model after another), for as long as those objects live."""
+@dataclass
+class TextCache:
+    """What scoring computes of text objects that it meets again, kept by a caller that scores the same texts
+    several times (evaluation, one model after another), for as long as those objects live (keyed by their ids).
+    Only what does not depend on the model is kept, so every model scores as it would alone."""
+
+    rows: dict[tuple[int, int], np.ndarray] = field(default_factory=dict)
+    """(id(text), max_len) -> the text's lookup-key ids (`embeddings.key_id`: its rows in the vector table where
+    known); for one vector table."""
+    stems: dict[tuple[int, int], np.ndarray] = field(default_factory=dict)
+    """(id(text), max_len) -> the text's stem ids (`text.stems.stem_ids`)."""
+    list_bm25: ListBm25Cache = field(default_factory=dict)
+    """Each list's BM25 within it (`text.baselines.bm25_within_lists`)."""
 
 
 @dataclass(frozen=True)
@@ -167,7 +180,7 @@ class TextTable:
 
 
 def lookup_texts(vectors: WordVectors, texts: Sequence[Sequence[Token]], max_len: int, side: str,
-                 known: RowCache | None = None) -> tuple[TextTable, torch.Tensor]:
+                 known: TextCache | None = None) -> tuple[TextTable, torch.Tensor]:
     """Each distinct text object looked up once (once at all with `known`), cut to `max_len`:
     the table of the distinct texts, and each text's row in it (B,).
 
@@ -198,13 +211,13 @@ def lookup_texts(vectors: WordVectors, texts: Sequence[Sequence[Token]], max_len
     if known is None:  # every text new: its ids stay one flat array, in the order of the texts
         flat, lengths = looked_up(distinct)
     else:
-        ids: list[np.ndarray | None] = [known.get((id(text), max_len)) for text in distinct]
+        ids: list[np.ndarray | None] = [known.rows.get((id(text), max_len)) for text in distinct]
         missing = [n for n, found in enumerate(ids) if found is None]
         if missing:
             new_ids, new_lengths = looked_up([distinct[n] for n in missing])
             ends = np.cumsum(new_lengths).tolist()
             for n, start, end in zip(missing, [0, *ends], ends, strict=False):
-                ids[n] = known[(id(distinct[n]), max_len)] = new_ids[start:end]
+                ids[n] = known.rows[(id(distinct[n]), max_len)] = new_ids[start:end]
         lengths = np.fromiter(map(len, ids), dtype=np.int64, count=len(ids))  # type: ignore[arg-type]
         flat = np.concatenate(ids) if ids else np.zeros(0, dtype=np.int64)  # type: ignore[arg-type]
     if len(lengths) and lengths.min() < 1:
@@ -235,10 +248,10 @@ def batch_on(batch: PairBatch, device: torch.device) -> PairBatch:
 
 def make_token_batch(vectors: WordVectors, questions: Sequence[Sequence[Token]],
                      answers: Sequence[Sequence[Token]], max_question_len: int, max_answer_len: int,
-                     known: RowCache | None = None, lists_for: ModelParams | None = None) -> PairBatch:
+                     known: TextCache | None = None, lists_for: ModelParams | None = None) -> PairBatch:
     """The same batch as `make_batch` over `vectors.encode` of each text, built faster; with `lists_for`, the list
     statistics that model reads (`ListStatistics.of`: the pairs given with the same question object a list)."""
     question_table, question_rows = lookup_texts(vectors, questions, max_question_len, "question", known)
     answer_table, answer_rows = lookup_texts(vectors, answers, max_answer_len, "answer", known)
-    lists = None if lists_for is None else ListStatistics.of(lists_for, questions, answers)
+    lists = None if lists_for is None else ListStatistics.of(lists_for, questions, answers, known=known)
     return pair_batch(question_table.rows(question_rows), None, answer_table.rows(answer_rows), lists=lists)

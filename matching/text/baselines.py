@@ -77,33 +77,38 @@ def _list_groups(questions: Sequence[Sequence[Token]], answers: Sequence[Sequenc
             for pairs in groups.values()]
 
 
-def _places(pairs: list[int], answers: Sequence[Sequence[Token]], collection: Sequence[Sequence[Token]]
-            ) -> list[int]:
-    """Each pair's answer's place among the candidates of its list (an edited candidate in its own place)."""
-    place = {id(candidate): n for n, candidate in enumerate(collection)}
-    for pair in pairs:
-        if id(answers[pair]) not in place:
-            raise ValueError(f"pair {pair}: its answer is not among the candidates of its list")
-    return [place[id(answers[pair])] for pair in pairs]
+ListBm25Cache = dict[tuple[int, bool, frozenset[int]], dict[int, float]]
+"""(id(question), stems, the ids of its list's candidates) -> each candidate's BM25 within that list, by its id: kept
+by a caller that scores the same lists with several models (evaluation), for as long as those text objects live."""
 
 
 def bm25_within_lists(questions: Sequence[Sequence[Token]], answers: Sequence[Sequence[Token]],
                       collections: Sequence[Sequence[Sequence[Token]]] | None = None,
-                      stems: bool = False) -> np.ndarray:
+                      stems: bool = False, known: ListBm25Cache | None = None) -> np.ndarray:
     """(P,) each pair's BM25 baseline score per question word, with its list as the collection: the candidates of
     `collections[p]`, which hold the answer itself (an edited candidate in its own place, by the tools that delete
     words), or without `collections` every answer given with the same question object. The IDF and the mean length
     are the list's, so a word every candidate has counts for little. What the keyword feature "BM25 within the
     list" reads (`blocks.keywords`); a question without words gives 0. With `stems`, over the words' stems
-    (`stemmed_words`), as a keyword term with `keyword_stems` reads it."""
+    (`stemmed_words`), as a keyword term with `keyword_stems` reads it. With `known`, a list scored before (by
+    another model of an evaluation) is not scored again."""
     words = stemmed_words if stems else overlap_words
     values = np.zeros(len(questions), dtype=np.float32)
     for pairs, collection in _list_groups(questions, answers, collections):
-        question_words = words(questions[pairs[0]])
-        if not question_words:
-            continue
-        scores = _bm25(question_words, [words(c) for c in collection]) / len(question_words)
-        values[pairs] = scores if collections is None else scores[_places(pairs, answers, collection)]
+        question = questions[pairs[0]]
+        key = (id(question), stems, frozenset(map(id, collection)))
+        by_answer = None if known is None else known.get(key)
+        if by_answer is None:
+            question_words = words(question)
+            scores = (_bm25(question_words, [words(c) for c in collection]) / len(question_words) if question_words
+                      else np.zeros(len(collection)))
+            by_answer = dict(zip(map(id, collection), scores.tolist(), strict=True))
+            if known is not None:
+                known[key] = by_answer
+        for pair in pairs:
+            if id(answers[pair]) not in by_answer:
+                raise ValueError(f"pair {pair}: its answer is not among the candidates of its list")
+        values[pairs] = [by_answer[id(answers[pair])] for pair in pairs]
     return values
 
 

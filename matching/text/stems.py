@@ -49,14 +49,16 @@ def stem_id(key: str) -> int:
     return key_id(stem(key), -1)
 
 
-def stem_ids(texts: Sequence[Sequence[Token]], max_len: int) -> list[np.ndarray]:
+def stem_ids(texts: Sequence[Sequence[Token]], max_len: int,
+             known: dict[tuple[int, int], np.ndarray] | None = None) -> list[np.ndarray]:
     """Each text's stem ids, cut to `max_len` words as the batches cut it. A text given several times (one
-    question for all its candidates) is stemmed once."""
-    done: dict[int, np.ndarray] = {}
+    question for all its candidates) is stemmed once; with `known` ((id(text), max_len) -> its ids, kept by a
+    caller that meets the same text objects again), once for as long as the caller keeps it."""
+    done: dict[tuple[int, int], np.ndarray] = {} if known is None else known
     found = []
     for text in texts:
-        ids = done.get(id(text))
+        ids = done.get((id(text), max_len))
         if ids is None:
-            ids = done[id(text)] = np.fromiter((stem_id(token.key) for token in text[:max_len]), np.int64)
+            ids = done[(id(text), max_len)] = np.fromiter((stem_id(token.key) for token in text[:max_len]), np.int64)
         found.append(ids)
     return found
