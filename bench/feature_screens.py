@@ -12,7 +12,8 @@ For each feature it prints what the feature alone ranks (beside the baselines) o
 section sets the project chooses on (A and C, `bench/section_collection.py`), and for each model its score + c x the
 feature for a few c (0 is the model as shipped): whether the feature, added to the keyword term with a weight the
 training would learn, could raise one kind of text without setting another back. For the definition feature, also
-how often it fires on right and on wrong answers of the questions of its form. An analysis on the dev splits and the
+how often it fires on right and on wrong answers of the questions of its form, and each model's MAP on those
+questions and on the others. An analysis on the dev splits and the
 choosing sets, not a shipped feature; no test split is read.
 
     python bench/feature_screens.py [--models mvlstm-em-kw-all amvlstm-q-kw-all mcan-kw-all] \
@@ -126,6 +127,13 @@ def main() -> None:
                 wrong = [x for v, labels in asked for x, y in zip(v, labels, strict=True) if not y]
                 print(f"    {len(asked)} questions of its form; it fires on {np.mean(right or [0]):.0%} of their "
                       f"right answers, {np.mean(wrong or [0]):.0%} of their wrong ones")
+                form = [defined_subject(q) is not None for q, _ in keys]
+                for name, model_values in scores.items():
+                    on_form, other = ([[s for s, f in zip(model_values, form, strict=True) if f is wanted],
+                                       [t for t, f in zip(lists, form, strict=True) if f is wanted]]
+                                      for wanted in (True, False))
+                    print(f"    {name} as shipped: MAP {mean_average_precision(*on_form):.4f} on those questions, "
+                          f"{mean_average_precision(*other):.4f} on the others")
             for name, model_values in scores.items():
                 mixed = {c: mean_average_precision([s + c * f for s, f in zip(model_values, values, strict=True)],
                                                    lists)
