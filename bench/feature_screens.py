@@ -13,8 +13,8 @@ section sets the project chooses on (A and C, `bench/section_collection.py`), an
 feature for a few c (0 is the model as shipped): whether the feature, added to the keyword term with a weight the
 training would learn, could raise one kind of text without setting another back. For the definition feature, also
 how often it fires on right and on wrong answers of the questions of its form, and each model's MAP on those
-questions and on the others. An analysis on the dev splits and the
-choosing sets, not a shipped feature; no test split is read.
+questions and on the others. An analysis on the dev splits and the choosing sets, not a shipped feature; no test
+split is read.
 
     python bench/feature_screens.py [--models mvlstm-em-kw-all amvlstm-q-kw-all mcan-kw-all] \
         [--train ../shared/data/wikiqa/train ../shared/data/trecqa/train-all] \
