@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from matching.models.batching import make_batch, make_token_batch
+from matching.models.batching import TextCache, make_batch, make_token_batch
 from matching.text.embeddings import EncodedText, WordVectors
 from matching.text.tokens import tokenize
 
@@ -49,8 +49,8 @@ def test_token_batch_equals_padding_the_looked_up_texts(vectors: WordVectors) ->
     assert fast.answer_unknown[0].tolist()[-2:] == [True, False] and fast.answer_lengths.tolist() == [9, 1, 9, 5]
 
 
-@pytest.mark.parametrize("known", [None, {}], ids=["new texts", "with a row cache"])
-def test_token_batch_from_key_codes_equals_from_keys(vectors: WordVectors, known: dict | None) -> None:
+@pytest.mark.parametrize("known", [None, TextCache()], ids=["new texts", "with a text cache"])
+def test_token_batch_from_key_codes_equals_from_keys(vectors: WordVectors, known: TextCache | None) -> None:
     """Texts with codes (`Tokens`), plain token lists (no codes) and a mix give the same batch."""
     questions = [tokenize("who wrote zzqxjvtk hamlet ?"), tokenize("who wrote hamlet ?")] * 2
     answers = [tokenize("Hamlet is a tragedy by Shakespeare, blorptastic."), tokenize("Paris"),
