@@ -96,19 +96,22 @@ def bm25_within_lists(questions: Sequence[Sequence[Token]], answers: Sequence[Se
     values = np.zeros(len(questions), dtype=np.float32)
     for pairs, collection in _list_groups(questions, answers, collections):
         question = questions[pairs[0]]
-        key = (id(question), stems, frozenset(map(id, collection)))
-        by_answer = None if known is None else known.get(key)
+        # The key only where a cache is kept: scoring one model (the app, training) builds no set per list.
+        key = (id(question), stems, frozenset(map(id, collection))) if known is not None else None
+        by_answer = known.get(key) if known is not None and key is not None else None
         if by_answer is None:
             question_words = words(question)
-            scores = (_bm25(question_words, [words(c) for c in collection]) / len(question_words) if question_words
-                      else np.zeros(len(collection)))
+            if not question_words:
+                continue
+            scores = _bm25(question_words, [words(c) for c in collection]) / len(question_words)
             by_answer = dict(zip(map(id, collection), scores.tolist(), strict=True))
-            if known is not None:
+            if known is not None and key is not None:
                 known[key] = by_answer
-        for pair in pairs:
-            if id(answers[pair]) not in by_answer:
-                raise ValueError(f"pair {pair}: its answer is not among the candidates of its list")
-        values[pairs] = [by_answer[id(answers[pair])] for pair in pairs]
+        try:
+            values[pairs] = [by_answer[id(answers[pair])] for pair in pairs]
+        except KeyError:
+            pair = next(pair for pair in pairs if id(answers[pair]) not in by_answer)
+            raise ValueError(f"pair {pair}: its answer is not among the candidates of its list") from None
     return values
 
 
