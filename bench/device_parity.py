@@ -10,21 +10,23 @@ move only where two candidates' scores lie within float32 rounding of each other
 On a machine without CUDA it prints the CPU half and says so.
 
     python bench/device_parity.py [--data runs/data/wikiqa+trecqa-all/dev] [--models mcan mvlstm ...]
+    python bench/device_parity.py --data runs/data/wikiqa+trecqa-all --pairs 100000 --models mcan-kw-all ...
 """
 
 from __future__ import annotations
 
 import argparse
+import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
 import torch
-from common import ROOT
+from common import ROOT, resampled
 
-from matching.evaluation.dataset import Evaluation, evaluate
+from matching.evaluation.dataset import Evaluation, default_workers, evaluate
 from matching.explain.matcher import choose_device
-from matching.text.data import open_ranking_file, read_toks_folder
+from matching.text.data import open_ranking_file, read_toks_folder, write_toks_folder
 from matching.training.checkpoint import load_all
 
 
@@ -45,6 +47,8 @@ def main() -> None:
                         help="a toks folder or a ranking file")
     parser.add_argument("--pretrained", default=str(ROOT / "pretrained"))
     parser.add_argument("--models", nargs="*", help="default: every checkpoint under --pretrained")
+    parser.add_argument("--pairs", type=int, help="instead of --data itself, a file of this many pairs drawn with "
+                        "replacement from every split of the folder --data (as bench/ray_evaluate.py draws its file)")
     parser.add_argument("--devices", nargs=2, default=["cpu", "cuda"],
                         help="the reference, then the device compared with it (cpu cpu: the comparison's own check)")
     args = parser.parse_args()
@@ -55,15 +59,21 @@ def main() -> None:
         models = {name: models[name] for name in args.models}
     names = [n for n in args.devices if n != "cuda" or torch.cuda.is_available()]
     devices = [choose_device(n) for n in names]
-    print(f"torch {torch.__version__}; devices: "
-          + ", ".join(str(d) + (f" ({torch.cuda.get_device_name(d)})" if d.type == "cuda" else "") for d in devices))
+    shown = [str(d) + (f" ({torch.cuda.get_device_name(d)})" if d.type == "cuda" else "") for d in devices]
+    print(f"torch {torch.__version__}, {torch.get_num_threads()} torch threads, {default_workers()} scoring threads; "
+          f"devices: {', '.join(shown)}")
     runs = []
-    for device in devices:
-        result, seconds = timed_evaluation(Path(args.data), models, device)
-        runs.append(result)
-        pairs = int(result.candidates.sum()) * len(models)
-        print(f"{device.type}: {result.evaluated} questions, {pairs:,} model-pairs in {seconds:.1f} s "
-              f"({pairs / seconds:,.0f} model-pairs/s)")
+    with tempfile.TemporaryDirectory() as scratch:
+        data = Path(args.data)
+        if args.pairs:
+            data = write_toks_folder(Path(scratch) / "file", resampled([data], args.pairs))
+            print(f"file: {args.pairs:,}+ pairs drawn from every split of {args.data}")
+        for device in devices:
+            result, seconds = timed_evaluation(data, models, device)
+            runs.append(result)
+            pairs = int(result.candidates.sum()) * len(models)
+            print(f"{device.type}: {result.evaluated} questions, {pairs:,} model-pairs in {seconds:.1f} s "
+                  f"({pairs / seconds:,.0f} model-pairs/s)", flush=True)
     if len(runs) < 2:
         print("no CUDA device here: only the CPU half ran")
         return
