@@ -9,7 +9,14 @@ import numpy as np
 import pytest
 from conftest import MatcherFactory, toy_lists
 
-from matching.evaluation.dataset import Evaluation, evaluate, first_correct_rank, format_table, model_scores
+from matching.evaluation.dataset import (
+    Evaluation,
+    default_workers,
+    evaluate,
+    first_correct_rank,
+    format_table,
+    model_scores,
+)
 from matching.evaluation.metrics import METRICS, question_metrics
 from matching.evaluation.progress import READING
 from matching.explain.matcher import Matcher
@@ -291,3 +298,17 @@ def test_a_limit_stops_reading_once_that_many_lists_can_be_ranked() -> None:
     first_two, skipped_before = tokenize_lists(lists, limit=2)
     assert [t.item for t in first_two] == [t.item for t in every[:2]] and skipped_before == skipped[:1]
     assert len(every) > 2
+
+
+@pytest.mark.parametrize(("cores", "threads", "workers"), [(2, 2, 1), (2, 1, 2), (1, 1, 1), (4, 1, 4), (8, 1, 4),
+                                                            (16, 16, 4), (64, 64, 4), (16, 3, 4)])
+def test_default_workers_fill_the_cores_with_single_threaded_scorers_on_many(monkeypatch: pytest.MonkeyPatch,
+                                                                            cores: int, threads: int,
+                                                                            workers: int) -> None:
+    """Two cores: one worker of torch's two threads on the command line, two in the app (one thread); many cores,
+    where torch would run a thread each: four single-threaded workers."""
+    import torch
+
+    monkeypatch.setattr("os.cpu_count", lambda: cores)
+    monkeypatch.setattr(torch, "get_num_threads", lambda: threads)
+    assert default_workers() == workers
