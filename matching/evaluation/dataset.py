@@ -193,9 +193,9 @@ def default_workers() -> int:
 
     Where torch runs more than two threads (a machine of many cores, each a thread by default), four
     single-threaded workers instead: most of a model's scoring is CPU work around its forward pass
-    (tokens, keyword features, batches) that torch's threads do not share, so on 16 cores the three
-    default models scored 100,000 pairs in 40 s this way against 76 s as one worker of 16 threads
-    (docs/deployment.md, the fifth GPU lease)."""
+    (tokens, keyword features, batches) that torch's threads do not share. On 16 cores the three
+    default models scored 100,000 pairs in 63 s this way against 76 s as one worker of 16 threads,
+    and in 40 s with OMP_NUM_THREADS=1 (docs/deployment.md, the fifth GPU lease)."""
     threads, cores = torch.get_num_threads(), os.cpu_count() or 1
     if threads > 2:
         return min(4, cores)
