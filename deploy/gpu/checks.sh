@@ -5,7 +5,7 @@
 #   test_devices.log   python -m pytest tests/test_devices.py (every model variant on CUDA, a tiny training)
 #   parity.txt         bench/device_parity.py: every shipped checkpoint on DATA's dev, CPU against CUDA
 # Timings in parity.txt are taken while the trainings share the GPU and the CPUs: read them as such.
-#     bash .gpu/checks.sh DATA [RUNS [SECONDS a run may take]]
+#     bash .gpu/checks.sh DATA [RUNS [SECONDS a run may take]]      (DEVICE=cpu: a dry run here, cpu against cpu)
 set -u
 data=$1 runs=${2:-} limit=${3:-480} out=${OUT:-/tmp/out} device=${DEVICE:-cuda}
 export PYTHONUNBUFFERED=1

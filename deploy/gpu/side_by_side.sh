@@ -4,6 +4,8 @@
 # $OUT/NAME.tar.xz (a folder per NAME). RUNS: one run a line, "NAME CONFIG DATA SEED", CONFIG a file in .gpu/,
 # DATA a folder name in .gpu/data.tar.xz.
 #     bash .gpu/side_by_side.sh .gpu/runs.txt [SECONDS a run may take, 480]
+# DEVICE=cpu runs the same here first (a dry run of the carried stand-ins). The data and GloVe are unpacked once per
+# machine (/tmp/d/.unpacked, /tmp/g): a warm machine given another .gpu/ keeps the first one's.
 set -u
 runs=$1 limit=${2:-480} start=$(date +%s) out=${OUT:-/tmp/out} device=${DEVICE:-cuda}
 export PYTHONUNBUFFERED=1
