@@ -201,6 +201,18 @@ def _seed_study_again(study: SeedStudy, runs: Path, matcher: Matcher, test: list
                    mean=float(np.mean(test_map)), std=spread, computed_with=code_version())
 
 
+def single_threaded_scoring() -> None:
+    """On a machine of more than two cores, one torch thread, so that `dataset.default_workers` scores with four
+    single-threaded workers: scoring is mostly CPU work around the forward passes that torch's threads do not
+    share (docs/deployment.md: on 16 cores 40 s with OMP_NUM_THREADS=1, 63 s with four workers beside torch's
+    16 threads, 76 s as one worker of them). Left alone where OMP_NUM_THREADS says otherwise, and on two cores,
+    where one worker of both threads is as fast (8.0 s against 8.4 s on 30,000 pairs)."""
+    if (os.cpu_count() or 1) > 2 and "OMP_NUM_THREADS" not in os.environ:
+        import torch
+
+        torch.set_num_threads(1)
+
+
 def cmd_evaluate(args: argparse.Namespace) -> None:
     """Metrics of the models and the baselines on a file read a question at a time (any size)."""
     from matching.evaluation.dataset import evaluate, format_table
@@ -212,6 +224,7 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
     # ~0.5 MB each), and the Bi-LSTM meets a new (texts, length) shape in nearly every block, so
     # over a large file that cache grew to ~0.5 GB while rarely being hit (the scores are the same).
     os.environ.setdefault("ONEDNN_PRIMITIVE_CACHE_CAPACITY", "0")
+    single_threaded_scoring()
     models = _load_models(args.pretrained, args.models)
     if args.engine == "ray" and (args.address or args.resume) and not args.out:
         sys.exit("error: --address and --resume need --out, a folder for the shards' results (on a cluster, one "

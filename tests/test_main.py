@@ -242,3 +242,25 @@ def test_seed_ensembles_bench_scores_each_seed_as_its_card_and_the_mean_of_equal
     assert f"seeds: mean {dev_map}, sd 0.0000, best {dev_map}" in printed
     assert f"mean of the 2 seeds' scores: {dev_map} (+0.0000 against the seeds' mean)" in printed
     assert f"mean of the 2 seeds' weights (one model): {dev_map} (+0.0000 against the seeds' mean)" in printed
+
+
+@pytest.mark.parametrize(("cores", "variable", "threads"), [(16, None, 1), (16, "4", 5), (2, None, 5)])
+def test_evaluate_scores_on_one_torch_thread_on_many_cores(monkeypatch: pytest.MonkeyPatch, cores: int,
+                                                           variable: str | None, threads: int) -> None:
+    """More than two cores: one torch thread (four single-threaded workers), unless OMP_NUM_THREADS is set."""
+    import torch
+
+    from matching.__main__ import single_threaded_scoring
+
+    before = torch.get_num_threads()
+    try:
+        torch.set_num_threads(5)  # a stand-in for torch's default of one thread per core
+        monkeypatch.setattr("os.cpu_count", lambda: cores)
+        if variable is None:
+            monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+        else:
+            monkeypatch.setenv("OMP_NUM_THREADS", variable)
+        single_threaded_scoring()
+        assert torch.get_num_threads() == threads
+    finally:
+        torch.set_num_threads(before)
