@@ -16,6 +16,7 @@ On a machine without CUDA it prints the CPU half and says so.
 from __future__ import annotations
 
 import argparse
+import itertools
 import tempfile
 import time
 from pathlib import Path
@@ -26,14 +27,14 @@ from common import ROOT, resampled
 
 from matching.evaluation.dataset import Evaluation, default_workers, evaluate
 from matching.explain.matcher import choose_device
-from matching.text.data import open_ranking_file, read_toks_folder, write_toks_folder
+from matching.text.data import open_ranking_file, write_toks_folder
 from matching.training.checkpoint import load_all
 
 
 def timed_evaluation(data: Path, models: dict, device: torch.device) -> tuple[Evaluation, float]:  # type: ignore[type-arg]
     lists = open_ranking_file(data)  # a toks folder or a file, read a question at a time
     moved = {name: matcher.to(device) for name, matcher in models.items()}
-    evaluate(read_toks_folder(data)[:4] if data.is_dir() else [], moved)  # warm-up: first kernels, caches
+    evaluate(list(itertools.islice(open_ranking_file(data), 4)), moved)  # warm-up: first kernels, caches
     started = time.perf_counter()
     result = evaluate(lists, moved)
     if device.type == "cuda":
