@@ -2,7 +2,8 @@
 
 (a) N generated pairs (default 100,000) of WikiQA-like lists (the generator of bench/common.py:
     ~10.5 candidates per question, answers of ~25 words drawn from GloVe's 20,000 most frequent
-    words, 12 % correct), written by this script as a WikiQA TSV in a temporary folder;
+    words, 12 % correct), written by this script as a WikiQA TSV in a temporary folder; with
+    --candidates C, lists of MS MARCO's shape instead: C candidates a question (1,000 there), one correct;
 (b) the real QA data at hand: every split (train, dev, test) of each --data folder concatenated
     into one line-aligned .toks folder (qids prefixed with the folder and split, so no two
     questions merge): WikiQA + TrecQA hold ~19,000 pairs.
@@ -13,7 +14,7 @@ in a `git worktree` of that commit made under /tmp (removed afterwards) on the s
 same run: its wall time and its peak resident memory (ru_maxrss of that child, from os.wait4) are
 printed, with how many lines of output it wrote (the progress display, piped: a few plain lines).
 
-Run: python bench/evaluate_stream.py [--pairs 100000] [--data ../shared/data/wikiqa ../shared/data/trecqa]
+Run: python bench/evaluate_stream.py [--pairs 100000] [--candidates 1000] [--data ../shared/data/wikiqa ...]
                                     [--before COMMIT] [--skip-generated] [--skip-data]
 """
 
@@ -31,7 +32,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from common import ROOT, wikiqa_like
+from common import ROOT, marco_like, wikiqa_like
 
 from matching.text.data import read_toks_folder
 from matching.text.embeddings import load_glove
@@ -52,10 +53,14 @@ class Run:
     summary: str
 
 
-def write_generated_tsv(path: Path, pairs: int, seed: int = 1) -> int:
-    """`pairs` WikiQA-like pairs as a WikiQA TSV; the last question is cut to make the count exact."""
+def write_generated_tsv(path: Path, pairs: int, seed: int = 1, candidates: int | None = None) -> int:
+    """`pairs` WikiQA-like pairs as a WikiQA TSV (MS MARCO-like lists of `candidates` each where given); the last
+    question is cut to make the count exact."""
     vectors = load_glove()
-    lists = wikiqa_like(vectors, questions=pairs * 2 // 21 + 1, seed=seed)  # 10.5 candidates a question
+    if candidates:
+        lists = marco_like(vectors, questions=-(-pairs // candidates), candidates=candidates, seed=seed)
+    else:
+        lists = wikiqa_like(vectors, questions=pairs * 2 // 21 + 1, seed=seed)  # 10.5 candidates a question
     while sum(len(item.candidates) for item in lists) < pairs:
         lists += wikiqa_like(vectors, questions=pairs // 100 + 1, seed=seed + len(lists))
     written = 0
@@ -155,6 +160,8 @@ def described(repo: Path) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--pairs", type=int, default=100_000, help="pairs of the generated file")
+    parser.add_argument("--candidates", type=int, help="candidates a question in the generated file (MS MARCO: "
+                                                       "1000); default: WikiQA's ~10.5")
     parser.add_argument("--data", type=Path, nargs="*", default=[ROOT.parent / "shared/data/wikiqa",
                                                                  ROOT.parent / "shared/data/trecqa"],
                         help="folders with train/, dev/, test/ of .toks files, concatenated for (b)")
@@ -171,8 +178,9 @@ def main() -> None:
         folder = Path(temporary)
         if not args.skip_generated:
             path = folder / "generated.tsv"
-            pairs = write_generated_tsv(path, args.pairs)
-            print(f"(a) {pairs:,} generated WikiQA-like pairs ({path.stat().st_size / 2**20:.1f} MiB TSV)")
+            pairs = write_generated_tsv(path, args.pairs, candidates=args.candidates)
+            shape = f"MS MARCO-like ({args.candidates:,} a question)" if args.candidates else "WikiQA-like"
+            print(f"(a) {pairs:,} generated {shape} pairs ({path.stat().st_size / 2**20:.1f} MiB TSV)")
             compare(checkouts, path, args.models)
         if not args.skip_data:
             sources = [source for source in args.data if source.is_dir()]

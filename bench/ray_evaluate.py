@@ -45,9 +45,8 @@ from typing import Any
 
 from common import ROOT, free_port, resampled
 
-from matching.evaluation.dataset import CHUNK_QUESTIONS
 from matching.text.data import write_toks_folder
-from matching.text.shards import ShardedFile, shard_ranking_file
+from matching.text.shards import CHUNKING, ShardedFile, shard_ranking_file
 
 print = functools.partial(print, flush=True)  # noqa: A001  (each figure shows as it comes, piped or not)
 
@@ -67,7 +66,7 @@ def plain_worker(sharded: ShardedFile, checkpoints: dict[str, str], out: str, pa
 
     torch.set_num_threads(1)
     started = time.perf_counter()
-    scorer = ShardScorer(sharded, checkpoints, out, "cpu", CHUNK_QUESTIONS)
+    scorer = ShardScorer(sharded, checkpoints, out, "cpu", CHUNKING)
     built = time.perf_counter() - started
     ready.wait()  # the scoring of all processes starts together
     begin.wait()
@@ -174,11 +173,11 @@ def main() -> None:
         lists = resampled(args.data, args.pairs)
         folder = write_toks_folder(Path(scratch) / "file", lists)
         pairs = open_ranking_file(folder).pairs
-        sharded = shard_ranking_file(folder, CHUNK_QUESTIONS)  # the engine's shards: (d) scores them, (e) counts them
+        sharded = shard_ranking_file(folder, CHUNKING)  # the engine's shards: (d) scores them, (e) counts them
         if len(sharded.shards) < 3:
             # The steady rate is read between shards after each worker's first: a file of one shard has none.
-            parser.error(f"--pairs {args.pairs:,} makes fewer than 3 shards of {CHUNK_QUESTIONS} questions: give "
-                         "20,000 or more")
+            parser.error(f"--pairs {args.pairs:,} makes fewer than 3 shards ({CHUNKING.questions} questions or "
+                         f"{CHUNKING.pairs:,} pairs each): give 20,000 or more")
         texts = {text for item in lists for text in (item.question, *item.candidates)}
         print(f"file: {pairs:,} pairs resampled from {', '.join(map(str, args.data))}; {len(texts):,} distinct texts, "
               f"each {(len(lists) + pairs) / len(texts):.1f} times on average")

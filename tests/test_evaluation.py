@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 from pathlib import Path
 
@@ -11,6 +12,7 @@ from conftest import MatcherFactory, toy_lists
 
 from matching.evaluation.dataset import (
     Evaluation,
+    chunks,
     default_workers,
     evaluate,
     first_correct_rank,
@@ -23,6 +25,7 @@ from matching.explain.matcher import Matcher
 from matching.models.batching import TextCache
 from matching.text.baselines import BASELINES
 from matching.text.data import RankingList, open_ranking_file, read_ranking_file
+from matching.text.shards import Chunking
 from matching.text.tokenized import TokenizedList, tokenize_lists
 
 
@@ -142,10 +145,10 @@ def test_a_file_read_in_many_chunks_gives_what_one_chunk_gives(matcher: Matcher,
     assert [lists[p].qid for p in whole.positions] == whole.qids
     # Chunks of 2 questions, one chunk scored while the next is read, on 2 threads: the same numbers,
     # kept chunk by chunk.
-    monkeypatch.setattr(evaluation_module, "CHUNK_QUESTIONS", 2)
     monkeypatch.setattr(evaluation_module, "CHUNKS_AHEAD", 1)
     calls: list[tuple[int, int, str]] = []
-    chunked = evaluate(lists, {"tiny": matcher, "twin": matcher}, workers=2, progress=lambda *c: calls.append(c))
+    chunked = evaluate(lists, {"tiny": matcher, "twin": matcher}, workers=2, progress=lambda *c: calls.append(c),
+                       chunking=Chunking(questions=2, pairs=10_000))
     _same_results(chunked, whole)
     pairs = sum(len(item.candidates) for item in lists)
     assert [c for c in calls if c[2] == READING] == [(min(n, len(lists)), len(lists), READING)
@@ -166,7 +169,6 @@ def test_a_ranking_file_is_evaluated_as_it_is_read(matcher: Matcher, tmp_path: P
         f'"{item.question}","{candidate}",{label}\n' for item in lists
         for candidate, label in zip(item.candidates, item.labels, strict=True)), encoding="utf-8")
     whole = evaluate(read_ranking_file(path), {"tiny": matcher})
-    monkeypatch.setattr(evaluation_module, "CHUNK_QUESTIONS", 3)
     opened = open_ranking_file(path)
     read: list[str] = []
     original = evaluation_module.tokenize_lists
@@ -176,9 +178,34 @@ def test_a_ranking_file_is_evaluated_as_it_is_read(matcher: Matcher, tmp_path: P
         return original(chunk)
 
     monkeypatch.setattr(evaluation_module, "tokenize_lists", tokenize_and_count)
-    streamed = evaluate(opened, {"tiny": matcher})
+    streamed = evaluate(opened, {"tiny": matcher}, chunking=Chunking(questions=3, pairs=10_000))
     _same_results(streamed, whole)
     assert read == ["3 lists"] * (len(lists) // 3) + ([f"{len(lists) % 3} lists"] if len(lists) % 3 else [])
+
+
+def test_long_lists_close_a_chunk_by_its_pairs(matcher: Matcher) -> None:
+    """A chunk closes at its questions or its pairs, whichever first, never inside a question: lists of many
+    candidates (MS MARCO's 1,000) are read and scored a few at a time, with the numbers of one chunk."""
+    toys = toy_lists()
+    # Each list its own candidates and those of the next 0 to 3 lists (as wrong ones): 4 to 16 candidates, no
+    # text twice in a list (a tie's order would hang on float noise between batches of other sizes).
+    lists = [RankingList(f"L{n}", item.question,
+                         tuple(c for k in range(1 + n % 4) for c in toys[(n + k) % len(toys)].candidates),
+                         tuple(label if k == 0 else 0 for k in range(1 + n % 4)
+                               for label in toys[(n + k) % len(toys)].labels))
+             for n, item in enumerate(toys)]
+    chunking = Chunking(questions=4, pairs=12)
+    cut = list(chunks(lists, chunking))
+    assert [item for _, chunk in cut for item in chunk] == lists
+    assert [first for first, _ in cut] == list(itertools.accumulate([0] + [len(chunk) for _, chunk in cut[:-1]]))
+    for _, chunk in cut[:-1]:
+        sizes = [len(item.candidates) for item in chunk]
+        assert chunking.full(len(chunk), sum(sizes)) and not chunking.full(len(chunk) - 1, sum(sizes[:-1]))
+    assert any(len(chunk) < 4 for _, chunk in cut[:-1])  # the pairs closed some before their fourth question
+    _same_results(evaluate(lists, {"tiny": matcher}, workers=2, chunking=chunking),
+                  evaluate(lists, {"tiny": matcher}, chunking=Chunking(questions=10_000, pairs=10**9)))
+    with pytest.raises(ValueError, match="at least 1"):
+        Chunking(questions=8, pairs=0)
 
 
 def test_evaluation_keeps_numbers_per_question_not_per_pair(matcher: Matcher) -> None:

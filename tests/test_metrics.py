@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Sequence
+from fractions import Fraction
 
 import ir_measures
 import numpy as np
@@ -92,6 +93,28 @@ def test_tie_rule_is_the_expectation_over_tie_orders(ranking: tuple[list[float],
     expected = brute_force_expectation(scores, labels)
     for name in METRICS:
         assert ours[name] == pytest.approx(expected[name], abs=1e-9), name
+
+
+def test_a_long_tie_gives_the_sums_over_every_count_of_relevant_ones_ahead() -> None:
+    """The closed forms on MS MARCO's length (1,000 candidates, 996 tied at 0, 4 of them relevant) against the
+    tie rule's sums written out in exact fractions: the chance of each offset of the first relevant one (MRR) and,
+    for AP, of each count x of the other relevant ones ahead of one at offset p (hypergeometric)."""
+    scores = [3.0, 2.0, 1.5, 1.0] + [0.0] * 996
+    labels = [0, 1, 0, 1] + [0] * 500 + [1, 0, 1, 1] + [0] * 492
+    t, r, before, relevant_before = 996, 3, 4, 2
+    mrr = Fraction(1, 2)  # the first relevant one is untied, at rank 2
+    ap = Fraction(1, 2) + Fraction(2, 4)
+    for p in range(1, t + 1):
+        for x in range(min(r - 1, p - 1) + 1):
+            chance = Fraction(math.comb(r - 1, x) * math.comb(t - r, p - 1 - x), math.comb(t - 1, p - 1))
+            ap += Fraction(r, t) * chance * Fraction(relevant_before + x + 1, before + p)
+    ap /= relevant_before + r
+    values = question_metrics(scores, labels)
+    assert values["MAP"] == pytest.approx(float(ap), abs=1e-12) and values["MRR"] == float(mrr)
+    # A tie that holds the first relevant one: MRR by the chance of each offset, C(t - p, r - 1) / C(t, r).
+    tied = question_metrics([0.0] * 1000, [1 if n % 250 == 7 else 0 for n in range(1000)])
+    exact = sum(Fraction(math.comb(1000 - p, 3), math.comb(1000, 4)) / p for p in range(1, 998))
+    assert tied["MRR"] == pytest.approx(float(exact), abs=1e-12)
 
 
 @pytest.mark.parametrize("size", [1, 2, 5, 10, 30])

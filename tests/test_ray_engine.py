@@ -16,17 +16,18 @@ import numpy as np
 import pytest
 from conftest import DISTRACTORS, FACTS, free_port
 
-from matching.evaluation.dataset import Evaluation, evaluate, format_table
+from matching.evaluation.dataset import Evaluation, chunks, evaluate, format_table
 from matching.text.baselines import BASELINES
 from matching.text.data import RankingList, open_ranking_file, read_ranking_file, write_toks_folder
-from matching.text.shards import read_shard, shard_ranking_file
+from matching.text.shards import Chunking, read_shard, shard_ranking_file
 from matching.training.checkpoint import load_checkpoint
 from matching.training.reporting import evaluation_notes
 
 PRETRAINED = Path(__file__).resolve().parent.parent / "pretrained"
 CHECKPOINTS = {name: PRETRAINED / name for name in ("mvlstm", "cdssm")}
 """Two shipped checkpoints of different families (a Bi-LSTM and a convolutional one), both small."""
-SHARD_QUESTIONS = 8
+CHUNKING = Chunking(questions=8, pairs=30)
+"""Chunks of 8 questions or 30 pairs: the generated lists (3 to 7 candidates) close some chunks by each bound."""
 
 
 def generated_lists(questions: int = 60, seed: int = 11) -> list[RankingList]:
@@ -53,7 +54,7 @@ def ranking_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def one_process(ranking_folder: Path) -> Evaluation:
     models = {name: load_checkpoint(folder) for name, folder in CHECKPOINTS.items()}
-    return evaluate(open_ranking_file(ranking_folder), models, workers=1, chunk_questions=SHARD_QUESTIONS)
+    return evaluate(open_ranking_file(ranking_folder), models, workers=1, chunking=CHUNKING)
 
 
 @pytest.fixture(scope="module")
@@ -93,8 +94,12 @@ def assert_each_question_once(run, ranking_folder: Path) -> None:  # type: ignor
 
 
 def test_shards_hold_whole_questions_and_read_back_the_file(ranking_folder: Path, tmp_path: Path) -> None:
-    sharded = shard_ranking_file(ranking_folder, SHARD_QUESTIONS)
-    assert [shard.first for shard in sharded.shards] == list(range(0, sharded.questions, SHARD_QUESTIONS))
+    sharded = shard_ranking_file(ranking_folder, CHUNKING)
+    lists = read_ranking_file(ranking_folder)
+    # One shard a chunk of the one-process path (8 questions or 30 pairs, whichever first): the same cuts.
+    assert [(shard.first, shard.questions) for shard in sharded.shards] == [
+        (first, len(chunk)) for first, chunk in chunks(lists, CHUNKING)]
+    assert {shard.questions for shard in sharded.shards[:-1]} - {8}  # the pairs closed some shards early
     assert sum(shard.pairs for shard in sharded.shards) == sharded.pairs
     read = [read_shard(sharded, shard) for shard in sharded.shards]
     assert [len(lists) for lists in read] == [shard.questions for shard in sharded.shards]
@@ -103,7 +108,7 @@ def test_shards_hold_whole_questions_and_read_back_the_file(ranking_folder: Path
     csv_file = tmp_path / "upload.csv"
     csv_file.write_bytes(b'question,candidate,label\r\nwho wrote hamlet,"shakespeare\nwrote it",1\r\n'
                          b"who wrote hamlet,a play,0\r\nwhat do bees make,honey,1\r\nwhat color is the sky,blue,1\r\n")
-    sharded = shard_ranking_file(csv_file, 1)
+    sharded = shard_ranking_file(csv_file, Chunking(questions=1))
     assert [shard.questions for shard in sharded.shards] == [1, 1, 1]
     assert [item for shard in sharded.shards for item in read_shard(sharded, shard)] == read_ranking_file(csv_file)
 
@@ -113,9 +118,9 @@ def test_ray_gives_the_one_process_results(ray_instance, ranking_folder: Path, o
     from matching.evaluation.ray_engine import evaluate_ray
 
     reports: list[tuple[int, int]] = []
-    run = evaluate_ray(ranking_folder, CHECKPOINTS, tmp_path / "out", workers=2, shard_questions=SHARD_QUESTIONS,
+    run = evaluate_ray(ranking_folder, CHECKPOINTS, tmp_path / "out", workers=2, chunking=CHUNKING,
                        progress=lambda done, pairs: reports.append((done, pairs)))
-    shards = len(shard_ranking_file(ranking_folder, SHARD_QUESTIONS).shards)
+    shards = len(shard_ranking_file(ranking_folder, CHUNKING).shards)
     assert sorted(run.scored) == list(range(shards)) and run.resumed == []
     assert len(list((tmp_path / "out").glob("shard-*.parquet"))) == shards
     assert reports[-1] == (one_process_pairs(ranking_folder),) * 2
@@ -146,7 +151,7 @@ def test_a_worker_killed_mid_run_gives_the_same_tables(ray_instance, ranking_fol
                     os.kill(os.getpid(), signal.SIGKILL)
             return super().score(shard, lists)
 
-    run = evaluate_ray(ranking_folder, CHECKPOINTS, tmp_path / "out", workers=2, shard_questions=SHARD_QUESTIONS,
+    run = evaluate_ray(ranking_folder, CHECKPOINTS, tmp_path / "out", workers=2, chunking=CHUNKING,
                        scorer=DyingScorer)
     assert killed.exists()  # a worker did die, and its shard was scored again by another
     assert 2 in run.scored
@@ -172,21 +177,21 @@ def test_a_stopped_run_resumed_gives_the_same_tables(ray_instance, ranking_folde
     out = tmp_path / "out"
     stopped = r"workers failed: RuntimeError: the run is stopped here\. 1 of \d+ shards are written .*--resume"
     with pytest.raises(EngineError, match=stopped):
-        evaluate_ray(ranking_folder, CHECKPOINTS, out, workers=1, shard_questions=SHARD_QUESTIONS,
+        evaluate_ray(ranking_folder, CHECKPOINTS, out, workers=1, chunking=CHUNKING,
                      scorer=StoppingScorer)
-    shards = len(shard_ranking_file(ranking_folder, SHARD_QUESTIONS).shards)
+    shards = len(shard_ranking_file(ranking_folder, CHUNKING).shards)
     written = sorted(int(path.stem.split("-")[1]) for path in out.glob("shard-*.parquet"))
     assert 1 <= len(written) < shards
     with pytest.raises(EngineError, match="--resume"):  # not resumed: refused rather than mixed
-        evaluate_ray(ranking_folder, CHECKPOINTS, out, workers=1, shard_questions=SHARD_QUESTIONS)
-    run = evaluate_ray(ranking_folder, CHECKPOINTS, out, workers=2, shard_questions=SHARD_QUESTIONS, resume=True)
+        evaluate_ray(ranking_folder, CHECKPOINTS, out, workers=1, chunking=CHUNKING)
+    run = evaluate_ray(ranking_folder, CHECKPOINTS, out, workers=2, chunking=CHUNKING, resume=True)
     # Each shard scored exactly once over the two runs: those written before, then the others.
     assert run.resumed == written
     assert sorted(run.scored) == sorted(set(range(shards)) - set(written))
     assert_each_question_once(run, ranking_folder)
     assert_same(run.evaluation, one_process)
     # Resumed again with every shard written, nothing is scored and the tables are read back the same.
-    again = evaluate_ray(ranking_folder, CHECKPOINTS, out, shard_questions=SHARD_QUESTIONS, resume=True)
+    again = evaluate_ray(ranking_folder, CHECKPOINTS, out, chunking=CHUNKING, resume=True)
     assert again.scored == [] and again.resumed == list(range(shards))
     assert_same(again.evaluation, one_process)
 
@@ -195,13 +200,13 @@ def test_a_results_folder_of_another_run_is_refused(ranking_folder: Path, tmp_pa
     pytest.importorskip("pyarrow")
     from matching.evaluation.ray_engine import EngineError, prepare_out, run_record
 
-    sharded = shard_ranking_file(ranking_folder, SHARD_QUESTIONS)
+    sharded = shard_ranking_file(ranking_folder, CHUNKING)
     out = tmp_path / "out"
-    record = run_record(sharded, {"mvlstm": str(CHECKPOINTS["mvlstm"])}, SHARD_QUESTIONS)
+    record = run_record(sharded, {"mvlstm": str(CHECKPOINTS["mvlstm"])}, CHUNKING)
     assert prepare_out(out, record, resume=True) == set()
     (out / "shard-00000.parquet").write_bytes(b"")
     assert prepare_out(out, record, resume=True) == {0}
-    other = run_record(sharded, {"cdssm": str(CHECKPOINTS["cdssm"])}, SHARD_QUESTIONS)
+    other = run_record(sharded, {"cdssm": str(CHECKPOINTS["cdssm"])}, CHUNKING)
     with pytest.raises(EngineError, match="another run .*models"):
         prepare_out(out, other, resume=True)
 
@@ -277,7 +282,7 @@ def test_a_local_instance_from_another_folder_of_a_checkout_not_installed(rankin
     code = (f"import sys; sys.path.insert(0, {str(root)!r})\n"
             "from matching.evaluation.ray_engine import evaluate_ray\n"
             f"run = evaluate_ray({str(ranking_folder)!r}, {{'mvlstm': {str(CHECKPOINTS['mvlstm'])!r}}}, "
-            f"{str(tmp_path / 'out')!r}, workers=1, shard_questions=60)\n"
+            f"{str(tmp_path / 'out')!r}, workers=1)\n"
             "print('scored', len(run.scored), 'questions', len(run.evaluation.qids))\n")
     env = {key: value for key, value in os.environ.items() if key not in ("PYTHONPATH", "RAY_ADDRESS")}
     elsewhere = tmp_path / "elsewhere"

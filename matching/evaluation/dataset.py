@@ -20,6 +20,7 @@ from matching.explain.matcher import Matcher
 from matching.models.batching import TextCache
 from matching.text.baselines import BASELINES, baseline_scores
 from matching.text.data import RankingFile, RankingList
+from matching.text.shards import CHUNKING, Chunking
 from matching.text.tokenized import TokenizedList, tokenize_lists
 from matching.text.tokens import collector_paused
 
@@ -202,11 +203,6 @@ def default_workers() -> int:
     return max(1, min(4, cores) // threads)
 
 
-CHUNK_QUESTIONS = 512
-"""Questions read per step of `evaluate`'s pipeline: few enough that scoring starts within a
-second, many enough that each model scores ~5,000 pairs at a time, so the Bi-LSTM reads long
-runs of answers of one length (an upload of 40,000 pairs took 10 % less than with 128)."""
-
 PAIRS_PER_BATCH = 64
 """Pairs per forward pass where the two sides meet. The texts are encoded a block at a time
 whatever this is (`Matcher.score_tokens`); only the interaction matrices and what is computed
@@ -220,15 +216,17 @@ models never wait for the reader, few enough that memory holds the words of at m
 1 + CHUNKS_AHEAD chunks, whatever the size of the file."""
 
 
-def chunks(lists: Iterable[RankingList], size: int) -> Iterator[tuple[int, list[RankingList]]]:
-    """(position of the first, lists) of consecutive runs of `size` lists."""
+def chunks(lists: Iterable[RankingList], chunking: Chunking = CHUNKING) -> Iterator[tuple[int, list[RankingList]]]:
+    """(position of the first, lists) of consecutive runs of lists, each closed as `chunking` says
+    (the shards of `text.shards` are cut by the same rule, so both paths score the same batches)."""
     chunk: list[RankingList] = []
-    first = 0
+    first = pairs = 0
     for position, item in enumerate(lists):
         if not chunk:
-            first = position
+            first, pairs = position, 0
         chunk.append(item)
-        if len(chunk) == size:
+        pairs += len(item.candidates)
+        if chunking.full(len(chunk), pairs):
             yield first, chunk
             chunk = []
     if chunk:
@@ -306,14 +304,14 @@ def mean_over_answerable(results: SystemResults) -> dict[str, float]:
 
 def evaluate(lists: Sequence[RankingList] | RankingFile, models: Mapping[str, Matcher],
              progress: Progress | None = None, workers: int | None = None,
-             chunk_questions: int | None = None) -> Evaluation:
+             chunking: Chunking = CHUNKING) -> Evaluation:
     """Every model and baseline on every list, with the metrics per question and overall.
 
-    A pipeline over chunks of `chunk_questions` (CHUNK_QUESTIONS) questions: this thread reads (tokenises) a chunk,
-    while `workers` threads score the chunks already read with each model (the forward passes
-    release the GIL, tokenising does not: the two overlap). Once every model has scored a chunk,
-    its baselines and metrics per question are kept (`question_results`) and its words and scores
-    let go; reading waits while CHUNKS_AHEAD chunks are not done, so memory stays bounded
+    A pipeline over chunks of questions (`chunking`: 512 questions or 5,120 pairs, whichever first):
+    this thread reads (tokenises) a chunk, while `workers` threads score the chunks already read with
+    each model (the forward passes release the GIL, tokenising does not: the two overlap). Once every
+    model has scored a chunk, its baselines and metrics per question are kept (`question_results`) and
+    its words and scores let go; reading waits while CHUNKS_AHEAD chunks are not done, so memory stays bounded
     whatever the size of `lists` (a `RankingFile` is read as it goes).
     `progress(done, total, what)` comes from this thread: `READING` counts questions read, each
     model's name counts its pairs scored; the stages advance side by side.
@@ -351,7 +349,7 @@ def evaluate(lists: Sequence[RankingList] | RankingFile, models: Mapping[str, Ma
     # The collector stays paused for the whole run: a chunk's tokens, and the scores and metrics of
     # every question, are many objects in no cycle (see `text.collector_paused`).
     with collector_paused, ThreadPoolExecutor(max(1, workers)) as pool:
-        for first, chunk in chunks(lists, chunk_questions or CHUNK_QUESTIONS):
+        for first, chunk in chunks(lists, chunking):
             while len(in_flight) >= CHUNKS_AHEAD:
                 finish(block=True)
             read, skipped = tokenize_lists(chunk)

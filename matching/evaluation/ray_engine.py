@@ -31,7 +31,6 @@ from typing import Any
 import numpy as np
 
 from matching.evaluation.dataset import (
-    CHUNK_QUESTIONS,
     Evaluation,
     SystemResults,
     assemble,
@@ -42,7 +41,7 @@ from matching.evaluation.dataset import (
 from matching.evaluation.metrics import METRICS
 from matching.text.baselines import BASELINES
 from matching.text.data import RankingList
-from matching.text.shards import Shard, ShardedFile, read_shard, shard_ranking_file
+from matching.text.shards import CHUNKING, Chunking, Shard, ShardedFile, read_shard, shard_ranking_file
 
 RUN_FILE = "run.json"
 """What a results folder was written for (file, shards, models): a resumed run must be the same run."""
@@ -156,7 +155,7 @@ class ShardScorer:
     Subclassed by the tests to make a worker die or a run stop at a chosen shard (`score`)."""
 
     def __init__(self, sharded: ShardedFile, checkpoints: Mapping[str, str], out: str, device: str,
-                 chunk_questions: int) -> None:
+                 chunking: Chunking) -> None:
         import torch
 
         from matching.explain.matcher import choose_device
@@ -165,7 +164,7 @@ class ShardScorer:
 
         # One torch thread per worker: workers, not threads, are what the engine adds (see docs/deployment.md).
         torch.set_num_threads(1)
-        self.sharded, self.out, self.chunk_questions = sharded, Path(out), chunk_questions
+        self.sharded, self.out, self.chunking = sharded, Path(out), chunking
         vectors = load_glove()
         chosen = choose_device(device)
         self.models = {}
@@ -178,7 +177,7 @@ class ShardScorer:
     def score(self, shard: Shard, lists: Sequence[RankingList]) -> Evaluation:
         """One shard's results, scored in the chunks the one-process path scores (same pairs, same batches)."""
         return assemble(list(self.models), [score_lists(shard.first + first, chunk, self.models)
-                                            for first, chunk in chunks(lists, self.chunk_questions)])
+                                            for first, chunk in chunks(lists, self.chunking)])
 
     def __call__(self, batch: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         shards = [self.sharded.shards[int(index)] for index in batch["shard"]]
@@ -201,11 +200,11 @@ class RayRun:
     workers: int
 
 
-def run_record(sharded: ShardedFile, checkpoints: Mapping[str, str], chunk_questions: int) -> dict[str, Any]:
+def run_record(sharded: ShardedFile, checkpoints: Mapping[str, str], chunking: Chunking) -> dict[str, Any]:
     """What `RUN_FILE` holds: a resumed run must find the same file, shards and models."""
     stat = sharded.path.stat()
     return {"file": str(sharded.path.resolve()), "modified": stat.st_mtime_ns, "questions": sharded.questions,
-            "pairs": sharded.pairs, "chunk_questions": chunk_questions,
+            "pairs": sharded.pairs, "chunking": [chunking.questions, chunking.pairs],
             "shards": [[s.first, s.questions] for s in sharded.shards], "models": dict(checkpoints),
             "systems": [*checkpoints, *BASELINES]}
 
@@ -283,15 +282,14 @@ def default_workers(address: str | None) -> int:
 
 def evaluate_ray(path: str | Path, checkpoints: Mapping[str, str | Path], out: str | Path, *,
                  address: str | None = None, workers: int | None = None, resume: bool = False,
-                 device: str = "cpu", shard_questions: int = CHUNK_QUESTIONS,
+                 device: str = "cpu", chunking: Chunking = CHUNKING,
                  progress: Callable[[int, int], None] | None = None,
                  scorer: type[ShardScorer] = ShardScorer) -> RayRun:
     """`dataset.evaluate` of the ranking file at `path` by the models of `checkpoints` (name ->
     checkpoint folder), on Ray: a local instance of this machine's cores, or the cluster at `address`.
 
-    `workers` actors score the shards of `shard_questions` questions (a multiple of CHUNK_QUESTIONS,
-    or fewer; each scored in chunks of at most CHUNK_QUESTIONS, as the one-process path scores
-    them). `progress(pairs done, pairs)` is called as shards are written.
+    `workers` actors score the shards, each one chunk of `chunking` (`text.shards`), scored as the
+    one-process path scores that chunk. `progress(pairs done, pairs)` is called as shards are written.
     """
     if workers is not None and workers < 1:
         raise EngineError(f"{workers} workers: give at least 1, or None for one per CPU")
@@ -302,13 +300,10 @@ def evaluate_ray(path: str | Path, checkpoints: Mapping[str, str | Path], out: s
         token_mode_for_joining()  # before Ray is imported: it reads its settings once
     import ray
 
-    chunk_questions = min(shard_questions, CHUNK_QUESTIONS)
-    if shard_questions % chunk_questions:
-        raise EngineError(f"shards of {shard_questions} questions: give fewer than {CHUNK_QUESTIONS} or a multiple")
     out = Path(out)
     folders = {name: str(Path(folder).resolve()) for name, folder in checkpoints.items()}
-    sharded = shard_ranking_file(path, shard_questions)
-    written = prepare_out(out, run_record(sharded, folders, chunk_questions), resume)
+    sharded = shard_ranking_file(path, chunking)
+    written = prepare_out(out, run_record(sharded, folders, chunking), resume)
     todo = [shard.index for shard in sharded.shards if shard.index not in written]
     scored: list[int] = []
     pool = workers or 1
@@ -352,7 +347,7 @@ def evaluate_ray(path: str | Path, checkpoints: Mapping[str, str | Path], out: s
                 results = dataset.map_batches(
                     scorer, batch_size=1, compute=ray.data.ActorPoolStrategy(size=min(pool, len(todo))),
                     fn_constructor_kwargs={"sharded": sharded, "checkpoints": folders, "out": str(out),
-                                           "device": device, "chunk_questions": chunk_questions},
+                                           "device": device, "chunking": chunking},
                     num_cpus=1, num_gpus=1 if device == "cuda" else None,
                     max_restarts=RETRIES, max_task_retries=RETRIES)
             try:

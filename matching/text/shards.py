@@ -6,10 +6,12 @@ TSV/CSV file after its header), so that workers on other machines each read thei
 seeking to it, instead of every worker reading the file from its start. A shard read gives the
 lists `read_ranking_file` gives for those questions, parsed by the same row readers.
 
-Shards start at every `shard_questions`-th question where the row begins a line of bytes in
-every file (a text may also hold a lone carriage return or another character `str.splitlines`
-cuts at, in which case that cut is skipped and the shard holds the questions up to the next one).
-A file whose rows of one question lie apart cannot be cut: it is one shard, grouped as a whole.
+A shard is one chunk of `Chunking` (the questions `dataset.evaluate` reads and scores together),
+so that a worker scores the very batches the one-process path scores. It ends where its chunk ends
+and the next row begins a line of bytes in every file (a text may also hold a lone carriage return
+or another character `str.splitlines` cuts at, in which case that cut is skipped and the shard
+holds the chunks up to the next one). A file whose rows of one question lie apart cannot be cut:
+it is one shard, grouped as a whole.
 """
 
 from __future__ import annotations
@@ -33,6 +35,34 @@ from matching.text.data import (
     _ranking_rows,
     open_ranking_file,
 )
+
+
+@dataclass(frozen=True)
+class Chunking:
+    """How many questions `dataset.evaluate` reads and scores together, and a Ray shard holds: a chunk
+    closes once it has `questions` questions or `pairs` pairs, whichever comes first (never inside a
+    question: one question of more candidates is a chunk of its own).
+
+    512 questions are ~5,000 pairs of WikiQA-like lists (~10 candidates), enough that the Bi-LSTMs read
+    long runs of answers of one length and few enough that scoring starts within a second. The pairs
+    bound matters for long lists: MS MARCO's 1,000 candidates a question made 512,000 pairs a chunk,
+    read whole before any was scored; 100 questions of 1,000 candidates were one chunk (52 s and
+    1.26 GiB with one model, against 28 s and 0.84 GiB for 100,000 pairs of WikiQA's shape), and a Ray
+    collection of them a few shards, too few to share among workers (bench/evaluate_stream.py)."""
+
+    questions: int = 512
+    pairs: int = 5_120
+
+    def __post_init__(self) -> None:
+        if self.questions < 1 or self.pairs < 1:
+            raise ValueError(f"chunks of {self.questions} questions or {self.pairs} pairs: give at least 1 of each")
+
+    def full(self, questions: int, pairs: int) -> bool:
+        """Whether a chunk of `questions` whole questions and `pairs` pairs is closed."""
+        return questions >= self.questions or pairs >= self.pairs
+
+
+CHUNKING = Chunking()
 
 
 @dataclass(frozen=True)
@@ -88,9 +118,9 @@ class _Lines:
                 yield piece
 
 
-def shard_ranking_file(path: str | Path, shard_questions: int) -> ShardedFile:
-    """Check and count a ranking file as `open_ranking_file` does, then cut it into shards of
-    `shard_questions` questions (see the module's docstring), reading it once more."""
+def shard_ranking_file(path: str | Path, chunking: Chunking = CHUNKING) -> ShardedFile:
+    """Check and count a ranking file as `open_ranking_file` does, then cut it into shards of one
+    chunk each (see the module's docstring), reading it once more."""
     checked = open_ranking_file(path)
     path = checked.path
     if not checked.grouped:
@@ -114,6 +144,7 @@ def shard_ranking_file(path: str | Path, shard_questions: int) -> ShardedFile:
                                                      _first_line(header), str(path)))
         shards: list[Shard] = []
         first = position = pairs = pairs_before = 0
+        chunk_first, chunk_pairs_before = 0, 0  # where the chunk being read began (a shard may hold several)
         starts: tuple[int | None, ...] = tuple(reader.next_offset for reader in readers)
         current: str | None = None
         begun = starts
@@ -121,9 +152,11 @@ def shard_ranking_file(path: str | Path, shard_questions: int) -> ShardedFile:
             if qid != current:
                 if current is not None:
                     position += 1
-                    if position % shard_questions == 0 and None not in starts:
-                        shards.append(_shard(len(shards), first, position, pairs - pairs_before, begun, starts))
-                        first, begun, pairs_before = position, starts, pairs
+                    if chunking.full(position - chunk_first, pairs - chunk_pairs_before):
+                        chunk_first, chunk_pairs_before = position, pairs
+                        if None not in starts:
+                            shards.append(_shard(len(shards), first, position, pairs - pairs_before, begun, starts))
+                            first, begun, pairs_before = position, starts, pairs
                 current = qid
             pairs += 1
             starts = tuple(reader.next_offset for reader in readers)
