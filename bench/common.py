@@ -73,11 +73,12 @@ CANDIDATES = [
 ]
 
 
-def marco_like(vectors: WordVectors, questions: int, candidates: int = 1_000, seed: int = 0) -> list[RankingList]:
-    """Generated lists with MS MARCO's shape: `candidates` passages a question, one of them correct, at a random
-    place; questions and answers as `wikiqa_like` draws them (answers of ~25 words from GloVe's 20k most
-    frequent). What an evaluation meets on a collection of long lists: large ties among the baselines' scores,
-    a chunk closed by its pairs long before its questions."""
+def marco_like(vectors: WordVectors, questions: int, candidates: int = 1_000, correct: int = 1,
+               seed: int = 0) -> list[RankingList]:
+    """Generated lists with MS MARCO's shape: `candidates` passages a question, `correct` of them correct (one in
+    MS MARCO), at random places; questions and answers as `wikiqa_like` draws them (answers of ~25 words from
+    GloVe's 20k most frequent). What an evaluation meets on a collection of long lists: large ties among the
+    baselines' scores, a chunk closed by its pairs long before its questions."""
     rng = random.Random(seed)
     words = list(vectors.row_of)[:20_000]
     lists = []
@@ -85,8 +86,8 @@ def marco_like(vectors: WordVectors, questions: int, candidates: int = 1_000, se
         question = " ".join(rng.choices(words, k=rng.randint(4, 15)))
         texts = tuple(" ".join(rng.choices(words, k=max(5, min(60, int(rng.gammavariate(4.0, 6.5))))))
                       for _ in range(candidates))
-        right = rng.randrange(candidates)
-        lists.append(RankingList(str(number), question, texts, tuple(int(n == right) for n in range(candidates))))
+        right = set(rng.sample(range(candidates), min(correct, candidates)))
+        lists.append(RankingList(str(number), question, texts, tuple(int(n in right) for n in range(candidates))))
     return lists
 
 

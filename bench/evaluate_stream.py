@@ -3,7 +3,8 @@
 (a) N generated pairs (default 100,000) of WikiQA-like lists (the generator of bench/common.py:
     ~10.5 candidates per question, answers of ~25 words drawn from GloVe's 20,000 most frequent
     words, 12 % correct), written by this script as a WikiQA TSV in a temporary folder; with
-    --candidates C, lists of MS MARCO's shape instead: C candidates a question (1,000 there), one correct;
+    --candidates C, lists of MS MARCO's shape instead: C candidates a question (1,000 there), --correct
+    of them correct (1 there);
 (b) the real QA data at hand: every split (train, dev, test) of each --data folder concatenated
     into one line-aligned .toks folder (qids prefixed with the folder and split, so no two
     questions merge): WikiQA + TrecQA hold ~19,000 pairs.
@@ -53,12 +54,13 @@ class Run:
     summary: str
 
 
-def write_generated_tsv(path: Path, pairs: int, seed: int = 1, candidates: int | None = None) -> int:
+def write_generated_tsv(path: Path, pairs: int, seed: int = 1, candidates: int | None = None, correct: int = 1) -> int:
     """`pairs` WikiQA-like pairs as a WikiQA TSV (MS MARCO-like lists of `candidates` each where given); the last
     question is cut to make the count exact."""
     vectors = load_glove()
     if candidates:
-        lists = marco_like(vectors, questions=-(-pairs // candidates), candidates=candidates, seed=seed)
+        lists = marco_like(vectors, questions=-(-pairs // candidates), candidates=candidates, correct=correct,
+                           seed=seed)
     else:
         lists = wikiqa_like(vectors, questions=pairs * 2 // 21 + 1, seed=seed)  # 10.5 candidates a question
     while sum(len(item.candidates) for item in lists) < pairs:
@@ -162,6 +164,7 @@ def main() -> None:
     parser.add_argument("--pairs", type=int, default=100_000, help="pairs of the generated file")
     parser.add_argument("--candidates", type=int, help="candidates a question in the generated file (MS MARCO: "
                                                        "1000); default: WikiQA's ~10.5")
+    parser.add_argument("--correct", type=int, default=1, help="correct candidates a question with --candidates")
     parser.add_argument("--data", type=Path, nargs="*", default=[ROOT.parent / "shared/data/wikiqa",
                                                                  ROOT.parent / "shared/data/trecqa"],
                         help="folders with train/, dev/, test/ of .toks files, concatenated for (b)")
@@ -178,8 +181,9 @@ def main() -> None:
         folder = Path(temporary)
         if not args.skip_generated:
             path = folder / "generated.tsv"
-            pairs = write_generated_tsv(path, args.pairs, candidates=args.candidates)
-            shape = f"MS MARCO-like ({args.candidates:,} a question)" if args.candidates else "WikiQA-like"
+            pairs = write_generated_tsv(path, args.pairs, candidates=args.candidates, correct=args.correct)
+            shape = (f"MS MARCO-like ({args.candidates:,} a question, {args.correct} correct)" if args.candidates
+                     else "WikiQA-like")
             print(f"(a) {pairs:,} generated {shape} pairs ({path.stat().st_size / 2**20:.1f} MiB TSV)")
             compare(checkouts, path, args.models)
         if not args.skip_data:
