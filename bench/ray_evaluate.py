@@ -180,7 +180,8 @@ def main() -> None:
                          f"{CHUNKING.pairs:,} pairs each): give 20,000 or more")
         texts = {text for item in lists for text in (item.question, *item.candidates)}
         print(f"file: {pairs:,} pairs resampled from {', '.join(map(str, args.data))}; {len(texts):,} distinct texts, "
-              f"each {(len(lists) + pairs) / len(texts):.1f} times on average")
+              f"each {(len(lists) + pairs) / len(texts):.1f} times on average; {len(sharded.shards)} shards of up to "
+              f"{CHUNKING.questions} questions or {CHUNKING.pairs:,} pairs")
 
         started = time.perf_counter()
         models = {name: load_checkpoint(path) for name, path in checkpoints.items()}
