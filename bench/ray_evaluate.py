@@ -26,8 +26,11 @@ vectors once), and in (b) starting and stopping the instance, which a long run p
 With --rounds, each round times (a)'s two scoring threads again before its Ray runs, so that each round's
 overhead at equal cores reads its own reference, not one timed minutes before.
 
+With --candidates C the file is generated in MS MARCO's shape instead (`common.marco_like`: C candidates a
+question, one correct, texts of GloVe's frequent words): long lists, whose shards are closed by their pairs.
+
 Run: python bench/ray_evaluate.py [--data ../shared/data/wikiqa [runs/data/trecqa-all]] [--pairs 100000]
-     [--models mvlstm cdssm] [--rounds 5]
+     [--models mvlstm cdssm] [--rounds 5] [--candidates 1000]
 """
 
 from __future__ import annotations
@@ -43,7 +46,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from common import ROOT, free_port, resampled
+from common import ROOT, free_port, marco_like, resampled
 
 from matching.text.data import write_toks_folder
 from matching.text.shards import CHUNKING, ShardedFile, shard_ranking_file
@@ -152,6 +155,8 @@ def main() -> None:
                         "2 workers this many times in turn and print each round's 2 / 1 and their median: the "
                         "machine's own drift between runs minutes apart is larger than the gap to 1.7x")
     parser.add_argument("--pretrained", type=Path, default=ROOT / "pretrained")
+    parser.add_argument("--candidates", type=int, help="generate lists of this many candidates (MS MARCO: 1000) "
+                        "instead of resampling --data")
     args = parser.parse_args()
 
     import torch
@@ -170,7 +175,12 @@ def main() -> None:
     print(f"{os.cpu_count()} cores; models {', '.join(args.models)}; other load on this machine skews these "
           "figures (see docs/deployment.md)")
     with tempfile.TemporaryDirectory(prefix="matchlens-ray-bench-") as scratch:
-        lists = resampled(args.data, args.pairs)
+        if args.candidates:
+            from matching.text.embeddings import load_glove
+
+            lists = marco_like(load_glove(), questions=-(-args.pairs // args.candidates), candidates=args.candidates)
+        else:
+            lists = resampled(args.data, args.pairs)
         folder = write_toks_folder(Path(scratch) / "file", lists)
         pairs = open_ranking_file(folder).pairs
         sharded = shard_ranking_file(folder, CHUNKING)  # the engine's shards: (d) scores them, (e) counts them
@@ -179,7 +189,9 @@ def main() -> None:
             parser.error(f"--pairs {args.pairs:,} makes fewer than 3 shards ({CHUNKING.questions} questions or "
                          f"{CHUNKING.pairs:,} pairs each): give 20,000 or more")
         texts = {text for item in lists for text in (item.question, *item.candidates)}
-        print(f"file: {pairs:,} pairs resampled from {', '.join(map(str, args.data))}; {len(texts):,} distinct texts, "
+        source = (f"generated, {args.candidates:,} candidates a question" if args.candidates else
+                  f"resampled from {', '.join(map(str, args.data))}")
+        print(f"file: {pairs:,} pairs {source}; {len(texts):,} distinct texts, "
               f"each {(len(lists) + pairs) / len(texts):.1f} times on average; {len(sharded.shards)} shards of up to "
               f"{CHUNKING.questions} questions or {CHUNKING.pairs:,} pairs")
 
