@@ -73,6 +73,16 @@ CANDIDATES = [
 ]
 
 
+def _generated_question(rng: random.Random, words: list[str]) -> str:
+    """4 to 15 words drawn from `words`."""
+    return " ".join(rng.choices(words, k=rng.randint(4, 15)))
+
+
+def _generated_answer(rng: random.Random, words: list[str]) -> str:
+    """5 to 60 words drawn from `words` (~25 on average, as WikiQA's answers)."""
+    return " ".join(rng.choices(words, k=max(5, min(60, int(rng.gammavariate(4.0, 6.5))))))
+
+
 def marco_like(vectors: WordVectors, questions: int, candidates: int = 1_000, correct: int = 1,
                seed: int = 0) -> list[RankingList]:
     """Generated lists with MS MARCO's shape: `candidates` passages a question, `correct` of them correct (one in
@@ -83,9 +93,8 @@ def marco_like(vectors: WordVectors, questions: int, candidates: int = 1_000, co
     words = list(vectors.row_of)[:20_000]
     lists = []
     for number in range(questions):
-        question = " ".join(rng.choices(words, k=rng.randint(4, 15)))
-        texts = tuple(" ".join(rng.choices(words, k=max(5, min(60, int(rng.gammavariate(4.0, 6.5))))))
-                      for _ in range(candidates))
+        question = _generated_question(rng, words)
+        texts = tuple(_generated_answer(rng, words) for _ in range(candidates))
         right = set(rng.sample(range(candidates), min(correct, candidates)))
         lists.append(RankingList(str(number), question, texts, tuple(int(n in right) for n in range(candidates))))
     return lists
@@ -98,10 +107,9 @@ def wikiqa_like(vectors: WordVectors, questions: int = 240, seed: int = 0) -> li
     words = list(vectors.row_of)[:20_000]
     lists = []
     for number in range(questions):
-        question = " ".join(rng.choices(words, k=rng.randint(4, 15)))
+        question = _generated_question(rng, words)
         count = rng.randint(3, 18)
-        candidates = tuple(" ".join(rng.choices(words, k=max(5, min(60, int(rng.gammavariate(4.0, 6.5))))))
-                           for _ in range(count))
+        candidates = tuple(_generated_answer(rng, words) for _ in range(count))
         labels = tuple(int(rng.random() < 0.12) for _ in range(count))
         lists.append(RankingList(str(number), question, candidates, labels))
     return lists
