@@ -1,4 +1,4 @@
-"""Two keyword features screened before any training: would either help the defaults where today's do not reach?
+"""Keyword features screened before any training: would any help the defaults where today's do not reach?
 
 - **soft overlap**: every keyword feature matches words exactly (or by stem). The soft overlap of a pair is the
   IDF-weighted mean, over the question's words (less a few function words), of each word's largest cosine with any
@@ -7,6 +7,10 @@
 - **defines the subject**: a third of WikiQA's questions ask "what is X" / "who was X", and their right answers
   are so often the sentence that defines X ("X (born ...) is an American actor"): 1 where the question is of that
   form and the answer has "is" / "are" / "was" / "were" within its first 12 words with a word of X before it.
+- **bigram overlap**: every keyword feature counts single words, so an answer that has the question's words apart
+  counts as much as one that has its phrases ("the Berlin Wall", "discovered penicillin"). The share of the question's
+  word pairs (side by side, on Snowball stems, pairs of two function words left out) that the answer has side by side
+  too.
 
 For each feature it prints what the feature alone ranks (beside the baselines) on the --data dev splits and on the
 section sets the project chooses on (A and C, `bench/section_collection.py`), and for each model its score + c x the
@@ -28,6 +32,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Sequence
+from itertools import pairwise
 from pathlib import Path
 
 import numpy as np
@@ -75,6 +80,21 @@ def defines_subject(question: list[str], answer: list[str]) -> float:
     return 0.0
 
 
+def stemmed_bigrams(keys: list[str]) -> set[tuple[str, str]]:
+    """The pairs of side-by-side words of a text, on their stems, less pairs of two function words ("of the")."""
+    from matching.text.stems import stem
+
+    words = [stem(key) for key in keys if any(ch.isalnum() for ch in key)]
+    return {(a, b) for a, b in pairwise(words) if not (a in FUNCTION_WORDS and b in FUNCTION_WORDS)}
+
+
+def bigram_overlap(question: list[str], answer: list[str]) -> float:
+    """The share of the question's stemmed word pairs that the answer has side by side too; 0 for a question of
+    fewer than two words."""
+    asked = stemmed_bigrams(question)
+    return len(asked & stemmed_bigrams(answer)) / len(asked) if asked else 0.0
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     shared = ROOT.parent / "shared" / "data"
@@ -117,7 +137,8 @@ def main() -> None:
                           for name in baselines[0])
         print(f"{label}: {len(lists)} questions; {alone}")
         scores = {name: model_scores(model, lists) for name, model in models.items()}
-        for feature_name, feature in (("soft overlap", soft_overlap), ("defines the subject", defines_subject)):
+        for feature_name, feature in (("soft overlap", soft_overlap), ("defines the subject", defines_subject),
+                                      ("bigram overlap", bigram_overlap)):
             values = [np.array([feature(question, answer) for answer in candidates]) for question, candidates in keys]
             print(f"  {feature_name} alone {mean_average_precision(values, lists):.4f}")
             if feature is defines_subject:
