@@ -80,19 +80,16 @@ def defines_subject(question: list[str], answer: list[str]) -> float:
     return 0.0
 
 
-def stemmed_bigrams(keys: list[str]) -> set[tuple[str, str]]:
-    """The pairs of side-by-side words of a text, on their stems, less pairs of two function words ("of the")."""
-    from matching.text.stems import stem
-
-    words = [stem(key) for key in keys if any(ch.isalnum() for ch in key)]
+def bigrams(words: list[str]) -> set[tuple[str, str]]:
+    """The pairs of side-by-side words of a text, less pairs of two function words ("of the")."""
     return {(a, b) for a, b in pairwise(words) if not (a in FUNCTION_WORDS and b in FUNCTION_WORDS)}
 
 
 def bigram_overlap(question: list[str], answer: list[str]) -> float:
-    """The share of the question's stemmed word pairs that the answer has side by side too; 0 for a question of
-    fewer than two words."""
-    asked = stemmed_bigrams(question)
-    return len(asked & stemmed_bigrams(answer)) / len(asked) if asked else 0.0
+    """The share of the question's word pairs (of its stems, `baselines.stemmed_words`) that the answer has side by
+    side too; 0 for a question of fewer than two words."""
+    asked = bigrams(question)
+    return len(asked & bigrams(answer)) / len(asked) if asked else 0.0
 
 
 def main() -> None:
@@ -106,7 +103,7 @@ def main() -> None:
     args = parser.parse_args()
 
     from matching.evaluation.dataset import model_scores
-    from matching.text.baselines import baseline_scores
+    from matching.text.baselines import baseline_scores, stemmed_words
     from matching.text.embeddings import load_glove
     from matching.text.tokenized import tokenize_lists
     from matching.training.checkpoint import load_checkpoint
@@ -137,9 +134,11 @@ def main() -> None:
                           for name in baselines[0])
         print(f"{label}: {len(lists)} questions; {alone}")
         scores = {name: model_scores(model, lists) for name, model in models.items()}
-        for feature_name, feature in (("soft overlap", soft_overlap), ("defines the subject", defines_subject),
-                                      ("bigram overlap", bigram_overlap)):
-            values = [np.array([feature(question, answer) for answer in candidates]) for question, candidates in keys]
+        stems = [(stemmed_words(lst.question), [stemmed_words(c) for c in lst.candidates]) for lst in lists]
+        for feature_name, feature, texts in (("soft overlap", soft_overlap, keys),
+                                             ("defines the subject", defines_subject, keys),
+                                             ("bigram overlap", bigram_overlap, stems)):
+            values = [np.array([feature(question, answer) for answer in candidates]) for question, candidates in texts]
             print(f"  {feature_name} alone {mean_average_precision(values, lists):.4f}")
             if feature is defines_subject:
                 asked = [(v, lst.item.labels) for v, (q, _), lst in zip(values, keys, lists, strict=True)
