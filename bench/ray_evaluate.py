@@ -69,7 +69,7 @@ def plain_worker(sharded: ShardedFile, checkpoints: dict[str, str], out: str, pa
 
     torch.set_num_threads(1)
     started = time.perf_counter()
-    scorer = ShardScorer(sharded, checkpoints, out, "cpu", CHUNKING)
+    scorer = ShardScorer(sharded, checkpoints, out, "cpu")
     built = time.perf_counter() - started
     ready.wait()  # the scoring of all processes starts together
     begin.wait()
@@ -192,8 +192,9 @@ def main() -> None:
         source = (f"generated, {args.candidates:,} candidates a question" if args.candidates else
                   f"resampled from {', '.join(map(str, args.data))}")
         print(f"file: {pairs:,} pairs {source}; {len(texts):,} distinct texts, "
-              f"each {(len(lists) + pairs) / len(texts):.1f} times on average; {len(sharded.shards)} shards of up to "
-              f"{CHUNKING.questions} questions or {CHUNKING.pairs:,} pairs")
+              f"each {(len(lists) + pairs) / len(texts):.1f} times on average; {len(sharded.shards)} shards of "
+              f"{min(s.pairs for s in sharded.shards):,} to {max(s.pairs for s in sharded.shards):,} pairs (as many as "
+              f"{CHUNKING.questions} questions or {CHUNKING.pairs:,} pairs a shard need, of even size)")
 
         started = time.perf_counter()
         models = {name: load_checkpoint(path) for name, path in checkpoints.items()}

@@ -183,6 +183,31 @@ def test_a_ranking_file_is_evaluated_as_it_is_read(matcher: Matcher, tmp_path: P
     assert read == ["3 lists"] * (len(lists) // 3) + ([f"{len(lists) % 3} lists"] if len(lists) % 3 else [])
 
 
+def test_a_whole_file_is_read_in_chunks_of_even_size(matcher: Matcher, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the size of what is evaluated is known, it is read in as many chunks as the bounds need, of even
+    size, not in full chunks and a small remainder (which left a Ray worker idle at the end of a run)."""
+    import matching.evaluation.dataset as evaluation_module
+
+    lists = toy_lists()
+    pairs = sum(len(item.candidates) for item in lists)
+    chunking = Chunking(questions=len(lists) // 3 + 1, pairs=10**6)
+    by_bounds = [len(chunk) for _, chunk in chunks(lists, chunking)]
+    even = [len(chunk) for _, chunk in chunks(lists, chunking.for_file(len(lists), pairs))]
+    assert len(even) == len(by_bounds) == 3 and sum(even) == len(lists)
+    assert max(even) - min(even) <= 1 < max(by_bounds) - min(by_bounds)
+    read: list[int] = []
+    original = evaluation_module.tokenize_lists
+
+    def tokenize_and_count(chunk: list[RankingList]) -> tuple[list[TokenizedList], list[str]]:
+        read.append(len(chunk))
+        return original(chunk)
+
+    monkeypatch.setattr(evaluation_module, "tokenize_lists", tokenize_and_count)
+    chunked = evaluate(lists, {"tiny": matcher}, chunking=chunking)
+    assert read == even
+    _same_results(chunked, evaluate(lists, {"tiny": matcher}, chunking=Chunking(questions=10_000, pairs=10**9)))
+
+
 def test_long_lists_close_a_chunk_by_its_pairs(matcher: Matcher) -> None:
     """A chunk closes at its questions or its pairs, whichever first, never inside a question: lists of many
     candidates (MS MARCO's 1,000) are read and scored a few at a time, with the numbers of one chunk."""

@@ -97,11 +97,19 @@ def assert_each_question_once(run, ranking_folder: Path) -> None:  # type: ignor
 def test_shards_hold_whole_questions_and_read_back_the_file(ranking_folder: Path, tmp_path: Path) -> None:
     sharded = shard_ranking_file(ranking_folder, CHUNKING)
     lists = read_ranking_file(ranking_folder)
-    # One shard a chunk of the one-process path (8 questions or 30 pairs, whichever first): the same cuts.
-    assert [(shard.first, shard.questions) for shard in sharded.shards] == [
-        (first, len(chunk)) for first, chunk in chunks(lists, CHUNKING)]
-    assert {shard.questions for shard in sharded.shards[:-1]} - {8}  # the pairs closed some shards early
+    # One shard a chunk of the one-process path (8 questions or 30 pairs, whichever first, as many as those
+    # bounds need for the file's pairs, of even size): the same cuts, each shard resuming the cutting.
+    assert sharded.chunking == CHUNKING.for_file(len(lists), sharded.pairs)
+    cut = list(chunks(lists, sharded.chunking))
+    assert [(shard.first, shard.questions) for shard in sharded.shards] == [(first, len(chunk)) for first, chunk in cut]
+    assert len(cut) == -(-sharded.pairs // CHUNKING.pairs)
+    longest = max(len(item.candidates) for item in lists)  # a cut falls within a question of each even share
+    assert all(abs(shard.pairs - sharded.pairs / len(cut)) < longest for shard in sharded.shards)
     assert sum(shard.pairs for shard in sharded.shards) == sharded.pairs
+    for shard in sharded.shards:
+        assert shard.before == (shard.first, sum(len(item.candidates) for item in lists[:shard.first]))
+        own = read_shard(sharded, shard)
+        assert list(chunks(own, sharded.chunking, shard.before)) == [(shard.first, own)]
     read = [read_shard(sharded, shard) for shard in sharded.shards]
     assert [len(lists) for lists in read] == [shard.questions for shard in sharded.shards]
     assert [item for lists in read for item in lists] == read_ranking_file(ranking_folder)
@@ -112,6 +120,31 @@ def test_shards_hold_whole_questions_and_read_back_the_file(ranking_folder: Path
     sharded = shard_ranking_file(csv_file, Chunking(questions=1))
     assert [shard.questions for shard in sharded.shards] == [1, 1, 1]
     assert [item for shard in sharded.shards for item in read_shard(sharded, shard)] == read_ranking_file(csv_file)
+
+
+def test_a_shard_of_several_chunks_is_scored_in_the_one_process_chunks(tmp_path: Path) -> None:
+    """Where no shard can begin (a row ended by a lone carriage return, the next one on the same line of
+    bytes), a shard holds several chunks; its worker cuts them where the one-process path does, resuming
+    the file's even cutting where the shard begins."""
+    rows = [f"q{n},a{n},1\nq{n},b{n},0" + ("\r" if n == 7 else "\n") for n in range(1, 11)]
+    upload = tmp_path / "upload.csv"
+    upload.write_text("question,candidate,label\n" + "".join(rows), encoding="utf-8", newline="")
+    chunking = Chunking(questions=4)  # 10 questions: 3 chunks, closed at 4, 7 and 10 questions read
+    lists = read_ranking_file(upload)
+    expected = list(chunks(lists, chunking.for_file(len(lists), 20)))
+    assert [len(chunk) for _, chunk in expected] == [4, 3, 3]
+    sharded = shard_ranking_file(upload, chunking)
+    assert [(shard.first, shard.questions, shard.before) for shard in sharded.shards] == [(0, 4, (0, 0)),
+                                                                                            (4, 6, (4, 8))]
+    assert [cut for shard in sharded.shards for cut in chunks(read_shard(sharded, shard), sharded.chunking,
+                                                               shard.before)] == expected
+    # A file whose rows of one question lie apart is one shard, cut into the same chunks.
+    apart = tmp_path / "apart.csv"
+    apart.write_text("question,candidate,label\nq1,a,1\nq2,b,1\nq1,c,0\n", encoding="utf-8")
+    sharded = shard_ranking_file(apart, Chunking(questions=1))
+    shard, = sharded.shards
+    assert list(chunks(read_shard(sharded, shard), sharded.chunking, shard.before)) == list(
+        chunks(read_ranking_file(apart), Chunking(questions=1).for_file(2, 3)))
 
 
 def test_ray_gives_the_one_process_results(ray_instance, ranking_folder: Path, one_process: Evaluation,  # type: ignore[no-untyped-def]
@@ -207,11 +240,11 @@ def test_a_results_folder_of_another_run_is_refused(ranking_folder: Path, tmp_pa
 
     sharded = shard_ranking_file(ranking_folder, CHUNKING)
     out = tmp_path / "out"
-    record = run_record(sharded, {"mvlstm": str(CHECKPOINTS["mvlstm"])}, CHUNKING)
+    record = run_record(sharded, {"mvlstm": str(CHECKPOINTS["mvlstm"])})
     assert prepare_out(out, record, resume=True) == set()
     (out / "shard-00000.parquet").write_bytes(b"")
     assert prepare_out(out, record, resume=True) == {0}
-    other = run_record(sharded, {"cdssm": str(CHECKPOINTS["cdssm"])}, CHUNKING)
+    other = run_record(sharded, {"cdssm": str(CHECKPOINTS["cdssm"])})
     with pytest.raises(EngineError, match="another run .*models"):
         prepare_out(out, other, resume=True)
 

@@ -20,7 +20,7 @@ from matching.explain.matcher import Matcher
 from matching.models.batching import TextCache
 from matching.text.baselines import BASELINES, baseline_scores
 from matching.text.data import RankingFile, RankingList
-from matching.text.shards import CHUNKING, Chunking
+from matching.text.shards import CHUNKING, ChunkCuts, Chunking
 from matching.text.tokenized import TokenizedList, tokenize_lists
 from matching.text.tokens import collector_paused
 
@@ -216,17 +216,19 @@ models never wait for the reader, few enough that memory holds the words of at m
 1 + CHUNKS_AHEAD chunks, whatever the size of the file."""
 
 
-def chunks(lists: Iterable[RankingList], chunking: Chunking = CHUNKING) -> Iterator[tuple[int, list[RankingList]]]:
+def chunks(lists: Iterable[RankingList], chunking: Chunking = CHUNKING,
+           start: tuple[int, int] = (0, 0)) -> Iterator[tuple[int, list[RankingList]]]:
     """(position of the first, lists) of consecutive runs of lists, each closed as `chunking` says
-    (the shards of `text.shards` are cut by the same rule, so both paths score the same batches)."""
+    (`text.shards.ChunkCuts`: the shards of `text.shards` are cut by the same rule, so both paths score
+    the same batches). `start`: where in the file `lists` begin (a shard's `before`)."""
+    cuts = ChunkCuts(chunking, start)
     chunk: list[RankingList] = []
-    first = pairs = 0
-    for position, item in enumerate(lists):
+    first = 0
+    for position, item in enumerate(lists, start[0]):
         if not chunk:
-            first, pairs = position, 0
+            first = position
         chunk.append(item)
-        pairs += len(item.candidates)
-        if chunking.full(len(chunk), pairs):
+        if cuts.add(len(item.candidates)):
             yield first, chunk
             chunk = []
     if chunk:
@@ -307,7 +309,8 @@ def evaluate(lists: Sequence[RankingList] | RankingFile, models: Mapping[str, Ma
              chunking: Chunking = CHUNKING) -> Evaluation:
     """Every model and baseline on every list, with the metrics per question and overall.
 
-    A pipeline over chunks of questions (`chunking`: 512 questions or 5,120 pairs, whichever first):
+    A pipeline over chunks of questions (`chunking`: 512 questions or 5,120 pairs, whichever first, of even
+    size over the whole of `lists`):
     this thread reads (tokenises) a chunk, while `workers` threads score the chunks already read with
     each model (the forward passes release the GIL, tokenising does not: the two overlap). Once every
     model has scored a chunk, its baselines and metrics per question are kept (`question_results`) and
@@ -321,6 +324,7 @@ def evaluate(lists: Sequence[RankingList] | RankingFile, models: Mapping[str, Ma
         total_questions, total_pairs = lists.questions, lists.pairs
     else:
         total_questions, total_pairs = len(lists), sum(len(item.candidates) for item in lists)
+    chunking = chunking.for_file(total_questions, total_pairs)
     parts: list[Evaluation] = []
     read_questions = 0
     scored = dict.fromkeys(models, 0)

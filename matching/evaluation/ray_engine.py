@@ -154,8 +154,7 @@ class ShardScorer:
 
     Subclassed by the tests to make a worker die or a run stop at a chosen shard (`score`)."""
 
-    def __init__(self, sharded: ShardedFile, checkpoints: Mapping[str, str], out: str, device: str,
-                 chunking: Chunking) -> None:
+    def __init__(self, sharded: ShardedFile, checkpoints: Mapping[str, str], out: str, device: str) -> None:
         import torch
 
         from matching.explain.matcher import choose_device
@@ -164,7 +163,7 @@ class ShardScorer:
 
         # One torch thread per worker: workers, not threads, are what the engine adds (see docs/deployment.md).
         torch.set_num_threads(1)
-        self.sharded, self.out, self.chunking = sharded, Path(out), chunking
+        self.sharded, self.out = sharded, Path(out)
         vectors = load_glove()
         chosen = choose_device(device)
         self.models = {}
@@ -176,8 +175,8 @@ class ShardScorer:
 
     def score(self, shard: Shard, lists: Sequence[RankingList]) -> Evaluation:
         """One shard's results, scored in the chunks the one-process path scores (same pairs, same batches)."""
-        return assemble(list(self.models), [score_lists(shard.first + first, chunk, self.models)
-                                            for first, chunk in chunks(lists, self.chunking)])
+        return assemble(list(self.models), [score_lists(first, chunk, self.models)
+                                            for first, chunk in chunks(lists, self.sharded.chunking, shard.before)])
 
     def __call__(self, batch: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         shards = [self.sharded.shards[int(index)] for index in batch["shard"]]
@@ -200,9 +199,10 @@ class RayRun:
     workers: int
 
 
-def run_record(sharded: ShardedFile, checkpoints: Mapping[str, str], chunking: Chunking) -> dict[str, Any]:
+def run_record(sharded: ShardedFile, checkpoints: Mapping[str, str]) -> dict[str, Any]:
     """What `RUN_FILE` holds: a resumed run must find the same file, shards and models."""
     stat = sharded.path.stat()
+    chunking = sharded.chunking
     return {"file": str(sharded.path.resolve()), "modified": stat.st_mtime_ns, "questions": sharded.questions,
             "pairs": sharded.pairs, "chunking": [chunking.questions, chunking.pairs],
             "shards": [[s.first, s.questions] for s in sharded.shards], "models": dict(checkpoints),
@@ -303,7 +303,7 @@ def evaluate_ray(path: str | Path, checkpoints: Mapping[str, str | Path], out: s
     out = Path(out)
     folders = {name: str(Path(folder).resolve()) for name, folder in checkpoints.items()}
     sharded = shard_ranking_file(path, chunking)
-    written = prepare_out(out, run_record(sharded, folders, chunking), resume)
+    written = prepare_out(out, run_record(sharded, folders), resume)
     todo = [shard.index for shard in sharded.shards if shard.index not in written]
     scored: list[int] = []
     pool = workers or 1
@@ -347,7 +347,7 @@ def evaluate_ray(path: str | Path, checkpoints: Mapping[str, str | Path], out: s
                 results = dataset.map_batches(
                     scorer, batch_size=1, compute=ray.data.ActorPoolStrategy(size=min(pool, len(todo))),
                     fn_constructor_kwargs={"sharded": sharded, "checkpoints": folders, "out": str(out),
-                                           "device": device, "chunking": chunking},
+                                           "device": device},
                     num_cpus=1, num_gpus=1 if device == "cuda" else None,
                     max_restarts=RETRIES, max_task_retries=RETRIES)
             try:

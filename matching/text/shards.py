@@ -7,20 +7,22 @@ seeking to it, instead of every worker reading the file from its start. A shard 
 lists `read_ranking_file` gives for those questions, parsed by the same row readers.
 
 A shard is one chunk of `Chunking` (the questions `dataset.evaluate` reads and scores together),
-so that a worker scores the very batches the one-process path scores. It ends where its chunk ends
-and the next row begins a line of bytes in every file (a text may also hold a lone carriage return
-or another character `str.splitlines` cuts at, in which case that cut is skipped and the shard
-holds the chunks up to the next one). A file whose rows of one question lie apart cannot be cut:
-it is one shard, grouped as a whole.
+so that a worker scores the very batches the one-process path scores; a file's chunks are of even
+size (`ChunkCuts`), so that the workers sharing its shards finish together. A shard ends where its
+chunk ends and the next row begins a line of bytes in every file (a text may also hold a lone
+carriage return or another character `str.splitlines` cuts at, in which case that cut is skipped
+and the shard holds the chunks up to the next one). A file whose rows of one question lie apart
+cannot be cut: it is one shard, grouped as a whole.
 """
 
 from __future__ import annotations
 
 import io
 import itertools
+import math
 from collections.abc import Iterator
 from contextlib import ExitStack
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import BinaryIO
 
@@ -41,7 +43,8 @@ from matching.text.data import (
 class Chunking:
     """How many questions `dataset.evaluate` reads and scores together, and a Ray shard holds: a chunk
     closes once it has `questions` questions or `pairs` pairs, whichever comes first (never inside a
-    question: one question of more candidates is a chunk of its own).
+    question: one question of more candidates is a chunk of its own). A file of known size is cut into
+    as many chunks as these bounds need, of even size (`ChunkCuts`).
 
     512 questions are ~5,000 pairs of WikiQA-like lists (~10 candidates), enough that the Bi-LSTMs read
     long runs of answers of one length and few enough that scoring starts within a second. The pairs
@@ -52,17 +55,66 @@ class Chunking:
 
     questions: int = 512
     pairs: int = 5_120
+    file: tuple[int, int] | None = None
+    """The questions and pairs of the file being cut, where known (`for_file`): its chunks are then even."""
 
     def __post_init__(self) -> None:
         if self.questions < 1 or self.pairs < 1:
             raise ValueError(f"chunks of {self.questions} questions or {self.pairs} pairs: give at least 1 of each")
 
     def full(self, questions: int, pairs: int) -> bool:
-        """Whether a chunk of `questions` whole questions and `pairs` pairs is closed."""
+        """Whether a chunk of `questions` whole questions and `pairs` pairs is closed by the bounds."""
         return questions >= self.questions or pairs >= self.pairs
+
+    def for_file(self, questions: int, pairs: int) -> Chunking:
+        """This rule for a file of `questions` questions and `pairs` pairs (kept where a file is already given)."""
+        return self if self.file is not None else replace(self, file=(questions, pairs))
 
 
 CHUNKING = Chunking()
+
+
+class ChunkCuts:
+    """Where a file's chunks close, fed its questions in order (`add`): the one rule behind `dataset.chunks`
+    and the shards of `shard_ranking_file`.
+
+    By the bounds alone a file is a run of full chunks and a remainder: 100,043 pairs made 19 chunks of about
+    5,120 pairs and one of 1,140, and of two workers sharing them one sat idle for most of a shard's time at
+    the end (0.8 to 1.4 s of a 33 s run, docs/deployment.md). Where the file's size is known
+    (`Chunking.for_file`), it is cut into as many chunks, n, as the bounds need, of even size: a chunk closes
+    where the file's pairs read cross the next of the n even shares of its pairs (or of its questions, if
+    that bound needs more chunks). Each chunk is then within a question of the bound that set n; the other
+    is kept at twice its size, for files that mix very short and very long lists. A cut depends only on
+    what came before it, so a file read as it streams is cut as one read whole, and a shard resumes the
+    cutting where it begins (`start`: the questions and pairs before it)."""
+
+    def __init__(self, chunking: Chunking, start: tuple[int, int] = (0, 0)) -> None:
+        self.chunking = chunking
+        self.read = list(start)  # questions and pairs from the file's start
+        self.questions = self.pairs = 0  # of the chunk being read
+        questions, pairs = chunking.file or (0, 0)
+        by_questions, by_pairs = questions / chunking.questions, pairs / chunking.pairs
+        self.count = math.ceil(max(by_questions, by_pairs))
+        self.evened = 1 if by_pairs >= by_questions else 0  # which of (questions, pairs) the shares divide
+        self.total = (questions, pairs)[self.evened]
+        self.share = self._next_share()
+
+    def _next_share(self) -> int:
+        return self.read[self.evened] * self.count // self.total + 1 if self.total else 0
+
+    def add(self, candidates: int) -> bool:
+        """Count one more question of `candidates` candidates; whether the chunk closes after it."""
+        self.questions, self.pairs = self.questions + 1, self.pairs + candidates
+        self.read[0], self.read[1] = self.read[0] + 1, self.read[1] + candidates
+        if self.chunking.file is None or self.count < 2:
+            closes = self.chunking.full(self.questions, self.pairs)
+        else:
+            closes = (self.read[self.evened] * self.count >= self.share * self.total
+                      or self.questions >= 2 * self.chunking.questions or self.pairs >= 2 * self.chunking.pairs)
+        if closes:
+            self.questions = self.pairs = 0
+            self.share = self._next_share()
+        return closes
 
 
 @dataclass(frozen=True)
@@ -74,6 +126,8 @@ class Shard:
     """Position of its first question among the file's questions."""
     questions: int
     pairs: int
+    before: tuple[int, int]
+    """Questions and pairs of the file before it: where `ChunkCuts` resumes."""
     spans: tuple[tuple[int, int], ...]
     """(start, end) bytes of its rows in each file read (TOKS_FILES of a folder, or the one file);
     empty for the whole of a file that cannot be cut."""
@@ -87,6 +141,8 @@ class ShardedFile:
     shards: tuple[Shard, ...]
     header_end: int
     """Bytes of a TSV/CSV file's header (read before each shard's rows); 0 for a .toks folder."""
+    chunking: Chunking
+    """The rule it was cut by, for this file (`Chunking.for_file`): a worker scores a shard's chunks by it."""
 
 
 class _Lines:
@@ -123,9 +179,10 @@ def shard_ranking_file(path: str | Path, chunking: Chunking = CHUNKING) -> Shard
     chunk each (see the module's docstring), reading it once more."""
     checked = open_ranking_file(path)
     path = checked.path
+    chunking = chunking.for_file(checked.questions, checked.pairs)
+    whole = (Shard(0, 0, checked.questions, checked.pairs, (0, 0), ()),)
     if not checked.grouped:
-        return ShardedFile(path, checked.questions, checked.pairs,
-                           (Shard(0, 0, checked.questions, checked.pairs, ()),), 0)
+        return ShardedFile(path, checked.questions, checked.pairs, whole, 0, chunking)
     with ExitStack() as stack:
         if path.is_dir():
             files = [path / name for name in TOKS_FILES]
@@ -136,15 +193,15 @@ def shard_ranking_file(path: str | Path, chunking: Chunking = CHUNKING) -> Shard
         else:
             header_end = _header_end(path)
             if header_end < 0:  # a header that does not end a line of bytes: no offset to read it by
-                return ShardedFile(path, checked.questions, checked.pairs,
-                                   (Shard(0, 0, checked.questions, checked.pairs, ()),), 0)
+                return ShardedFile(path, checked.questions, checked.pairs, whole, 0, chunking)
             readers = [_Lines(stack.enter_context(path.open("rb")), path, 0, None, keep_ends=True)]
             header = _header(path, header_end)
             rows = (qid for qid, *_ in _ranking_rows(itertools.chain(header, _skip(readers[0], header_end)),
                                                      _first_line(header), str(path)))
         shards: list[Shard] = []
-        first = position = pairs = pairs_before = 0
-        chunk_first, chunk_pairs_before = 0, 0  # where the chunk being read began (a shard may hold several)
+        cuts = ChunkCuts(chunking)
+        position = pairs = question_start = 0
+        before = (0, 0)  # where the shard being read begins (it may hold several chunks)
         starts: tuple[int | None, ...] = tuple(reader.next_offset for reader in readers)
         current: str | None = None
         begun = starts
@@ -152,23 +209,22 @@ def shard_ranking_file(path: str | Path, chunking: Chunking = CHUNKING) -> Shard
             if qid != current:
                 if current is not None:
                     position += 1
-                    if chunking.full(position - chunk_first, pairs - chunk_pairs_before):
-                        chunk_first, chunk_pairs_before = position, pairs
-                        if None not in starts:
-                            shards.append(_shard(len(shards), first, position, pairs - pairs_before, begun, starts))
-                            first, begun, pairs_before = position, starts, pairs
-                current = qid
+                    if cuts.add(pairs - question_start) and None not in starts:
+                        shards.append(_shard(len(shards), before, position, pairs, begun, starts))
+                        before, begun = (position, pairs), starts
+                current, question_start = qid, pairs
             pairs += 1
             starts = tuple(reader.next_offset for reader in readers)
         ends = tuple(file.stat().st_size for file in (files if path.is_dir() else [path]))
-        shards.append(_shard(len(shards), first, checked.questions, pairs - pairs_before, begun, ends))
-    return ShardedFile(path, checked.questions, checked.pairs, tuple(shards), header_end)
+        shards.append(_shard(len(shards), before, checked.questions, pairs, begun, ends))
+    return ShardedFile(path, checked.questions, checked.pairs, tuple(shards), header_end, chunking)
 
 
-def _shard(index: int, first: int, stop: int, pairs: int, begun: tuple[int | None, ...],
+def _shard(index: int, before: tuple[int, int], stop: int, pairs: int, begun: tuple[int | None, ...],
            ends: tuple[int | None, ...]) -> Shard:
     spans = tuple((int(start), int(end)) for start, end in zip(begun, ends, strict=True))  # type: ignore[arg-type]
-    return Shard(index, first, stop - first, pairs, spans)
+    first, pairs_before = before
+    return Shard(index, first, stop - first, pairs - pairs_before, before, spans)
 
 
 def _header_end(path: Path) -> int:
