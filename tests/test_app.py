@@ -432,9 +432,11 @@ def test_long_candidate_is_truncated_and_shown() -> None:
     assert any("Candidate #2" in w and "only the first 60" in w for w in texts(at, "warning"))
     assert any("too long to share" in c for c in texts(at, "caption"))
     at.session_state["ml_pick"] = 1
-    for name in ("attention", "interactions", "pooled"):
+    for name in ("attention", "features", "interactions", "pooled", "compare", "sanity"):
         page(at, name)
         assert_clean(at)
+        # Said on every page that explains, not on Rank alone (a visitor may open a shared link on any of them).
+        assert [w for w in texts(at, "warning") if "Candidate #2" in w and "only the first 60" in w], name
     page(at, "attention")
     assert any("not seen" in h.value for h in at.get("html"))
 

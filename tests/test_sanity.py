@@ -171,6 +171,10 @@ def test_the_verdict_speaks_of_the_scores_apart_from_the_explanation() -> None:
     assert "no part of the explanation correlates above 0.5" in scores_kept.verdict()
     assert "candidate scores themselves (not a part of the explanation) still correlate at +0.80" in \
         scores_kept.verdict()
+    assert "much as the trained one does" in scores_kept.verdict()
+    reversed_scores = RandomisationCheck("m", 0, 0, (trained, stage(1, -0.8, 0.1))).verdict()
+    assert "still correlate at -0.80" in reversed_scores and "much as the trained one" not in reversed_scores
+    assert "nearly in the reverse of the trained one's order" in reversed_scores
     scores_gone = RandomisationCheck("m", 0, 0, (trained, stage(1, 0.2, 0.1)))
     assert "candidate scores" not in scores_gone.verdict()
     attention_kept = RandomisationCheck("m", 0, 0, (trained, stage(1, 0.2, 0.7)))

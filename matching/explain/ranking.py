@@ -118,7 +118,8 @@ class Ranking:
         question = first.question_tokens
         if any(t.truncated for t in question):
             seen = sum(not t.truncated for t in question)
-            notes.append(f"The question has {len(question):,} words; the models read only the first {seen}.")
+            notes.append(f"The question has {len(question):,} words; the models read only the first {seen} (the rest "
+                         "is greyed on the explanation pages).")
         for index in range(len(self.candidates)):
             tokens = first.answer_tokens(index)
             if any(t.truncated for t in tokens):

@@ -47,7 +47,8 @@ components.glossary(["score", "rank", "contribution", "gradient x value", "bias"
 GAP_COLUMNS = {
     "candidate": st.column_config.TextColumn("cell of", width="small"),
     "matrix": st.column_config.TextColumn("matrix", width="medium"),  # "keywords: IDF-weighted overlap"
-    "pooling rank": st.column_config.NumberColumn("rank", width="small", help="Pooling rank in its matrix"),
+    "pooling rank": st.column_config.NumberColumn("rank", width="small", format="%d",  # a float column (None rows)
+                                                  help="Pooling rank in its matrix"),
     "question word": st.column_config.TextColumn("question word"),
     "answer word": st.column_config.TextColumn("answer word"),
     "value": st.column_config.NumberColumn("value", format="%.3f", width="small"),

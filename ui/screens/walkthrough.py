@@ -34,12 +34,10 @@ def _model_changed() -> None:
 
 def _choose_model(names: list[str], attending: list[str]) -> str:
     if ss.get(state.WALK_MODEL) not in names:
-        if ss.get(state.WALK_MODEL):
-            missing = str(ss[state.WALK_MODEL])
-            where = ("is not among the models chosen on the Rank page" if missing in state.models()
-                     else "is not available here")
-            st.caption(f":material/info: The model {components.md(missing)} {where}; showing another chosen "
-                       "model instead.")
+        # A model not available here was named by a link, and said with the link's notes (`link.read_link_once`).
+        if ss.get(state.WALK_MODEL) in state.models():
+            st.caption(f":material/info: The model {components.md(str(ss[state.WALK_MODEL]))} is not among the "
+                       "models chosen on the Rank page; showing another chosen model instead.")
         ss[state.WALK_MODEL] = attending[0] if attending else names[0]  # a gated model goes through every step
     ss["walkthrough_model"] = ss[state.WALK_MODEL]
     return str(st.selectbox("Model", names, key="walkthrough_model", on_change=_model_changed,

@@ -36,6 +36,8 @@ def ranking_or_note() -> tuple[Ranking, int] | None:
     trust_note = trust_warning(ranking)
     if trust_note:
         st.warning(trust_note, icon=":material/help:")
+    for message in ranking.truncation_notes():  # on every page that explains, as on Rank
+        st.warning(message, icon=":material/content_cut:")
     return ranking, state.pick_index(len(ranking.candidates))
 
 

@@ -66,6 +66,9 @@ def read_link_once() -> None:
     walked = ss.get(WALK_MODEL)
     if walked in models() and walked not in chosen_models():
         ss[MODELS] = [*chosen_models(), walked]
+    elif walked is not None and walked not in models():  # said with the link's other notes, whichever page opens
+        notes.append(f"The link walks through a model that is not available here: {walked}. The walkthrough "
+                     "shows a chosen model instead.")
     if notes:
         ss[URL_NOTE] = " ".join([*([ss[URL_NOTE]] if ss.get(URL_NOTE) else []), *notes])
 

@@ -187,9 +187,13 @@ class RandomisationCheck:
         # The scores are what is explained, not a part of the explanation: said apart, so that a
         # high score correlation in the chart never reads as a contradiction of the verdict.
         scores = last.scores_rho
+        # A strong negative correlation is an order too, the trained one's reversed (it read "much as the trained
+        # one does" at -0.80).
+        order = ("much as the trained one does" if scores is not None and scores > 0 else
+                 "nearly in the reverse of the trained one's order")
         aside = ("" if scores is None or abs(scores) < 0.5 else
                  f" The candidate scores themselves (not a part of the explanation) still correlate at {scores:+.2f}: "
-                 "a random network of this shape orders these candidates much as the trained one does.")
+                 f"a random network of this shape orders these candidates {order}.")
         if not kept:
             return "No part of the explanation is defined for this example." + aside
         worst = max(kept, key=lambda kv: abs(kv[1]))
