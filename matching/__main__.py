@@ -1,4 +1,5 @@
-"""Command line: `python -m matching {app,explain,train,sweep,evaluate,refresh,report,runs} ...`.
+"""Command line: `python -m matching {app,explain,train,sweep,evaluate,combine,pseudo-questions,keywords,paper-tables,
+refresh,report,runs} ...`.
 
 Installed with `pip install .`, the same commands are `matchlens ...` (e.g. `matchlens app`).
 """
@@ -40,17 +41,34 @@ def at_least_one(text: str) -> int:
 def _load_models(root: Path, names: list[str] | None):  # type: ignore[no-untyped-def]
     from matching.training.checkpoint import load_all
 
+    if not Path(root).is_dir():
+        sys.exit(f"error: {root}: no such folder of checkpoints (--pretrained)")
     models, errors = load_all(root)
     for folder, error in errors.items():
         print(f"warning: skipped {folder}: {error}", file=sys.stderr)
     if names:
         missing = [n for n in names if n not in models]
         if missing:
-            sys.exit(f"unknown model(s) {missing}; available: {sorted(models)}")
+            sys.exit(f"error: unknown model(s) {', '.join(missing)} under {root}; available: "
+                     f"{', '.join(sorted(models))}")
         models = {n: models[n] for n in names}
     if not models:
-        sys.exit(f"no usable checkpoint under {root}")
+        sys.exit(f"error: no usable checkpoint under {root}")
     return models
+
+
+def _split_path(data: str, split: str | None) -> Path:
+    """--data with --split as one path; a folder of splits given without --split, or a split it lacks, is said as
+    such (both read "a.toks: file missing" before)."""
+    root = Path(data)
+    splits = sorted(p.name for p in root.iterdir() if (p / "a.toks").is_file()) if root.is_dir() else []
+    if split is None:
+        if splits and not (root / "a.toks").is_file():
+            sys.exit(f"error: {root} is a folder of splits ({', '.join(splits)}): give --split")
+        return root
+    if splits and not (root / split).exists():
+        sys.exit(f"error: {root} has no split {split!r}; it has {', '.join(splits)}")
+    return root / split
 
 
 def cmd_explain(args: argparse.Namespace) -> None:
@@ -68,6 +86,15 @@ def cmd_explain(args: argparse.Namespace) -> None:
         for index in np.argsort(result.ranks, kind="stable"):
             explanation = result.explanations[index]
             print(f"  rank {result.ranks[index]}  score {result.scores[index]:+.4f}  {args.candidates[index]}")
+            keywords = explanation.keyword_terms
+            if keywords:  # for a keyword model this split often decides the ranking: said first
+                largest = [item for item in sorted(keywords.items(), key=lambda item: -abs(item[1]))[:3] if item[1]]
+                named = f" (largest: {', '.join(f'{name} {value:+.4f}' for name, value in largest)})" if largest else ""
+                print(f"    = learned match {explanation.learned_score:+.4f} + keywords "
+                      f"{explanation.keyword_score:+.4f}{named}")
+            others = {name: value for name, value in explanation.terms.items() if name not in keywords}
+            if len(others) > 1:  # the family's own terms (DUET's local and distributed parts, C-DSSM's cosine and bias)
+                print("    terms: " + ", ".join(f"{name} {value:+.4f}" for name, value in others.items()))
             if explanation.question_attention is not None:
                 words = " ".join(f"{t.text}({a:.2f})" for t, a in
                                  zip(explanation.seen_question_tokens, explanation.question_attention, strict=True))
@@ -76,8 +103,8 @@ def cmd_explain(args: argparse.Namespace) -> None:
             for cell in top:
                 q_word = explanation.question_tokens[cell.i].text  # type: ignore[index]
                 a_word = explanation.answer_tokens[cell.j].text  # type: ignore[index]
-                print(f"    cell {cell.matrix}#{cell.rank}: {q_word!r} x {a_word!r} = {cell.value:.3f}, "
-                      f"contributes {cell.contribution:+.4f}")
+                print(f"    cell of {cell.matrix} (pooling rank {cell.rank}): {q_word!r} x {a_word!r} = "
+                      f"{cell.value:.3f}, contributes {cell.contribution:+.4f}")
     print("\nbaselines: " + "; ".join(f"{n}: ranks {r.tolist()}" for n, r in ranking.baseline_ranks.items()))
 
 
@@ -231,7 +258,7 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
                  "every machine can write)")
     device = _device(args.device)
     for data in args.data:  # each data set on its own, with its own baselines and tests
-        path = Path(data) / args.split if args.split else Path(data)
+        path = _split_path(data, args.split)
         try:
             if args.engine == "ray":
                 result = _evaluate_on_ray(args, path, models)
@@ -242,7 +269,8 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
                                       progress=EvaluationProgress(lists.questions, lists.pairs, list(models), display))
         except DataError as error:
             sys.exit(f"error: {error}")
-        print(f"\n{path}: {result.evaluated} questions ({len(result.skipped)} skipped)\n")
+        print(f"\n{path}: {result.evaluated} question{'' if result.evaluated == 1 else 's'} "
+              f"({len(result.skipped)} skipped)\n")
         print(format_table(result))
         print("\n" + evaluation_notes(result, {name: matcher.card for name, matcher in models.items()}))
 
@@ -256,7 +284,7 @@ def cmd_keywords(args: argparse.Namespace) -> None:
 
     models = {name: m for name, m in _load_models(args.pretrained, args.models).items() if m.model.keywords is not None}
     if not models:
-        sys.exit("none of these models has a keyword term")
+        sys.exit("error: none of these models has a keyword term")
     rows = []
     for data in args.data:
         try:
@@ -355,7 +383,10 @@ def cmd_paper_tables(args: argparse.Namespace) -> None:
     from matching.text.data import read_toks_folder
     from matching.training.cards import markdown_table
 
-    reference = Reference.read(args.reference or ECIR_TABLE1_WIKIQA)
+    try:
+        reference = Reference.read(args.reference or ECIR_TABLE1_WIKIQA)
+    except (OSError, ValueError, KeyError) as error:
+        sys.exit(f"error: {args.reference}: not a paper table this command can read ({error})")
     settings = settings_of(args.configs, reference.table)
     models = {name: matcher for name, matcher in _load_models(args.pretrained, None).items() if name in settings}
     lists = read_toks_folder(Path(args.data) / "test")
@@ -379,11 +410,9 @@ def cmd_paper_tables(args: argparse.Namespace) -> None:
 
 def cmd_report(args: argparse.Namespace) -> None:
     """The README's model tables, from the shipped cards."""
-    from matching.training.checkpoint import load_all
     from matching.training.reporting import models_table
 
-    models, _ = load_all(args.pretrained)
-    print(models_table([m.card for m in models.values()]))
+    print(models_table([m.card for m in _load_models(args.pretrained, None).values()]))
 
 
 def cmd_runs(args: argparse.Namespace) -> None:
@@ -428,11 +457,16 @@ def build_parser(prog: str = "python -m matching") -> argparse.ArgumentParser:
                     "$MATCHLENS_MODELS when set, else the shipped pretrained/.")
     app.set_defaults(func=cmd_app, streamlit_args=[])
 
-    explain = sub.add_parser("explain", help="rank candidates for a question and explain why")
-    explain.add_argument("question")
-    explain.add_argument("candidates", nargs="+")
-    explain.add_argument("--models", nargs="*")
-    explain.add_argument("--pretrained", type=Path, default=DEFAULT_MODELS)
+    explain = sub.add_parser(
+        "explain", help="rank candidates for a question and explain why",
+        description="Rank the candidates for the question with each model and print why: the split into learned "
+                    "match and keywords, the question attention, the pooled cells that contribute most. Put --models "
+                    "after the candidates (its list would take them otherwise), e.g. matchlens explain \"who wrote "
+                    "hamlet?\" \"Shakespeare wrote it.\" \"A fox.\" --models mcan-kw-all mvlstm-em-kw-all")
+    explain.add_argument("question", help="the question, quoted")
+    explain.add_argument("candidates", nargs="+", help="the candidate answers, each quoted")
+    explain.add_argument("--models", nargs="*", help="model names (default: every checkpoint under --pretrained)")
+    explain.add_argument("--pretrained", type=Path, default=DEFAULT_MODELS, help="the folder of checkpoints")
     explain.set_defaults(func=cmd_explain)
 
     train = sub.add_parser("train", help="train one model from a config")
@@ -517,7 +551,8 @@ def build_parser(prog: str = "python -m matching") -> argparse.ArgumentParser:
     tables.add_argument("--configs", default="configs", help="the training configs that name their paper row")
     tables.add_argument("--pretrained", type=Path, default=DEFAULT_MODELS)
     tables.add_argument("--out", default=str(DEFAULT_MODELS / "paper-tables.json"),
-                        help="JSON for the app's view; a CSV export is written beside it")
+                        help="JSON for the app's view; a CSV export is written beside it (the default rewrites "
+                             "the shipped pretrained/paper-tables.json and .csv, which the Models page reads)")
     tables.set_defaults(func=cmd_paper_tables)
 
     refresh = sub.add_parser("refresh", help="recompute the test figures of shipped cards")
@@ -528,7 +563,7 @@ def build_parser(prog: str = "python -m matching") -> argparse.ArgumentParser:
     refresh.add_argument("--pretrained", type=Path, default=DEFAULT_MODELS)
     refresh.set_defaults(func=cmd_refresh)
 
-    report = sub.add_parser("report", help="print the README's table of shipped models")
+    report = sub.add_parser("report", help="print the table of shipped models (docs/models-and-training.md)")
     report.add_argument("--pretrained", type=Path, default=DEFAULT_MODELS)
     report.set_defaults(func=cmd_report)
 
@@ -547,7 +582,16 @@ def main(argv: list[str] | None = None, prog: str = "python -m matching") -> Non
         args.streamlit_args = extra
     elif extra:
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
-    args.func(args)
+    from matching.text.data import DataError
+    from matching.text.tokens import TextError
+
+    try:
+        args.func(args)
+    except (DataError, TextError) as error:  # a file or text the user gave: one line, not a traceback
+        sys.exit(f"error: {error}")
+    except BrokenPipeError:  # `matchlens report | head`: the reader has what it wants
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error flushing stdout at exit
+        sys.exit(1)
 
 
 def console() -> None:

@@ -279,8 +279,16 @@ class EvaluationResult:
             if not positions:
                 raise KeyError(f"no evaluated question has qid {question!r}")
             question = positions[0]
+        if not 0 <= question < len(lists):
+            raise IndexError(f"question {question}: this evaluation holds questions 0 to {len(lists) - 1}")
         item = lists[question]
-        return rank(item.question, item.candidates, self.models, item.labels)
+        # Every candidate, as the evaluation scored them: a collection's list may be longer than what one typed
+        # ranking takes (TrecQA test has a question of 112 candidates).
+        from matching.explain.ranking import rank as rank_texts
+        from matching.text.inputs import MAX_CANDIDATES
+
+        return rank_texts(item.question, list(item.candidates), self.models, item.labels,
+                          max_candidates=max(MAX_CANDIDATES, len(item.candidates)))
 
     def _repr_html_(self) -> str:
         import html

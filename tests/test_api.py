@@ -32,6 +32,7 @@ from matching.explain.matcher import Matcher
 from matching.explain.ranking import ModelRanking, rank_column, score_column
 from matching.paths import app_dir
 from matching.text.baselines import BASELINES
+from matching.text.data import RankingList
 from matching.text.tokens import TextError
 from matching.training.cards import default_models
 from matching.training.checkpoint import save_checkpoint
@@ -328,6 +329,13 @@ def test_disagreements_and_ranking_a_question_again(pair: dict[str, Matcher], sa
         assert question_metrics(again.models[name].scores, item.labels)["MAP"] == pytest.approx(
             result.questions().loc[3, f"{name} AP"])
     assert result.ranking(item.qid).candidates == item.candidates
+    with pytest.raises(IndexError, match=f"question {result.evaluated + 5}: this evaluation holds questions 0 to"):
+        result.ranking(result.evaluated + 5)
+    # A list longer than one typed ranking takes (TrecQA test has one of 112 candidates) is explained whole.
+    long = RankingList("long", "who wrote hamlet", tuple(f"candidate number {n}" for n in range(120)),
+                       tuple(int(n == 7) for n in range(120)))
+    again = matching.evaluate([long], pair).ranking("long")
+    assert len(again.candidates) == 120 and again.labels == long.labels
     with pytest.raises(KeyError, match="not evaluated"):
         result.top_answers("other")
     same = matching.evaluate(sample_csv, {"plain": pair["plain"], "again": pair["plain"]})

@@ -203,6 +203,9 @@ def paired_tests(model_aps: Sequence[Sequence[float]], baseline_aps: Sequence[Se
     model, base = np.asarray(model_aps, dtype=float), np.asarray(baseline_aps, dtype=float)
     if model.shape != base.shape or model.ndim != 2 or len(baselines) != len(model):
         raise ValueError(f"one row of per-question AP per test: {model.shape}, {base.shape}, {len(baselines)} names")
+    if model.shape[1] < 2:  # no test on fewer than two questions (scipy raises): p undefined, said as NaN
+        return [PairedTest(name, float(np.mean(m - b)) if m.size else float("nan"), float("nan"), model.shape[1])
+                for name, m, b in zip(baselines, model, base, strict=True)]
     batch = max(1, PERMUTATION_VALUES // max(1, model.size * 2))
     result = permutation_test((model, base), lambda x, y, axis: np.mean(x - y, axis=axis),
                               permutation_type="samples", n_resamples=RESAMPLES, vectorized=True,

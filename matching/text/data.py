@@ -18,6 +18,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO
 
+from matching.text.tokens import MAX_TEXT_CHARS
+
 TOKS_FILES = ("a.toks", "b.toks", "id.txt", "sim.txt")
 TSV_COLUMNS = ("QuestionID", "Question", "DocumentID", "DocumentTitle", "SentenceID", "Sentence", "Label")
 CSV_COLUMNS = ("question", "candidate", "label")
@@ -146,6 +148,14 @@ def _table_rows(stream: Iterable[str], name: str, delimiter: str, required: tupl
     # QUOTE_NONE for TSV: WikiQA sentences contain bare double quotes.
     quoting = csv.QUOTE_NONE if delimiter == "\t" else csv.QUOTE_MINIMAL
     reader = csv.DictReader(stream, delimiter=delimiter, quoting=quoting)
+    try:
+        yield from _checked_rows(reader, name, required)
+    except csv.Error as error:  # e.g. a field past the csv module's limit: said as the rest of a file's faults are
+        raise DataError(f"{name}: {error}, after line {reader.line_num}; the models read a text of up to "
+                        f"{MAX_TEXT_CHARS:,} characters") from None
+
+
+def _checked_rows(reader: csv.DictReader, name: str, required: tuple[str, ...]) -> Iterator[dict[str, str]]:
     header = [h.strip() for h in (reader.fieldnames or [])]
     lowered = {h.lower(): h for h in header}
     missing = [c for c in required if c.lower() not in lowered]

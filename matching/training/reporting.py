@@ -96,13 +96,16 @@ def runs_table(works: Sequence[Path], against: str | None = None) -> str:
     missing = [str(work) for work in works if not work.is_dir()]
     if missing:
         raise ValueError(f"no such folder: {', '.join(missing)} (a sweep's --work folder)")
-    folders = sorted((p for work in works for p in work.iterdir() if p.is_dir()), key=lambda p: p.name)
+    # At any depth (runs/exp/NAME/seed-N as well as a sweep's runs/NAME/seed-N), named by the configuration's folder,
+    # and by its parent too where two folders of one name hold runs.
+    folders = sorted({card.parent.parent for work in works for card in work.rglob("seed-*/card.json")},
+                     key=lambda p: (p.name, str(p)))
+    repeated = {name for name in (f.name for f in folders) if [f.name for f in folders].count(name) > 1}
     studies = {}
     for folder in folders:
         cards = [ModelCard.from_dict(json.loads(c.read_text(encoding="utf-8")))
                  for c in sorted(folder.glob("seed-*/card.json"))]
-        if cards:
-            studies[folder.name] = cards
+        studies[f"{folder.parent.name}/{folder.name}" if folder.name in repeated else folder.name] = cards
     if not studies:
         raise ValueError(f"no seed runs (seed-*/card.json) under {', '.join(map(str, works))}")
     if against is not None and against not in studies:
@@ -168,6 +171,9 @@ def evaluation_notes(result: Evaluation, cards: Mapping[str, Mapping[str, Any]])
     against the baselines, and each model's seed spread from its card, labelled with the data it
     was measured on (the card's test split, whatever file was evaluated)."""
     answerable = result.correct > 0
+    if answerable.sum() < 2:  # a file of one question (or none answerable): its table is all there is to say
+        return (f"No paired test against the baselines: it needs at least two questions with a correct candidate, "
+                f"and this file has {int(answerable.sum())}.")
     parsed = {name: ModelCard.from_dict({"name": name, **raw}) for name, raw in cards.items()}
     pairs = [(name, baseline) for name in parsed for baseline in TESTED_AGAINST]
     tests = dict(zip(pairs, paired_tests([result.ap(name)[answerable] for name, _ in pairs],

@@ -44,7 +44,7 @@ from matching.models.blocks import length_mask, normalised_entropy
 from matching.models.params import ModelParams, params_to_dict
 from matching.text.baselines import BASELINES, word_overlap
 from matching.text.corpus import Corpus
-from matching.text.data import RankingList, fingerprint, read_toks_folder
+from matching.text.data import DataError, RankingList, fingerprint, read_toks_folder
 from matching.text.embeddings import WordVectors, load_glove
 from matching.text.tokenized import TokenizedList, tokenize_lists
 from matching.text.tokens import Token
@@ -232,10 +232,21 @@ class TrainingConfig:
 
 
 def load_config(path: str | Path) -> TrainingConfig:
-    raw = json.loads(Path(path).read_text(encoding="utf-8"))
-    return TrainingConfig(name=raw["name"], params=params_from_dict(raw["model"]),
-                          settings=TrainingSettings.from_dict(raw.get("training", {})),
-                          description=raw.get("description", ""), paper=raw.get("paper", {}), path=str(path))
+    """A training config (configs/*.json); a `DataError` that says what is wrong with the file, not a traceback."""
+    try:
+        raw = json.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise DataError(f"{path}: config file missing") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise DataError(f"{path}: not a readable JSON config ({error})") from None
+    try:
+        return TrainingConfig(name=raw["name"], params=params_from_dict(raw["model"]),
+                              settings=TrainingSettings.from_dict(raw.get("training", {})),
+                              description=raw.get("description", ""), paper=raw.get("paper", {}), path=str(path))
+    except KeyError as error:
+        raise DataError(f"{path}: the config has no {error} entry (see configs/ for examples)") from None
+    except (TypeError, ValueError, AttributeError) as error:  # a setting unknown or of the wrong kind
+        raise DataError(f"{path}: {error}") from None
 
 
 def set_seed(seed: int) -> None:
