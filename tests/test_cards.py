@@ -56,6 +56,20 @@ def test_render_card(trained: tuple[Matcher, ModelCard]) -> None:
     assert "Seed study" not in text and "Does the attention matter" not in text
 
 
+def test_a_paper_figure_sits_only_beside_a_test_on_its_own_data(trained: tuple[Matcher, ModelCard]) -> None:
+    """The ECIR table's WikiQA figure beside a model tested on TrecQA read as if it were TrecQA's (report, Models)."""
+    from matching.training.reporting import model_row
+
+    _, card = trained
+    ecir = replace(card, paper={"MAP": 0.6507, "table": "ECIR 2019 Table 1, WikiQA"},
+                   data={**card.data, "test": {**card.data["test"], "source": "wikiqa"}})
+    assert model_row(ecir)["paper MAP"] == 0.6507
+    on_trecqa = replace(ecir, data={**ecir.data, "test": {**ecir.data["test"], "source": "trecqa"}})
+    assert model_row(on_trecqa)["paper MAP"] is None
+    mcan = replace(on_trecqa, paper={"MAP": 0.838, "table": "MCAN 2018 Table 2, TrecQA clean"})
+    assert model_row(mcan)["paper MAP"] == 0.838
+
+
 def test_a_combined_folders_card_names_its_test_and_dev_data(trained: tuple[Matcher, ModelCard]) -> None:
     """Trained on WikiQA + TrecQA, tested on WikiQA's test split (as `refresh` records it): the card's
     heading and the seed-spread label say which data each figure is on."""

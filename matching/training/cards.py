@@ -267,6 +267,12 @@ def data_name(card: ModelCard, split: str | None = None) -> str:
     return "+".join(SOURCE_NAMES.get(part.lower(), part) for part in source.split("+"))
 
 
+def paper_data(card: ModelCard) -> str:
+    """The data set of a card's paper figure: TrecQA where its paper table says so (MCAN's), else WikiQA (the ECIR
+    2019 table every other paper figure here comes from)."""
+    return "TrecQA" if "trecqa" in str(card.paper.get("table", "")).lower() else "WikiQA"
+
+
 def dev_role(card: ModelCard) -> str:
     """What the dev figures of a card are, in a few words (the card, the Models page)."""
     return "part of the training data: not a held-out figure" if trained_on_dev(card) else "used for selection"
