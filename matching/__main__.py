@@ -383,10 +383,11 @@ def cmd_paper_tables(args: argparse.Namespace) -> None:
     from matching.text.data import read_toks_folder
     from matching.training.cards import markdown_table
 
+    table = args.reference or ECIR_TABLE1_WIKIQA
     try:
-        reference = Reference.read(args.reference or ECIR_TABLE1_WIKIQA)
+        reference = Reference.read(table)
     except (OSError, ValueError, KeyError) as error:
-        sys.exit(f"error: {args.reference}: not a paper table this command can read ({error})")
+        sys.exit(f"error: {table}: not a paper table this command can read ({error})")
     settings = settings_of(args.configs, reference.table)
     models = {name: matcher for name, matcher in _load_models(args.pretrained, None).items() if name in settings}
     lists = read_toks_folder(Path(args.data) / "test")
