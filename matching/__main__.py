@@ -573,6 +573,8 @@ def build_parser(prog: str = "python -m matching") -> argparse.ArgumentParser:
     runs.add_argument("--against", help="a configuration under --work: Welch's t-test of every other one's dev "
                                          "MAP over seeds against it")
     runs.set_defaults(func=cmd_runs)
+    for command in sub.choices.values():  # an unknown option is then said with its command's usage
+        command.set_defaults(command_parser=command)
     return parser
 
 
@@ -582,7 +584,7 @@ def main(argv: list[str] | None = None, prog: str = "python -m matching") -> Non
     if args.command == "app":  # streamlit's own options pass through
         args.streamlit_args = extra
     elif extra:
-        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+        args.command_parser.error(f"unrecognized arguments: {' '.join(extra)}")
     from matching.text.data import DataError
     from matching.text.tokens import TextError
 

@@ -56,6 +56,15 @@ def test_render_card(trained: tuple[Matcher, ModelCard]) -> None:
     assert "Seed study" not in text and "Does the attention matter" not in text
 
 
+def test_markdown_tables_align_numbers_right_and_text_left() -> None:
+    from matching.training.cards import markdown_table
+
+    table = markdown_table([{"model": "a", "MAP": 0.5, "data": "WikiQA", "seeds": 5, "paper MAP": None},
+                            {"model": "b", "MAP": None, "data": "TrecQA", "seeds": 3, "paper MAP": None}])
+    assert table.splitlines()[1] == "|---|---:|---|---:|---|"  # a column of only None is no number column
+    assert table.splitlines()[3] == "| b | - | TrecQA | 3 | - |"
+
+
 def test_a_paper_figure_sits_only_beside_a_test_on_its_own_data(trained: tuple[Matcher, ModelCard]) -> None:
     """The ECIR table's WikiQA figure beside a model tested on TrecQA read as if it were TrecQA's (report, Models)."""
     from matching.training.reporting import model_row

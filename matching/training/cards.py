@@ -415,11 +415,18 @@ def description_parts(description: str) -> tuple[str, list[str]]:
 
 
 def markdown_table(rows: list[dict[str, Any]]) -> str:
-    """Rows of equal keys as a Markdown table: the first column left-aligned, floats to 4 places, None as -."""
+    """Rows of equal keys as a Markdown table: numbers right-aligned, text (and the first column) left-aligned,
+    floats to 4 places, None as -."""
     if not rows:
         return ""
     columns = list(rows[0])
-    lines = ["| " + " | ".join(columns) + " |", "|---|" + "---:|" * (len(columns) - 1)]
+
+    def numeric(column: str) -> bool:
+        values = [r[column] for r in rows if r[column] is not None]
+        return bool(values) and all(isinstance(v, int | float) and not isinstance(v, bool) for v in values)
+
+    aligns = ["---"] + ["---:" if numeric(c) else "---" for c in columns[1:]]
+    lines = ["| " + " | ".join(columns) + " |", "|" + "|".join(aligns) + "|"]
     lines += ["| " + " | ".join("-" if r[c] is None else _fmt(r[c]) for c in columns) + " |" for r in rows]
     return "\n".join(lines)
 
