@@ -437,6 +437,8 @@ def test_long_candidate_is_truncated_and_shown() -> None:
         assert_clean(at)
         # Said on every page that explains, not on Rank alone (a visitor may open a shared link on any of them).
         assert [w for w in texts(at, "warning") if "Candidate #2" in w and "only the first 60" in w], name
+    page(at, "walkthrough")  # once, at its words step, not again above it
+    assert len([w for w in texts(at, "warning") if "only the first 60" in w]) == 1
     page(at, "attention")
     assert any("not seen" in h.value for h in at.get("html"))
 

@@ -53,7 +53,7 @@ def _navigation(step: int, steps: tuple[Step, ...]) -> None:
                    disabled=step == len(steps) - 1, on_click=_go, args=(step + 1,), width="stretch")
 
 
-found = common.ranking_or_note()
+found = common.ranking_or_note(truncation=False)  # said at the words step, where it matters (`walk.problems`)
 if found is None or not found[0].models:
     components.glossary(GLOSSARY_TERMS, key="walkthrough_glossary")
 if found is not None and not found[0].models:

@@ -23,8 +23,9 @@ from ui.views import components, state
 ss = st.session_state
 
 
-def ranking_or_note() -> tuple[Ranking, int] | None:
-    """The current ranking and the picked candidate, or None after telling the reader why not."""
+def ranking_or_note(truncation: bool = True) -> tuple[Ranking, int] | None:
+    """The current ranking and the picked candidate, or None after telling the reader why not. `truncation`:
+    say which texts are longer than the models read (the walkthrough says it at its words step instead)."""
     current = state.current()
     components.notes(current.request.parsed.notes, key="page_notes")
     if current.problem or current.ranking is None:
@@ -36,7 +37,7 @@ def ranking_or_note() -> tuple[Ranking, int] | None:
     trust_note = trust_warning(ranking)
     if trust_note:
         st.warning(trust_note, icon=":material/help:")
-    for message in ranking.truncation_notes():  # on every page that explains, as on Rank
+    for message in ranking.truncation_notes() if truncation else []:  # on every page that explains, as on Rank
         st.warning(message, icon=":material/content_cut:")
     return ranking, state.pick_index(len(ranking.candidates))
 
