@@ -147,6 +147,21 @@ def test_a_shard_of_several_chunks_is_scored_in_the_one_process_chunks(tmp_path:
         chunks(read_ranking_file(apart), Chunking(questions=1).for_file(2, 3)))
 
 
+def test_a_worker_turns_off_the_onednn_kernel_cache_itself(ranking_folder: Path, tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each worker sets the setting before its first torch operation, so a cluster's workers have it without a
+    runtime environment of the job (one made Ray start the workers through its runtime-environment agent)."""
+    from matching.evaluation.ray_engine import ONEDNN_CACHE, ShardScorer
+
+    sharded, checkpoint = shard_ranking_file(ranking_folder, CHUNKING), {"cdssm": str(CHECKPOINTS["cdssm"])}
+    monkeypatch.delenv(ONEDNN_CACHE, raising=False)
+    ShardScorer(sharded, checkpoint, str(tmp_path), "cpu")
+    assert os.environ[ONEDNN_CACHE] == "0"
+    monkeypatch.setenv(ONEDNN_CACHE, "64")  # a value the user set is theirs
+    ShardScorer(sharded, checkpoint, str(tmp_path), "cpu")
+    assert os.environ[ONEDNN_CACHE] == "64"
+
+
 def test_ray_gives_the_one_process_results(ray_instance, ranking_folder: Path, one_process: Evaluation,  # type: ignore[no-untyped-def]
                                            tmp_path: Path) -> None:
     from matching.evaluation.ray_engine import evaluate_ray

@@ -155,6 +155,10 @@ class ShardScorer:
     Subclassed by the tests to make a worker die or a run stop at a chosen shard (`score`)."""
 
     def __init__(self, sharded: ShardedFile, checkpoints: Mapping[str, str], out: str, device: str) -> None:
+        # Before this worker's first torch operation, when oneDNN reads it (see the CLI's evaluate). Set here, not as
+        # a runtime environment of the job: a job with one has its workers started through Ray's runtime-environment
+        # agent, later to their first shard (`bench/ray_worker_start.py`; docs/deployment.md).
+        os.environ.setdefault(ONEDNN_CACHE, "0")
         import torch
 
         from matching.explain.matcher import choose_device
@@ -310,13 +314,9 @@ def evaluate_ray(path: str | Path, checkpoints: Mapping[str, str | Path], out: s
     if todo:
         started = not ray.is_initialized()
         if started:
-            # A worker's torch must not keep oneDNN kernels per shape (see the CLI's evaluate). A cluster's
-            # workers get the setting as a runtime environment; a local instance's inherit this process's
-            # environment, which spares the 2 s of starting workers apart from the ones Ray starts with.
             if address:
                 try:
-                    ray.init(address=address, runtime_env={"env_vars": {ONEDNN_CACHE: "0"}}, log_to_driver=False,
-                             logging_level=logging.WARNING)
+                    ray.init(address=address, log_to_driver=False, logging_level=logging.WARNING)
                 except ConnectionError as error:
                     raise EngineError(
                         f"could not join the Ray cluster at {address} ({error}). Is it running (ray status on its "
@@ -324,7 +324,6 @@ def evaluate_ray(path: str | Path, checkpoints: Mapping[str, str | Path], out: s
                         f"or RAY_AUTH_TOKEN, with {AUTH_MODE}=token set before Ray is imported "
                         "(docs/deployment.md)") from error
             else:  # as many logical CPUs as workers, so that the pool starts whole even on a small machine
-                os.environ.setdefault(ONEDNN_CACHE, "0")
                 importable_in_workers()
                 local = workers or max(1, os.cpu_count() or 1)
                 ray.init(num_cpus=max(local, os.cpu_count() or 1), include_dashboard=False, log_to_driver=False,

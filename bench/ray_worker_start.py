@@ -1,0 +1,97 @@
+"""What a job's runtime environment costs a Ray run before its workers start: the engine's own run, joining a
+local cluster started beforehand, with and without a runtime environment given on joining.
+
+The engine joins a cluster without one (each worker turns oneDNN's kernel cache off itself); a job that gives one
+(here the same setting, `{"env_vars": {"ONEDNN_PRIMITIVE_CACHE_CAPACITY": "0"}}`, as the engine did until stop 80)
+has its workers started through Ray's runtime-environment agent. On a small file (3 shards, 2 workers) each pair of
+runs is timed in turn, in alternating order: the seconds from the run's start to each worker's constructor, and the
+whole run. Ends with `ray stop`, which stops every Ray process of this user: run it where no other Ray runs.
+
+Run: python bench/ray_worker_start.py [--data ../shared/data/wikiqa] [--pairs 11000] [--pairs-of-runs 4]
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import os
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from common import ROOT, free_port, resampled
+from ray_evaluate import ray_cli
+
+from matching.evaluation.ray_engine import ONEDNN_CACHE, ShardScorer, evaluate_ray
+from matching.text.data import write_toks_folder
+
+print = functools.partial(print, flush=True)  # noqa: A001
+
+
+class StampedScorer(ShardScorer):
+    """The engine's scorer, writing when its constructor starts (wall clock: the driver and workers share it)."""
+
+    log = ""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        with open(self.log, "a", encoding="utf-8") as file:
+            file.write(json.dumps(time.time()) + "\n")
+        super().__init__(*args, **kwargs)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data", type=Path, nargs="+", default=[ROOT.parent / "shared" / "data" / "wikiqa"])
+    parser.add_argument("--pairs", type=int, default=11_000, help="3 shards of the engine's size")
+    parser.add_argument("--pairs-of-runs", type=int, default=4)
+    parser.add_argument("--models", nargs="+", default=["mvlstm-em-kw-all", "amvlstm-q-kw-all", "mcan-kw-all"])
+    args = parser.parse_args()
+
+    os.environ.setdefault("RAY_AUTH_MODE", "token")  # before Ray is imported: the cluster below has a token
+    import ray
+
+    joins = ray.init
+
+    def with_runtime_environment(*positional: Any, **named: Any) -> Any:
+        return joins(*positional, **named, runtime_env={"env_vars": {ONEDNN_CACHE: "0"}})
+
+    checkpoints = {name: ROOT / "pretrained" / name for name in args.models}
+    seconds: dict[bool, list[tuple[float, float]]] = {False: [], True: []}
+    with tempfile.TemporaryDirectory(prefix="matchlens-ray-start-") as scratch:
+        folder = write_toks_folder(Path(scratch) / "file", resampled(args.data, args.pairs))
+        StampedScorer.log = str(Path(scratch) / "constructors.jsonl")
+        port = free_port()
+        address = f"127.0.0.1:{port}"
+        ray_cli("start", "--head", "--port", str(port), "--num-cpus", "2", "--include-dashboard", "false",
+                "--disable-usage-stats")
+        try:
+            evaluate_ray(folder, checkpoints, Path(scratch) / "warm-up", workers=1, address=address)  # not timed
+            runs = 0
+            for pair in range(args.pairs_of_runs):
+                for given in (True, False) if pair % 2 == 0 else (False, True):
+                    ray.init = with_runtime_environment if given else joins
+                    Path(StampedScorer.log).write_text("", encoding="utf-8")
+                    runs += 1
+                    began, started = time.time(), time.perf_counter()
+                    evaluate_ray(folder, checkpoints, Path(scratch) / f"out-{runs}", workers=2, address=address,
+                                 scorer=StampedScorer)
+                    whole = time.perf_counter() - started
+                    constructors = sorted(json.loads(line) - began
+                                          for line in Path(StampedScorer.log).read_text(encoding="utf-8").split())
+                    seconds[given].append((constructors[-1], whole))
+                    print(f"{'with' if given else 'without'} a runtime environment: the workers' constructors at "
+                          f"{', '.join(f'{s:.2f}' for s in constructors)} s; the run {whole:.1f} s")
+        finally:
+            ray.init = joins
+            ray_cli("stop")
+    for given, timed in seconds.items():
+        print(f"{'with' if given else 'without'} a runtime environment, medians of {len(timed)} runs: the last "
+              f"worker's constructor at {statistics.median(s for s, _ in timed):.2f} s, the run "
+              f"{statistics.median(w for _, w in timed):.2f} s")
+
+
+if __name__ == "__main__":
+    main()
