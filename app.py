@@ -71,7 +71,9 @@ def _rank_by_its_name() -> None:
 
 PAGES += [st.Page(_rank_by_its_name, title="Rank", url_path=alias, visibility="hidden") for alias in RANK_ALIASES]
 
-page = st.navigation(PAGES, position="sidebar")
+# Presenting, the pages are in the top bar: the sidebar is folded away, and at projector-sized type its page list
+# pushed the presentation switch below a 720-pixel screen's edge.
+page = st.navigation(PAGES, position="top" if _presenting else "sidebar")
 
 def _run(page: st.Page) -> None:
     """Everything after the router: the session's state, the sidebar, notes from the link, the page."""
@@ -93,9 +95,9 @@ def _run(page: st.Page) -> None:
         st.markdown("### :material/join_inner: MatchLens")
         st.caption("Positional neural text matching, explained.")
         st.toggle("Presentation mode", key="sidebar_present", on_change=_present_changed,
-                  help="For a projector: large type, high contrast, one view at a time, no editing controls, and "
-                       "the sidebar folded away (open it with the arrow at the top left). Kept in the link as "
-                       "present=1.")
+                  help="For a projector: large type, high contrast, one view at a time, no editing controls, the "
+                       "pages in the top bar and the sidebar folded away (open it with the arrow at the top left). "
+                       "Kept in the link as present=1.")
         components.glossary([term.name for term in TERMS], key="sidebar_glossary", label="Glossary")
         components.model_status(list(loaded), errors, key="sidebar_models")
 

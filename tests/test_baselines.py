@@ -44,6 +44,16 @@ def test_bm25_survives_candidates_without_words() -> None:
     assert scores[0] == 0 and scores[1] > scores[0]
 
 
+def test_bm25_ranks_no_candidate_above_copies_of_the_answer_by_a_rounding_residue() -> None:
+    """Every question word in three of four candidates: rank-bm25's IDFs cancel to about 0, and a residue of
+    -1.4e-17 ranked the candidate without a question word first. BM25 cannot tell them apart: a tie."""
+    answer = "Mary Shelley wrote Frankenstein."
+    candidates = [tokenize(text) for text in (answer, answer, answer, "Paris is in France.")]
+    scores = bm25(tokenize("Who wrote Frankenstein?"), candidates)
+    assert competition_ranks(scores).tolist() == [1, 1, 1, 1]
+    assert not np.signbit(scores).any()  # no -0.0 either, which a table shows as "-0.000"
+
+
 def test_baseline_scores_has_all_three() -> None:
     scores = baseline_scores(QUESTION, CANDIDATES)
     assert tuple(scores) == BASELINES

@@ -169,6 +169,29 @@ def test_every_page_in_presentation_mode_on_a_projector(server: str, projector: 
         shot(projector, f"30-present-{name}")
 
 
+def test_presenting_the_pages_are_in_the_top_bar_and_the_switch_in_view(server: str,  # noqa: F811
+                                                                         projector: Page) -> None:
+    """The sidebar folded away, the pages are reached from the top bar (presentation mode stays on); opened, the
+    sidebar shows the switch that leaves presentation mode (its page list pushed it below a 720-pixel edge)."""
+    open_page(projector, server, "")
+    assert projector.locator("[data-testid=stSidebarNav]").count() == 0
+    projector.locator("[data-testid=stTopNavLink]").filter(has_text="Walkthrough").first.click()
+    projector.wait_for_function("() => location.pathname === '/walkthrough'", timeout=WAIT_MS)
+    settle(projector)
+    projector.wait_for_function("() => location.search.includes('present=1')", timeout=WAIT_MS)
+    assert projector.evaluate(SIDEBAR_FOLDED)
+    projector.locator("[data-testid=stExpandSidebarButton]").click()
+    projector.wait_for_function(f"() => !({SIDEBAR_FOLDED.strip()})()", timeout=WAIT_MS)
+    projector.wait_for_timeout(800)  # the sidebar slides open
+    switch = projector.locator("[data-testid=stSidebar]").get_by_text("Presentation mode").first
+    switch.wait_for(timeout=WAIT_MS)
+    box = switch.bounding_box()
+    assert box is not None and box["y"] + box["height"] <= 720, box
+    switch.click()  # off: the page list goes back to the sidebar, and present=1 leaves the link
+    projector.wait_for_function("() => !location.search.includes('present=1')", timeout=WAIT_MS)
+    projector.locator("[data-testid=stSidebarNav]").wait_for(timeout=WAIT_MS)
+
+
 def test_the_walkthrough_with_the_keyboard(server: str, projector: Page) -> None:  # noqa: F811
     STEPS = len(AMVLSTM.descriptor.steps)  # noqa: N806 - a gate on the question: every step applies
     open_page(projector, server, "walkthrough", QUERY + "&model=amvlstm-q")

@@ -22,6 +22,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
+from matching.text.inputs import join_candidates, split_candidates
+
 MAX_LINK_CHARS = 8_000
 """Longest state put in a link (sum of the parameter values); browsers and servers cut longer URLs."""
 MAX_QUESTION_CHARS = 2_000
@@ -92,9 +94,11 @@ def encode(state: SharedState) -> dict[str, str] | None:
 
 
 def _quoted(text: str, limit: int) -> str:
-    """A value from the link as a message quotes it: its first `limit` characters, and "…" where it goes on, so
-    that a message never quotes as the link's value a number the link does not hold."""
-    return repr(text[:limit]) + ("…" if len(text) > limit else "")
+    """A value from the link as a message quotes it: its first `limit` characters, and how many more where it goes
+    on, so that a message never quotes as the link's value a number the link does not hold (an ellipsis there ran
+    into the sentence's full stop: "…'999'….")."""
+    rest = len(text) - limit
+    return repr(text[:limit]) + (f" and {rest:,} more character{'s' if rest > 1 else ''}" if rest > 0 else "")
 
 
 def _numbers(text: str, key: str, count: int) -> list[int]:
@@ -140,17 +144,35 @@ def decode(params: Mapping[str, str | Sequence[str]]) -> SharedState | None:
         raise UrlStateError(f"the link's candidate {long[0]} is longer than {MAX_CANDIDATE_CHARS:,} characters")
     ignored: list[str] = []
     count = len(candidates)
+    # The page leaves out a candidate without words (blank, spaces, invisible characters), and the numbers after it
+    # would then name the next one: they are read against the link's own numbering and carried to what is kept.
+    kept = split_candidates(join_candidates(candidates), max_candidates=MAX_LINK_CANDIDATES).lines
+    if not kept:
+        raise UrlStateError("the link's candidates ('c') have no words")
+    place = {line - 1: index for index, line in enumerate(kept)}
+    dropped = [number for number in range(1, count + 1) if number - 1 not in place]
+    if dropped:
+        numbers = ", ".join(map(str, dropped))
+        ignored.append(f"the link's candidate {numbers} has no words, so it was left out" if len(dropped) == 1 else
+                       f"the link's candidates {numbers} have no words, so they were left out")
+
+    def kept_numbers(key: str) -> list[int]:
+        numbers = _numbers(values[key] or "", key, count)
+        left_out = [n + 1 for n in numbers if n not in place]
+        if left_out:
+            raise UrlStateError(f"the link's '{key}' names candidate {left_out[0]}, which has no words")
+        return [place[n] for n in numbers]
 
     def gold() -> tuple[int, ...]:
-        return tuple(sorted(set(_numbers(values["gold"], "gold", count)))) if values["gold"] else ()
+        return tuple(sorted(set(kept_numbers("gold")))) if values["gold"] else ()
 
     def pick() -> int:
-        return _numbers(values["pick"], "pick", count)[0] if values["pick"] else 0
+        return kept_numbers("pick")[0] if values["pick"] else 0
 
     def pair() -> tuple[int, int] | None:
         if not values["pair"]:
             return None
-        numbers = _numbers(values["pair"], "pair", count)
+        numbers = kept_numbers("pair")
         if len(numbers) != 2 or numbers[0] == numbers[1]:
             raise UrlStateError("the link's 'pair' should be two different candidate numbers such as 1,3")
         return numbers[0], numbers[1]
@@ -162,7 +184,8 @@ def decode(params: Mapping[str, str | Sequence[str]]) -> SharedState | None:
             ignored.append(str(error))
             return default
 
-    return SharedState(question=question, candidates=tuple(candidates), gold=or_default(gold, ()),
+    return SharedState(question=question, candidates=tuple(candidates[line - 1] for line in kept),
+                       gold=or_default(gold, ()),
                        pick=or_default(pick, 0), models=or_default(lambda: decode_models(params), None),
                        pair=or_default(pair, None), ignored=tuple(ignored))
 

@@ -163,8 +163,9 @@ GATE_STEP = Step("gate", View.GATE, "The attention gate", "The model scores each
                  "into weights that add up to 1 (a softmax in the paper; sparse gates can give words exactly 0) and "
                  "multiplies each word vector by its weight.")
 TERMS_STEP = Step("terms", View.TERMS, "Keywords and learned match", "The score is the network's learned match "
-                  "plus a keyword term: each keyword feature of the pair (word overlap, IDF-weighted overlap, BM25) "
-                  "times a learned weight. The parts add up to the score exactly.")
+                  "plus a keyword term: each keyword feature of the pair (word overlap, IDF-weighted overlap, BM25 "
+                  "and, in the models that have them, the answer-type, list and echo features) times a learned "
+                  "weight. The parts add up to the score exactly.")
 RANK_STEP = Step("rank", View.RANK, "The rank", "The candidates are sorted by score: this is where yours lands.")
 """Steps every family shares (the gate only where a model has one)."""
 

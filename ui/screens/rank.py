@@ -310,6 +310,9 @@ if ranking.models:
 
 if count > 1:
     ranks = {**{n: r.ranks for n, r in ranking.models.items()}, **ranking.baseline_ranks}
+    if presenting:  # as the compact table above shows them: short names, the baselines only when shown there
+        ranks = {glossary.short_name(name): values for name, values in ranks.items()
+                 if name in ranking.models or ss.get("rank_baselines")}
     components.chart("rank_shift_chart", ranks, ranking.candidates, pick, ranking.disagreement(), key="rank_shift")
 
 

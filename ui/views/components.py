@@ -129,10 +129,15 @@ def unknown_words(tokens_by_text: Mapping[str, Sequence[Token]], key: str) -> No
 CHART_FRAME = {"padding": {"left": 8, "top": 8, "right": 16, "bottom": 8},
                "autosize": {"type": "fit-x", "contains": "padding"}}
 """Every chart fits the width and keeps its outermost texts inside the drawing."""
-LARGE_CONFIG = {"axis": {"labelFontSize": 17, "titleFontSize": 18},
-                "legend": {"labelFontSize": 17, "titleFontSize": 17, "symbolSize": 160},
-                "title": {"fontSize": 22, "subtitleFontSize": 18}}
-"""Presentation mode's chart text sizes."""
+FULL_CONTRAST = "#000"
+LARGE_CONFIG = {"axis": {"labelFontSize": 17, "titleFontSize": 18, "labelColor": FULL_CONTRAST,
+                         "titleColor": FULL_CONTRAST},
+                "legend": {"labelFontSize": 17, "titleFontSize": 17, "symbolSize": 160, "labelColor": FULL_CONTRAST,
+                           "titleColor": FULL_CONTRAST},
+                "title": {"fontSize": 22, "subtitleFontSize": 18, "color": FULL_CONTRAST,
+                          "subtitleColor": FULL_CONTRAST}}
+"""Presentation mode's chart text: larger, and black (the theme's grey, #808495, is 3.6:1 on white: faint on a
+projector, where the axis labels are the question's and the answer's words)."""
 
 
 def _finished_spec(spec: dict[str, Any], large: bool) -> dict[str, Any]:
@@ -187,8 +192,13 @@ def plotly(figure: go.Figure, key: str) -> None:
     """A plotly figure with its modebar (PNG download) kept; larger text in presentation mode."""
     if _presenting():
         figure = go.Figure(figure)
-        figure.update_layout(font={"size": 16}, title_font_size=22)
-        figure.update_xaxes(tickfont={"size": 15})
+        figure.update_layout(font={"size": 16, "color": FULL_CONTRAST}, title_font={"size": 22, "color": FULL_CONTRAST})
+        figure.update_xaxes(tickfont={"size": 15, "color": FULL_CONTRAST})
+        figure.update_yaxes(tickfont={"size": 17, "color": FULL_CONTRAST})
+        figure.update_traces(colorbar={"tickfont": {"size": 15, "color": FULL_CONTRAST}}, selector={"type": "heatmap"})
+        # The pooled cells' numbers: one model fills the width on a projector, so its cells are wider than the
+        # side-by-side sizes these labels were chosen for.
+        figure.for_each_annotation(lambda label: label.update(font_size=(label.font.size or 12) + 3))
     st.plotly_chart(figure, key=key, width="stretch",
                     config={"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}})
 

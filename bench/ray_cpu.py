@@ -1,0 +1,157 @@
+"""Where a Ray evaluation's CPU and time go, on a local cluster started beforehand: one run with 1 worker, one with 2.
+
+Every process of this user that belongs to the run (the driver, the workers, Ray's own processes and actors) is
+sampled every 0.25 s for its CPU time; each line prints the CPU seconds a kind of process used during the run (the
+sampling thread's own cost falls on the driver's line). The workers also write when their constructor starts and
+when each shard ends (wall clock), for the start, the first shard and the end of the run. Ends with `ray stop`,
+which stops every Ray process of this user: run it where no other Ray runs.
+
+Run: python bench/ray_cpu.py [--data ../shared/data/wikiqa [runs/data/trecqa-all]] [--pairs 100000] [--models ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import os
+import statistics
+import tempfile
+import threading
+import time
+from itertools import pairwise
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import psutil
+from common import ROOT, free_port, resampled
+from ray_evaluate import ray_cli
+
+from matching.evaluation.ray_engine import ShardScorer, evaluate_ray
+from matching.text.data import write_toks_folder
+
+print = functools.partial(print, flush=True)  # noqa: A001
+
+
+class StampedScorer(ShardScorer):
+    """The engine's scorer, writing when its constructor starts and each shard ends."""
+
+    log = ""
+
+    def _stamp(self, what: str) -> None:
+        with open(self.log, "a", encoding="utf-8") as file:
+            file.write(json.dumps([time.time(), os.getpid(), what]) + "\n")
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self._stamp("constructor")
+        super().__init__(*args, **kwargs)
+
+    def __call__(self, batch: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        written = super().__call__(batch)
+        self._stamp("shard")
+        return written
+
+
+def kind(process: psutil.Process) -> str | None:
+    """What part of the run a process is, by its command line; None for what is not Ray's or the run's."""
+    if process.pid == os.getpid():
+        return "the driver"
+    command = " ".join(process.cmdline())
+    if command.startswith("ray::"):
+        name = command.split()[0].removeprefix("ray::")
+        return "the scoring workers" if "ShardScorer" in name else f"Ray: {name.split('.')[0]}"
+    for part in ("raylet", "gcs_server", "log_monitor", "dashboard", "runtime_env", "monitor.py"):
+        if part in command:
+            return f"Ray: {part}"
+    return None
+
+
+class CpuSampler(threading.Thread):
+    """The largest CPU time seen for each process of the run, every 0.25 s until stopped."""
+
+    def __init__(self) -> None:
+        super().__init__(daemon=True)
+        self.seen: dict[int, tuple[str, float]] = {}
+        self.stopping = threading.Event()
+        self.sample()
+        self.before = {pid: cpu for pid, (_, cpu) in self.seen.items()}
+
+    def sample(self) -> None:
+        for process in psutil.process_iter():
+            try:
+                name = kind(process)
+                if name is not None:
+                    times = process.cpu_times()
+                    previous = self.seen.get(process.pid, (name, 0.0))
+                    self.seen[process.pid] = (name, max(previous[1], times.user + times.system))
+            except (psutil.Error, OSError):
+                continue
+
+    def run(self) -> None:
+        while not self.stopping.wait(0.25):
+            self.sample()
+
+    def used(self) -> dict[str, float]:
+        self.stopping.set()
+        self.join()
+        self.sample()
+        by_kind: dict[str, float] = {}
+        for pid, (name, cpu) in self.seen.items():
+            by_kind[name] = by_kind.get(name, 0.0) + cpu - self.before.get(pid, 0.0)
+        return by_kind
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data", type=Path, nargs="+", default=[ROOT.parent / "shared" / "data" / "wikiqa"])
+    parser.add_argument("--pairs", type=int, default=100_000)
+    parser.add_argument("--models", nargs="+", default=["mvlstm-em-kw-all", "amvlstm-q-kw-all", "mcan-kw-all"])
+    args = parser.parse_args()
+    os.environ.setdefault("RAY_AUTH_MODE", "token")  # the cluster below has a token; set before Ray is imported
+
+    checkpoints = {name: ROOT / "pretrained" / name for name in args.models}
+    with tempfile.TemporaryDirectory(prefix="matchlens-ray-cpu-") as scratch:
+        folder = write_toks_folder(Path(scratch) / "file", resampled(args.data, args.pairs))
+        StampedScorer.log = str(Path(scratch) / "stamps.jsonl")
+        port = free_port()
+        address = f"127.0.0.1:{port}"
+        ray_cli("start", "--head", "--port", str(port), "--num-cpus", "2", "--include-dashboard", "false",
+                "--disable-usage-stats")
+        try:
+            evaluate_ray(write_toks_folder(Path(scratch) / "warm-up", resampled(args.data, 2_000, seed=1)),
+                         checkpoints, Path(scratch) / "out-warm-up", workers=1, address=address)  # not timed
+            for workers in (1, 2):
+                Path(StampedScorer.log).write_text("", encoding="utf-8")
+                sampler = CpuSampler()
+                sampler.start()
+                began, started = time.time(), time.perf_counter()
+                evaluate_ray(folder, checkpoints, Path(scratch) / f"out-{workers}", workers=workers, address=address,
+                             scorer=StampedScorer)
+                whole = time.perf_counter() - started
+                used = sampler.used()
+                stamps = [json.loads(line) for line in Path(StampedScorer.log).read_text(encoding="utf-8").split("\n")
+                          if line]
+                constructors = sorted(at - began for at, _, what in stamps if what == "constructor")
+                ends: dict[int, list[float]] = {}
+                for at, pid, what in stamps:
+                    if what == "shard":
+                        ends.setdefault(pid, []).append(at - began)
+                firsts = sorted(min(times) for times in ends.values())
+                lasts = sorted(max(times) for times in ends.values())
+                steps = [later - earlier for times in ends.values() for earlier, later in pairwise(times)]
+                def listed(values: list[float], digits: int = 1) -> str:
+                    return ", ".join(f"{value:.{digits}f}" for value in values)
+
+                print(f"{workers} worker(s): the run {whole:.1f} s; constructors at {listed(constructors, 2)} s; first "
+                      f"shards written at {listed(firsts)} s, then one every {statistics.median(steps):.2f} s (median, "
+                      f"each worker); last shards at {listed(lasts)} s")
+                for name, cpu in sorted(used.items(), key=lambda item: -item[1]):
+                    if cpu >= 0.05:
+                        print(f"   {cpu:6.2f} CPU s  {name}")
+        finally:
+            ray_cli("stop")
+
+
+if __name__ == "__main__":
+    main()
