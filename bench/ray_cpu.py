@@ -25,8 +25,8 @@ from typing import Any
 
 import numpy as np
 import psutil
-from common import ROOT, free_port, resampled
-from ray_evaluate import ray_cli
+from common import ROOT, resampled
+from ray_evaluate import warm_cluster
 
 from matching.evaluation.ray_engine import ShardScorer, evaluate_ray
 from matching.text.data import write_toks_folder
@@ -60,7 +60,7 @@ def kind(process: psutil.Process) -> str | None:
     command = " ".join(process.cmdline())
     if command.startswith("ray::"):
         name = command.split()[0].removeprefix("ray::")
-        return "the scoring workers" if "ShardScorer" in name else f"Ray: {name.split('.')[0]}"
+        return "the scoring workers" if "Scorer" in name else f"Ray: {name.split('.')[0]}"
     for part in ("raylet", "gcs_server", "log_monitor", "dashboard", "runtime_env", "monitor.py"):
         if part in command:
             return f"Ray: {part}"
@@ -114,13 +114,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="matchlens-ray-cpu-") as scratch:
         folder = write_toks_folder(Path(scratch) / "file", resampled(args.data, args.pairs))
         StampedScorer.log = str(Path(scratch) / "stamps.jsonl")
-        port = free_port()
-        address = f"127.0.0.1:{port}"
-        ray_cli("start", "--head", "--port", str(port), "--num-cpus", "2", "--include-dashboard", "false",
-                "--disable-usage-stats")
-        try:
-            evaluate_ray(write_toks_folder(Path(scratch) / "warm-up", resampled(args.data, 2_000, seed=1)),
-                         checkpoints, Path(scratch) / "out-warm-up", workers=1, address=address)  # not timed
+        warm_up = write_toks_folder(Path(scratch) / "warm-up", resampled(args.data, 2_000, seed=1))
+        with warm_cluster(warm_up, checkpoints, Path(scratch)) as address:
             for workers in (1, 2):
                 Path(StampedScorer.log).write_text("", encoding="utf-8")
                 sampler = CpuSampler()
@@ -149,8 +144,6 @@ def main() -> None:
                 for name, cpu in sorted(used.items(), key=lambda item: -item[1]):
                     if cpu >= 0.05:
                         print(f"   {cpu:6.2f} CPU s  {name}")
-        finally:
-            ray_cli("stop")
 
 
 if __name__ == "__main__":

@@ -36,6 +36,7 @@ Run: python bench/ray_evaluate.py [--data ../shared/data/wikiqa [runs/data/trecq
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import os
 import statistics
@@ -43,6 +44,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -142,6 +144,22 @@ def ray_data_floor(address: str, shards: int, runs: int = 3) -> list[float]:
 
 def ray_cli(*args: str) -> None:
     subprocess.run([sys.executable, "-m", "ray.scripts.scripts", *args], check=True, capture_output=True)
+
+
+@contextlib.contextmanager
+def warm_cluster(warm_up: Path, checkpoints: dict[str, Path], scratch: Path) -> Iterator[str]:
+    """The address of a local cluster started beforehand (2 CPUs), on which a first job (`warm_up`, untimed) has
+    started what the first job on a cluster starts; `ray stop` at the end stops every Ray process of this user."""
+    from matching.evaluation.ray_engine import evaluate_ray
+
+    port = free_port()
+    ray_cli("start", "--head", "--port", str(port), "--num-cpus", "2", "--include-dashboard", "false",
+            "--disable-usage-stats")
+    try:
+        evaluate_ray(warm_up, checkpoints, scratch / "out-warm-up", workers=1, address=f"127.0.0.1:{port}")
+        yield f"127.0.0.1:{port}"
+    finally:
+        ray_cli("stop")
 
 
 def main() -> None:

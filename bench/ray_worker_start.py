@@ -28,8 +28,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from common import ROOT, free_port, resampled
-from ray_evaluate import ray_cli
+from common import ROOT, resampled
+from ray_evaluate import warm_cluster
 
 from matching.evaluation.ray_engine import ONEDNN_CACHE, ShardScorer, evaluate_ray
 from matching.text.data import write_toks_folder
@@ -97,30 +97,25 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="matchlens-ray-start-") as scratch:
         folder = write_toks_folder(Path(scratch) / "file", resampled(args.data, args.pairs))
         StampedScorer.log = str(Path(scratch) / "constructors.jsonl")
-        port = free_port()
-        address = f"127.0.0.1:{port}"
-        ray_cli("start", "--head", "--port", str(port), "--num-cpus", "2", "--include-dashboard", "false",
-                "--disable-usage-stats")
         try:
-            evaluate_ray(folder, checkpoints, Path(scratch) / "warm-up", workers=1, address=address)  # not timed
-            runs = 0
-            for pair in range(args.pairs_of_runs):
-                for given in (True, False) if pair % 2 == 0 else (False, True):
-                    ray.init = with_runtime_environment if given else joins
-                    Path(StampedScorer.log).write_text("", encoding="utf-8")
-                    runs += 1
-                    began, started = time.time(), time.perf_counter()
-                    evaluate_ray(folder, checkpoints, Path(scratch) / f"out-{runs}", workers=2, address=address,
-                                 scorer=StampedScorer)
-                    whole = time.perf_counter() - started
-                    constructors = sorted(json.loads(line) - began
-                                          for line in Path(StampedScorer.log).read_text(encoding="utf-8").split())
-                    seconds[given].append((constructors[-1], whole))
-                    print(f"{'with' if given else 'without'} a runtime environment: the workers' constructors at "
-                          f"{', '.join(f'{s:.2f}' for s in constructors)} s; the run {whole:.1f} s")
+            with warm_cluster(folder, checkpoints, Path(scratch)) as address:
+                runs = 0
+                for pair in range(args.pairs_of_runs):
+                    for given in (True, False) if pair % 2 == 0 else (False, True):
+                        ray.init = with_runtime_environment if given else joins
+                        Path(StampedScorer.log).write_text("", encoding="utf-8")
+                        runs += 1
+                        began, started = time.time(), time.perf_counter()
+                        evaluate_ray(folder, checkpoints, Path(scratch) / f"out-{runs}", workers=2, address=address,
+                                     scorer=StampedScorer)
+                        whole = time.perf_counter() - started
+                        constructors = sorted(json.loads(line) - began for line in
+                                              Path(StampedScorer.log).read_text(encoding="utf-8").split())
+                        seconds[given].append((constructors[-1], whole))
+                        print(f"{'with' if given else 'without'} a runtime environment: the workers' constructors "
+                              f"at {', '.join(f'{s:.2f}' for s in constructors)} s; the run {whole:.1f} s")
         finally:
             ray.init = joins
-            ray_cli("stop")
     for given, timed in ((given, timed) for given, timed in seconds.items() if timed):
         print(f"{'with' if given else 'without'} a runtime environment, medians of {len(timed)} runs: the last "
               f"worker's constructor at {statistics.median(s for s, _ in timed):.2f} s, the run "

@@ -256,7 +256,8 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
     if args.engine == "ray" and (args.address or args.resume) and not args.out:
         sys.exit("error: --address and --resume need --out, a folder for the shards' results (on a cluster, one "
                  "every machine can write)")
-    device = _device(args.device)
+    # Ray's workers choose the device on their own machines (a driver without a GPU may lead a cluster with them).
+    device = _device(args.device) if args.engine == "local" else None
     for data in args.data:  # each data set on its own, with its own baselines and tests
         path = _split_path(data, args.split)
         try:
@@ -308,7 +309,7 @@ def _evaluate_on_ray(args: argparse.Namespace, path: Path, models: dict):  # typ
     import tempfile
 
     from matching.evaluation.progress import ConsoleProgress
-    from matching.evaluation.ray_engine import EngineError, evaluate_ray
+    from matching.evaluation.ray_engine import EngineError, RunStopped, evaluate_ray
 
     if importlib.util.find_spec("ray") is None:  # the engine imports Ray only once a run starts
         sys.exit("error: --engine ray needs Ray: pip install 'matchlens[ray]'")
@@ -325,11 +326,19 @@ def _evaluate_on_ray(args: argparse.Namespace, path: Path, models: dict):  # typ
                                                                         f"{done:,} of {pairs:,} pairs scored"))
         except (EngineError, ValueError) as error:
             sys.exit(f"error: {error}")
+        except RunStopped as stopped:  # Ctrl-C: one line, not Ray's traceback; 130 as a shell gives for SIGINT
+            print(stopped if args.out else "stopped: the run had no --out, so nothing is kept to resume from",
+                  file=sys.stderr)
+            sys.exit(130)
     from matching.explain.glossary import counted
 
-    print(f"Ray: {counted(len(run.scored), 'shard')} scored by {counted(run.workers, 'worker')}"
-          + (f", {len(run.resumed)} already written" if run.resumed else "")
-          + (f"; results in {out}" if args.out else ""))
+    if run.scored:
+        done = f"{counted(len(run.scored), 'shard')} scored by {counted(run.workers, 'worker')}" + (
+            f", {len(run.resumed)} already written" if run.resumed else "")
+    else:
+        written = len(run.resumed)
+        done = f"nothing to score, {'its shard is' if written == 1 else f'all {written} shards are'} already written"
+    print(f"Ray: {done}" + (f"; results in {out}" if args.out else ""))
     return run.evaluation
 
 

@@ -302,6 +302,25 @@ def test_console_progress_on_a_terminal_and_in_a_pipe() -> None:
     assert "\r" in drawn and drawn.count("\n") <= 1 and "100%" in drawn and "step 200" in drawn
 
 
+def test_console_progress_writes_no_line_for_a_run_that_never_reported_or_failed() -> None:
+    """An error before the first report (a missing file, a refused --out) was preceded by a stray "0% (0 s)" line, and
+    a resumed run with nothing left to score left one too; a run that fails keeps its last line for the error."""
+    import io
+
+    from matching.evaluation.progress import ConsoleProgress
+
+    quiet = io.StringIO()
+    with ConsoleProgress(quiet, interactive=False):
+        pass
+    assert quiet.getvalue() == ""
+    failing = io.StringIO()
+    with pytest.raises(ValueError), ConsoleProgress(failing, interactive=False) as show:
+        show(0.15, "step 3")
+        show(0.25, "step 5")
+        raise ValueError("the run fails")
+    assert [line.split(" (")[0] for line in failing.getvalue().splitlines()] == [" 15% step 3", " 25% step 5"]
+
+
 def test_evaluation_notes_say_where_each_seed_spread_was_measured(matcher: Matcher) -> None:
     from matching.training.reporting import evaluation_notes
 

@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -262,6 +263,21 @@ def test_a_results_folder_of_another_run_is_refused(ranking_folder: Path, tmp_pa
     other = run_record(sharded, {"cdssm": str(CHECKPOINTS["cdssm"])})
     with pytest.raises(EngineError, match="another run .*models"):
         prepare_out(out, other, resume=True)
+    # Without --resume too: it was told to pass --resume, which then refused the folder for the same reason.
+    with pytest.raises(EngineError, match="another run .*models"):
+        prepare_out(out, other, resume=False)
+    with pytest.raises(EngineError, match="of this run: pass --resume"):
+        prepare_out(out, record, resume=False)
+    # A file where the folder should be, a folder inside a file, a run file that is not JSON: one clear error each.
+    afile = tmp_path / "afile"
+    afile.write_text("x", encoding="utf-8")
+    with pytest.raises(EngineError, match="is a file"):
+        prepare_out(afile, record, resume=False)
+    with pytest.raises(EngineError, match="cannot be written"):
+        prepare_out(afile / "sub", record, resume=False)
+    (out / "run.json").write_text("{", encoding="utf-8")
+    with pytest.raises(EngineError, match="cannot be read"):
+        prepare_out(out, record, resume=True)
 
 
 def test_cli_ray_engine_prints_the_local_tables(ray_instance, ranking_folder: Path, tmp_path: Path,  # type: ignore[no-untyped-def]
@@ -273,12 +289,12 @@ def test_cli_ray_engine_prints_the_local_tables(ray_instance, ranking_folder: Pa
     local = capsys.readouterr().out
     main([*common, "--engine", "ray", "--workers", "2", "--out", str(tmp_path / "out")])
     on_ray = capsys.readouterr().out
-    assert "Ray: 1 shard scored by 2 workers" in on_ray
+    assert "Ray: 1 shard scored by 1 worker" in on_ray  # the workers that scored: one shard keeps one busy
     # Everything after the Ray line is the local output, table for table.
     assert on_ray.split("\n", 1)[1] == local
     main([*common, "--engine", "ray", "--out", str(tmp_path / "out"), "--resume"])
     resumed = capsys.readouterr().out
-    assert "Ray: 0 shards scored" in resumed and resumed.split("\n", 1)[1] == local
+    assert "Ray: nothing to score, its shard is already written" in resumed and resumed.split("\n", 1)[1] == local
 
 
 def test_cli_joins_a_cluster_started_beforehand(ranking_folder: Path, tmp_path: Path,
@@ -318,7 +334,7 @@ def test_cli_joins_a_cluster_started_beforehand(ranking_folder: Path, tmp_path: 
                                  f"127.0.0.1:{port}", "--workers", "2", "--out", str(tmp_path / "out")],
                                 capture_output=True, text=True, env=env, cwd=root, timeout=240)
         assert joined.returncode == 0, joined.stderr[-2000:]
-        assert "1 shard scored by 2 workers" in joined.stdout
+        assert "1 shard scored by 1 worker" in joined.stdout
         assert "Progress bars disabled" not in joined.stderr  # Ray Data's notice of what the engine turned off itself
         assert joined.stdout.split("\n", 1)[1] == local
     finally:  # killed: stopped gently, the head waits some 30 s for its processes; it holds nothing to keep
@@ -346,6 +362,38 @@ def test_a_local_instance_from_another_folder_of_a_checkout_not_installed(rankin
     assert f"scored 1 questions {len(generated_lists()) - 1}" in done.stdout  # the question without words skipped
 
 
+def test_ctrl_c_stops_a_run_with_one_line_that_says_what_is_kept(tmp_path: Path) -> None:
+    """The documented flow, Ctrl-C then --resume: the stop is one line naming the shards kept (it was Ray Data's
+    traceback), with the status a shell gives an interrupt, and the run then resumes from them."""
+    pytest.importorskip("ray.data", reason="Ray is an optional extra: pip install 'matchlens[ray]'")
+    folder = write_toks_folder(tmp_path / "large" / "test", generated_lists(questions=8_000))
+    shards = len(shard_ranking_file(folder, Chunking()).shards)
+    out = tmp_path / "out"
+    command = [sys.executable, "-m", "matching", "evaluate", "--pretrained", str(PRETRAINED), "--models", "mvlstm",
+               "--data", str(folder), "--engine", "ray", "--workers", "1", "--out", str(out)]
+    env = {key: value for key, value in os.environ.items() if key != "RAY_ADDRESS"}
+    run = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                           cwd=PRETRAINED.parent)
+    try:
+        for _ in range(1200):  # the first shard written (a local instance starts first), 2 minutes at most
+            if list(out.glob("shard-*.parquet")) or run.poll() is not None:
+                break
+            threading.Event().wait(0.1)
+        run.send_signal(signal.SIGINT)
+        _, stderr = run.communicate(timeout=120)
+    finally:
+        run.kill()
+    assert run.returncode == 130, stderr[-2000:]
+    assert "Traceback" not in stderr
+    kept = re.search(rf"^stopped: (\d+) of {shards} shards are written in {re.escape(str(out))} \(--resume goes on "
+                     r"from them\)$", stderr, re.MULTILINE)
+    assert kept and 1 <= int(kept[1]) < shards, stderr[-2000:]
+    resumed = subprocess.run([*command, "--resume"], capture_output=True, text=True, env=env, cwd=PRETRAINED.parent,
+                             timeout=300)
+    assert resumed.returncode == 0, resumed.stderr[-2000:]
+    assert re.search(rf"Ray: \d+ shards? scored by 1 worker, {kept[1]} already written", resumed.stdout)
+
+
 def test_an_address_nothing_answers_is_a_clear_error_at_once(ranking_folder: Path, tmp_path: Path) -> None:
     """A mistyped --address: Ray would retry it for minutes; the engine says so at once."""
     pytest.importorskip("ray.data", reason="Ray is an optional extra: pip install 'matchlens[ray]'")
@@ -355,6 +403,56 @@ def test_an_address_nothing_answers_is_a_clear_error_at_once(ranking_folder: Pat
     with pytest.raises(EngineError, match=f"no Ray cluster answers at 127.0.0.1:{port}"):
         evaluate_ray(ranking_folder, {name: str(path) for name, path in CHECKPOINTS.items()}, tmp_path / "out",
                      address=f"127.0.0.1:{port}")
+
+
+def test_an_address_where_something_else_listens_is_a_clear_error_at_once() -> None:
+    """A web server (or anything not a Ray head's GCS port) at --address: Ray waited on it for more than 5 minutes.
+    The engine asks for gRPC's first frame, which a head sends whatever its authentication (the cluster test above
+    joins one), and says at once what is wrong; a server that stays silent is told apart within the timeout."""
+    import http.server
+    import socketserver
+
+    from matching.evaluation.ray_engine import cluster_problem
+
+    with http.server.ThreadingHTTPServer(("127.0.0.1", 0), http.server.SimpleHTTPRequestHandler) as web:
+        threading.Thread(target=web.serve_forever, daemon=True).start()
+        said = cluster_problem(f"127.0.0.1:{web.server_address[1]}")
+        web.shutdown()
+    assert said is not None and "but not a Ray cluster" in said
+
+    class Silent(socketserver.BaseRequestHandler):
+        def handle(self) -> None:
+            threading.Event().wait(3)
+
+    with socketserver.ThreadingTCPServer(("127.0.0.1", 0), Silent) as silent:
+        threading.Thread(target=silent.serve_forever, daemon=True).start()
+        said = cluster_problem(f"127.0.0.1:{silent.server_address[1]}", seconds=0.5)
+        silent.shutdown()
+    assert said is not None and "but not a Ray cluster" in said
+    assert cluster_problem(f"127.0.0.1:{free_port()}", seconds=0.5).startswith("no Ray cluster answers")  # type: ignore[union-attr]
+    assert cluster_problem("auto") is None  # Ray's to resolve
+
+
+def test_a_refused_token_is_said_as_such() -> None:
+    """Joining with the wrong token (or none), Ray retries for 20 s and raises ConnectionError naming the head's node
+    address; the token error is under it, as Ray 2.60 chains them (seen joining a head with a token)."""
+    exceptions = pytest.importorskip("ray.exceptions", reason="Ray is an optional extra: pip install 'matchlens[ray]'")
+    from matching.evaluation.ray_engine import not_joined
+
+    try:
+        try:
+            try:
+                raise exceptions.AuthenticationError("RPC error: InvalidAuthToken: Authentication token is missing")
+            except exceptions.AuthenticationError as refused:
+                raise RuntimeError("Failed to connect to GCS") from refused
+        except RuntimeError as lost:
+            raise ConnectionError("Failed to connect to Ray cluster at 192.0.2.2:6391") from lost
+    except ConnectionError as error:
+        said = not_joined("127.0.0.1:6391", error)
+    assert said.startswith("the Ray cluster at 127.0.0.1:6391 refused this process's token")
+    assert "192.0.2.2" not in said and "RAY_AUTH_MODE=disabled" in said
+    other = not_joined("127.0.0.1:6391", ConnectionError("Failed to connect"))
+    assert other.startswith("could not join the Ray cluster at 127.0.0.1:6391. Is it running")
 
 
 def test_fewer_than_one_worker_is_refused_before_ray_starts(ranking_folder: Path, tmp_path: Path) -> None:

@@ -73,6 +73,7 @@ class ConsoleProgress:
         self.started = time.perf_counter()
         self.step = -1  # the last tenth reported in plain lines
         self.last: tuple[float, str] = (0.0, "")
+        self.reported = False  # a run that ends (or fails) before its first report writes no line
         self.bar = None
         if self.interactive:
             from tqdm import tqdm
@@ -81,7 +82,7 @@ class ConsoleProgress:
                             bar_format="{percentage:3.0f}%|{bar:20}| {elapsed}<{remaining} {desc}")
 
     def __call__(self, fraction: float, text: str) -> None:
-        self.last = (fraction, text)
+        self.last, self.reported = (fraction, text), True
         if self.bar is not None:
             self.bar.set_description_str(text, refresh=False)
             self.bar.update(round(fraction * 1000) - self.bar.n)
@@ -95,16 +96,17 @@ class ConsoleProgress:
         self.stream.write(f"{fraction:4.0%} {text} ({time.perf_counter() - self.started:.0f} s)\n")
         self.stream.flush()
 
-    def close(self) -> None:
+    def close(self, failed: bool = False) -> None:
+        """Close the bar, or write the last line (not after a failure: the error says where the run stopped)."""
         if self.bar is not None:
             self.bar.close()
             self.bar = None
-        elif self.step < self.STEPS:
+        elif self.step < self.STEPS and self.reported and not failed:
             self.step = self.STEPS
             self._line(*self.last)
 
     def __enter__(self) -> ConsoleProgress:
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def __exit__(self, failure: type[BaseException] | None, *exc: object) -> None:
+        self.close(failed=failure is not None)

@@ -68,21 +68,43 @@ def token_mode_for_joining() -> None:
         os.environ[AUTH_MODE] = "token"
 
 
-def answers(address: str, seconds: float = 5.0) -> bool:
-    """Whether something listens at a host:port address (Ray retries an address that nothing answers for
-    minutes); other forms ("auto", "ray://...") are Ray's to resolve."""
+HTTP2_PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + bytes([0, 0, 0, 4, 0, 0, 0, 0, 0])
+"""HTTP/2's connection preface and an empty SETTINGS frame: a gRPC server (Ray's GCS) answers with its own SETTINGS
+frame (type 4), whatever its authentication; a web server, a database or an SSH server does not."""
+
+
+def cluster_problem(address: str, seconds: float = 5.0) -> str | None:
+    """Why no Ray cluster can be at a host:port address (None where one may be): nothing listens there, which Ray
+    retries for minutes; or what listens does not speak gRPC as a Ray head's GCS port does, where Ray waited on
+    without end (more than 5 minutes against a web server). Other forms ("auto", "ray://...") are Ray's to resolve."""
     host, _, port = address.rpartition(":")
     if not host or not port.isdigit() or "://" in host:
-        return True
+        return None
     try:
-        with socket.create_connection((host, int(port)), timeout=seconds):
-            return True
+        connection = socket.create_connection((host, int(port)), timeout=seconds)
     except OSError:
-        return False
+        return (f"no Ray cluster answers at {address}: start one there (ray start --head --port PORT, "
+                "docs/deployment.md) or check the address")
+    reply = b""
+    with connection:
+        try:
+            connection.sendall(HTTP2_PREFACE)
+            while len(reply) < 9 and (part := connection.recv(9 - len(reply))):
+                reply += part
+        except OSError:  # reset, or silent until the timeout
+            pass
+    if len(reply) < 9 or reply[3] != 4:
+        return (f"something listens at {address}, but not a Ray cluster (it does not answer as a Ray head's GCS "
+                "port does): give the port of ray start --head --port PORT (docs/deployment.md)")
+    return None
 
 
 class EngineError(RuntimeError):
     """A Ray run that cannot start or whose results do not add up; the message says why."""
+
+
+class RunStopped(KeyboardInterrupt):
+    """A run stopped by an interrupt (Ctrl-C) while its workers scored: the message says what is kept for --resume."""
 
 
 def shard_path(out: Path, index: int) -> Path:
@@ -149,6 +171,10 @@ def write_atomically(table: Any, path: Path) -> None:
     os.replace(partial, path)
 
 
+WORKER = f"{socket.gethostname()}:{os.getpid()}"
+"""This process, as the driver counts the workers that scored (a restarted worker is another process)."""
+
+
 class ShardScorer:
     """The Ray Data actor: loads the checkpoints once, then reads, scores and writes one shard a call.
 
@@ -189,7 +215,8 @@ class ShardScorer:
             write_atomically(results_table(self.score(shard, lists), lists, shard.first, self.systems),
                              shard_path(self.out, shard.index))
         return {"shard": np.array([s.index for s in shards], dtype=np.int64),
-                "pairs": np.array([s.pairs for s in shards], dtype=np.int64)}
+                "pairs": np.array([s.pairs for s in shards], dtype=np.int64),
+                "worker": np.array([WORKER] * len(shards))}
 
 
 @dataclass(frozen=True)
@@ -201,6 +228,7 @@ class RayRun:
     scored: list[int]
     resumed: list[int]
     workers: int
+    """The worker processes that scored a shard (the pool asked for may not all start: a cluster's free CPUs)."""
 
 
 def run_record(sharded: ShardedFile, checkpoints: Mapping[str, str]) -> dict[str, Any]:
@@ -215,21 +243,31 @@ def run_record(sharded: ShardedFile, checkpoints: Mapping[str, str]) -> dict[str
 
 def prepare_out(out: Path, record: dict[str, Any], resume: bool) -> set[int]:
     """Make `out` ready for the run `record` describes; the shards already written there when resuming."""
+    if out.exists() and not out.is_dir():
+        raise EngineError(f"{out} is a file: --out needs a folder for the shards' results")
     run_file = out / RUN_FILE
     written = {int(path.stem.split("-")[1]) for path in out.glob("shard-*.parquet")} if out.is_dir() else set()
     if run_file.is_file():
-        previous = json.loads(run_file.read_text(encoding="utf-8"))
-        if resume and previous != record:
-            changed = sorted(key for key in record if previous.get(key) != record[key])
+        try:
+            previous = json.loads(run_file.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as error:
+            raise EngineError(f"{run_file} cannot be read ({error}): give an empty --out") from None
+        if previous != record and (resume or written):
+            # Another run's shards: --resume (what a folder of this run's shards is told to use) cannot finish them.
+            before = previous if isinstance(previous, dict) else {}
+            changed = sorted(key for key in record if before.get(key) != record[key])
             raise EngineError(f"{out} holds the results of another run (its {', '.join(changed)} differ); "
                               "give another --out, or run the same file and models again")
         if not resume and written:
-            raise EngineError(f"{out} already holds {len(written)} shards of a run: pass --resume to finish it, "
+            raise EngineError(f"{out} already holds {len(written)} shards of this run: pass --resume to finish it, "
                               "or give an empty --out")
     elif written:
         raise EngineError(f"{out} holds shard files without {RUN_FILE}: give an empty --out")
-    out.mkdir(parents=True, exist_ok=True)
-    run_file.write_text(json.dumps(record, indent=1), encoding="utf-8")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        run_file.write_text(json.dumps(record, indent=1), encoding="utf-8")
+    except OSError as error:
+        raise EngineError(f"--out {out} cannot be written: {error.strerror or error}") from None
     return written if resume else set()
 
 
@@ -269,6 +307,23 @@ def importable_in_workers() -> None:
         os.environ["PYTHONPATH"] = os.pathsep.join([root, *paths])
 
 
+def not_joined(address: str, error: BaseException) -> str:
+    """Why joining the cluster at `address` failed, in one line: a refused token said as such (Ray names it in the
+    errors under its ConnectionError, whose own text names the head's node address, not the one given)."""
+    causes, seen = [], error
+    while seen is not None and len(causes) < 10:
+        causes.append(seen)
+        seen = seen.__cause__ or seen.__context__
+    if any("InvalidAuthToken" in str(cause) or type(cause).__name__ == "AuthenticationError" for cause in causes):
+        return (f"the Ray cluster at {address} refused this process's token ({AUTH_MODE} is "
+                f"{os.environ.get(AUTH_MODE, 'unset')}): give it the head's token (~/.ray/auth_token or "
+                f"RAY_AUTH_TOKEN); a head started with {AUTH_MODE}=disabled needs {AUTH_MODE}=disabled here too "
+                "(docs/deployment.md)")
+    return (f"could not join the Ray cluster at {address}. Is it running ({AUTH_MODE}=token ray status --address "
+            f"{address})? A cluster with token authentication needs its token here too: ~/.ray/auth_token or "
+            "RAY_AUTH_TOKEN (docs/deployment.md)")
+
+
 def failure(error: BaseException) -> str:
     """What went wrong in a worker, in one line: the first exception of the user's code that a Ray error's message
     quotes ("ModuleNotFoundError: No module named 'matching'"), not Ray's pages of its own traceback around it."""
@@ -298,9 +353,9 @@ def evaluate_ray(path: str | Path, checkpoints: Mapping[str, str | Path], out: s
     if workers is not None and workers < 1:
         raise EngineError(f"{workers} workers: give at least 1, or None for one per CPU")
     if address:
-        if not answers(address):
-            raise EngineError(f"no Ray cluster answers at {address}: start one there (ray start --head --port PORT, "
-                              "docs/deployment.md) or check the address")
+        problem = cluster_problem(address)
+        if problem:
+            raise EngineError(problem)
         token_mode_for_joining()  # before Ray is imported: it reads its settings once
     import ray
 
@@ -310,7 +365,7 @@ def evaluate_ray(path: str | Path, checkpoints: Mapping[str, str | Path], out: s
     written = prepare_out(out, run_record(sharded, folders), resume)
     todo = [shard.index for shard in sharded.shards if shard.index not in written]
     scored: list[int] = []
-    pool = workers or 1
+    scorers: set[str] = set()
     if todo:
         started = not ray.is_initialized()
         if started:
@@ -318,11 +373,7 @@ def evaluate_ray(path: str | Path, checkpoints: Mapping[str, str | Path], out: s
                 try:
                     ray.init(address=address, log_to_driver=False, logging_level=logging.WARNING)
                 except ConnectionError as error:
-                    raise EngineError(
-                        f"could not join the Ray cluster at {address} ({error}). Is it running (ray status on its "
-                        f"head)? A cluster with token authentication needs its token here too: ~/.ray/auth_token "
-                        f"or RAY_AUTH_TOKEN, with {AUTH_MODE}=token set before Ray is imported "
-                        "(docs/deployment.md)") from error
+                    raise EngineError(not_joined(address, error)) from error
             else:  # as many logical CPUs as workers, so that the pool starts whole even on a small machine
                 importable_in_workers()
                 local = workers or max(1, os.cpu_count() or 1)
@@ -353,11 +404,16 @@ def evaluate_ray(path: str | Path, checkpoints: Mapping[str, str | Path], out: s
                 # Each shard's row as its worker writes it: iter_rows() fetches one batch ahead, so with one worker
                 # every row came a shard late (the last two together) and the progress ran a shard behind.
                 for batch in results.iter_batches(batch_size=None, prefetch_batches=0, batch_format="numpy"):
+                    scorers.update(str(worker) for worker in batch["worker"])
                     for shard_index, pairs in zip(batch["shard"], batch["pairs"], strict=True):
                         scored.append(int(shard_index))
                         done += int(pairs)
                         if progress:
                             progress(done, sharded.pairs)
+            except KeyboardInterrupt:
+                kept = len(list(out.glob("shard-*.parquet")))
+                raise RunStopped(f"stopped: {kept} of {len(sharded.shards)} shards are written in {out} (--resume "
+                                 "goes on from them)") from None
             except ray.exceptions.RayError as error:  # the shards written so far stay: --resume goes on from them
                 kept = len(list(out.glob("shard-*.parquet")))
                 raise EngineError(f"the Ray workers failed: {failure(error)}. {kept} of {len(sharded.shards)} shards "
@@ -367,5 +423,5 @@ def evaluate_ray(path: str | Path, checkpoints: Mapping[str, str | Path], out: s
             if started:
                 ray.shutdown()
     evaluation = read_results(out, sharded, list(folders))
-    return RayRun(evaluation, scored, sorted(written), pool)
+    return RayRun(evaluation, scored, sorted(written), len(scorers))
 
