@@ -250,6 +250,18 @@ def test_a_stopped_run_resumed_gives_the_same_tables(ray_instance, ranking_folde
     assert_same(again.evaluation, one_process)
 
 
+def test_cuda_on_a_cluster_without_a_gpu_is_refused(ray_instance, ranking_folder: Path,  # type: ignore[no-untyped-def]
+                                                     tmp_path: Path) -> None:
+    """Each worker asks Ray for a GPU with --device cuda: where the cluster has none, Ray waited for one without end
+    (the driver's own machine is not asked: a cluster's GPUs may be on other machines)."""
+    from matching.evaluation.ray_engine import EngineError, evaluate_ray
+
+    if ray_instance.cluster_resources().get("GPU"):
+        pytest.skip("this machine has a GPU")
+    with pytest.raises(EngineError, match="--device cuda: the Ray cluster has no GPU"):
+        evaluate_ray(ranking_folder, CHECKPOINTS, tmp_path / "out", workers=1, chunking=CHUNKING, device="cuda")
+
+
 def test_a_results_folder_of_another_run_is_refused(ranking_folder: Path, tmp_path: Path) -> None:
     pytest.importorskip("pyarrow")
     from matching.evaluation.ray_engine import EngineError, prepare_out, run_record

@@ -380,6 +380,10 @@ def evaluate_ray(path: str | Path, checkpoints: Mapping[str, str | Path], out: s
                 ray.init(num_cpus=max(local, os.cpu_count() or 1), include_dashboard=False, log_to_driver=False,
                          logging_level=logging.WARNING)
         try:
+            if device == "cuda" and not ray.cluster_resources().get("GPU"):
+                # Each worker asks for a GPU: on a cluster without one, Ray would wait for it without end.
+                raise EngineError("--device cuda: the Ray cluster has no GPU (ray status lists what it has); give "
+                                  "--device cpu, or auto to use a GPU where a worker's machine has one")
             pool = workers or default_workers(address)
             context = ray.data.DataContext.get_current()
             context.enable_progress_bars = False
