@@ -224,8 +224,10 @@ def ranking_file(key: str) -> RankingSource | None:
     def built_in() -> None:
         ss[source] = "builtin" if ss.get(built_in_key) else None
 
-    # 5:2:2, not 3:1:1: at 1280 px the button's label was cut to "Try the sample ..."
-    upload_column, sample_column, built_in_column = st.columns([5, 2, 2], vertical_alignment="bottom")
+    # 5:2:2, not 3:1:1: at 1280 px the button's label was cut to "Try the sample ..."; on a projector's large type
+    # the data set's name was cut instead ("Section questions, s"), so the choice a class sees gets the most room.
+    widths = [3, 2, 4] if state.presenting() else [5, 2, 2]
+    upload_column, sample_column, built_in_column = st.columns(widths, vertical_alignment="bottom")
     with upload_column:
         file = st.file_uploader("Ranking file", type=["csv", "tsv", "txt"], key=f"{key}_upload", on_change=uploaded,
                                 help="WikiQA TSV or CSV (question, candidate, label); UTF-8 text, up to 20 MB.")
