@@ -375,9 +375,13 @@ def test_a_local_instance_from_another_folder_of_a_checkout_not_installed(rankin
 
 
 SLOW_CLI = """
-import sys, time
+import signal, sys, time
 import matching.evaluation.ray_engine as engine
 from matching.__main__ import main
+
+# As in a terminal: a CI that runs the tests in the background (a shell's `&`) starts them with SIGINT ignored,
+# and Python then leaves it ignored.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 class Slow(engine.ShardScorer):  # defined here, so Ray ships it to the workers by value
