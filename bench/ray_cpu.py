@@ -34,23 +34,36 @@ from matching.text.data import write_toks_folder
 print = functools.partial(print, flush=True)  # noqa: A001
 
 
-class StampedScorer(ShardScorer):
-    """The engine's scorer, writing when its constructor starts and each shard ends."""
+def stamped_scorer(log: Path) -> type[ShardScorer]:
+    """The engine's scorer, writing to `log` when its constructor starts and when each shard ends (wall clock). Made
+    in a function, with `log` in its closure: Ray ships such a class to the workers by value (a class at a module's
+    top is imported there by name, without the path the driver set on it)."""
 
-    log = ""
+    class StampedScorer(ShardScorer):
+        def _stamp(self, what: str) -> None:
+            with open(log, "a", encoding="utf-8") as file:
+                file.write(json.dumps([time.time(), os.getpid(), what]) + "\n")
 
-    def _stamp(self, what: str) -> None:
-        with open(self.log, "a", encoding="utf-8") as file:
-            file.write(json.dumps([time.time(), os.getpid(), what]) + "\n")
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            self._stamp("constructor")
+            super().__init__(*args, **kwargs)
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        self._stamp("constructor")
-        super().__init__(*args, **kwargs)
+        def __call__(self, batch: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+            written = super().__call__(batch)
+            self._stamp("shard")
+            return written
 
-    def __call__(self, batch: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-        written = super().__call__(batch)
-        self._stamp("shard")
-        return written
+    return StampedScorer
+
+
+def stamps(log: Path) -> list[tuple[float, int, str]]:
+    """(wall clock, process, "constructor" or "shard") of each stamp in `log`, sorted."""
+    lines = log.read_text(encoding="utf-8").split("\n") if log.is_file() else []
+    return sorted(tuple(json.loads(line)) for line in lines if line)  # type: ignore[misc]
+
+
+def listed(values: list[float], digits: int = 1) -> str:
+    return ", ".join(f"{value:.{digits}f}" for value in values)
 
 
 def kind(process: psutil.Process) -> str | None:
@@ -113,31 +126,28 @@ def main() -> None:
     checkpoints = {name: ROOT / "pretrained" / name for name in args.models}
     with tempfile.TemporaryDirectory(prefix="matchlens-ray-cpu-") as scratch:
         folder = write_toks_folder(Path(scratch) / "file", resampled(args.data, args.pairs))
-        StampedScorer.log = str(Path(scratch) / "stamps.jsonl")
+        log = Path(scratch) / "stamps.jsonl"
+        scorer = stamped_scorer(log)
         warm_up = write_toks_folder(Path(scratch) / "warm-up", resampled(args.data, 2_000, seed=1))
         with warm_cluster(warm_up, checkpoints, Path(scratch)) as address:
             for workers in (1, 2):
-                Path(StampedScorer.log).write_text("", encoding="utf-8")
+                log.write_text("", encoding="utf-8")
                 sampler = CpuSampler()
                 sampler.start()
                 began, started = time.time(), time.perf_counter()
                 evaluate_ray(folder, checkpoints, Path(scratch) / f"out-{workers}", workers=workers, address=address,
-                             scorer=StampedScorer)
+                             scorer=scorer)
                 whole = time.perf_counter() - started
                 used = sampler.used()
-                stamps = [json.loads(line) for line in Path(StampedScorer.log).read_text(encoding="utf-8").split("\n")
-                          if line]
-                constructors = sorted(at - began for at, _, what in stamps if what == "constructor")
+                stamped = stamps(log)
+                constructors = sorted(at - began for at, _, what in stamped if what == "constructor")
                 ends: dict[int, list[float]] = {}
-                for at, pid, what in stamps:
+                for at, pid, what in stamped:
                     if what == "shard":
                         ends.setdefault(pid, []).append(at - began)
                 firsts = sorted(min(times) for times in ends.values())
                 lasts = sorted(max(times) for times in ends.values())
                 steps = [later - earlier for times in ends.values() for earlier, later in pairwise(times)]
-                def listed(values: list[float], digits: int = 1) -> str:
-                    return ", ".join(f"{value:.{digits}f}" for value in values)
-
                 print(f"{workers} worker(s): the run {whole:.1f} s; constructors at {listed(constructors, 2)} s; first "
                       f"shards written at {listed(firsts)} s, then one every {statistics.median(steps):.2f} s (median, "
                       f"each worker); last shards at {listed(lasts)} s")

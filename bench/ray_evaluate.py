@@ -148,15 +148,25 @@ def ray_cli(*args: str) -> None:
 
 @contextlib.contextmanager
 def warm_cluster(warm_up: Path, checkpoints: dict[str, Path], scratch: Path) -> Iterator[str]:
-    """The address of a local cluster started beforehand (2 CPUs), on which a first job (`warm_up`, untimed) has
-    started what the first job on a cluster starts; `ray stop` at the end stops every Ray process of this user."""
+    """The address of a local cluster started beforehand (2 CPUs), on which a first job (`warm_up`, not timed with
+    the runs after it) has started what the first job on a cluster starts; `ray stop` at the end stops every Ray
+    process of this user: run the benches where no other Ray runs.
+
+    The first job on a fresh cluster also starts Ray Data's own actors (its stats, autoscaling and usage actors, which
+    then live as long as the cluster): 3 to 4 s more on this machine. A lab's cluster has run jobs before; timed first,
+    the 1-worker run paid it alone and 2 / 1 read high (1.76x, and 1.62x for the same pair timed again on the same
+    cluster, 2026-11-27)."""
     from matching.evaluation.ray_engine import evaluate_ray
+    from matching.text.data import open_ranking_file
 
     port = free_port()
     ray_cli("start", "--head", "--port", str(port), "--num-cpus", "2", "--include-dashboard", "false",
             "--disable-usage-stats")
     try:
+        started = time.perf_counter()
         evaluate_ray(warm_up, checkpoints, scratch / "out-warm-up", workers=1, address=f"127.0.0.1:{port}")
+        print(f"a first job on the fresh cluster ({open_ranking_file(warm_up).pairs:,} pairs, not timed below): "
+              f"{time.perf_counter() - started:.1f} s")
         yield f"127.0.0.1:{port}"
     finally:
         ray_cli("stop")
@@ -266,34 +276,21 @@ def main() -> None:
 
         instance = "a local instance each run"
         on_instance = timed_runs(instance, None)
-        port = free_port()
-        ray_cli("start", "--head", "--port", str(port), "--num-cpus", "2", "--include-dashboard", "false",
-                "--disable-usage-stats")
         cluster = "a cluster started beforehand"
-        try:
-            # The first job on a fresh cluster also starts Ray Data's own actors (its stats, autoscaling and
-            # usage actors, which then live as long as the cluster): 3 to 4 s more on this machine. A lab's
-            # cluster has run jobs before; timed first, the 1-worker run paid it alone and 2 / 1 read high
-            # (1.76x, and 1.62x for the same pair timed again on the same cluster, 2026-11-27).
-            warm = write_toks_folder(Path(scratch) / "warm-up", resampled(args.data, 2_000, seed=1))
-            started = time.perf_counter()
-            evaluate_ray(warm, checkpoints, Path(scratch) / "out-warm-up", workers=1, address=f"127.0.0.1:{port}")
-            print(f"a first job on the fresh cluster (2,000 pairs, not timed below): "
-                  f"{time.perf_counter() - started:.1f} s")
+        warm = write_toks_folder(Path(scratch) / "warm-up", resampled(args.data, 2_000, seed=1))
+        with warm_cluster(warm, checkpoints, Path(scratch)) as address:
             rounds, references = [], []
             for n in range(1, args.rounds + 1):
                 # With rounds, the reference is timed in each round, beside its Ray runs: timed once at the start, a
                 # drift of the machine over the rounds fell on the Ray side of every ratio (2026-11-29: one process
                 # 25.2 s at the start, Ray's rounds 23.2 to 31.2 s, read as +8.7% to +23.9%).
                 references.append(on_two_threads(f" (round {n})") if args.rounds > 1 else two_threads)
-                rounds.append(timed_runs(cluster if n == 1 else f"{cluster}, round {n}", f"127.0.0.1:{port}"))
+                rounds.append(timed_runs(cluster if n == 1 else f"{cluster}, round {n}", address))
             on_cluster = rounds[0]
             shards = len(sharded.shards)
-            floor = ray_data_floor(f"127.0.0.1:{port}", shards)
+            floor = ray_data_floor(address, shards)
             print(f"Ray Data's own cost on the cluster ({shards} rows through one actor that does nothing, join to "
                   f"leave): {', '.join(f'{s:.1f}' for s in floor)} s")
-        finally:  # stops every Ray process of this user on the machine: run the bench where no other Ray runs
-            ray_cli("stop")
         plain = {processes: without_engine(sharded, {n: str(p) for n, p in checkpoints.items()}, Path(scratch),
                                            processes) for processes in (1, 2)}
         summary(instance, *on_instance, two_threads)

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import functools
-import json
 import os
 import statistics
 import subprocess
@@ -29,23 +28,13 @@ from pathlib import Path
 from typing import Any
 
 from common import ROOT, resampled
+from ray_cpu import stamped_scorer, stamps
 from ray_evaluate import warm_cluster
 
-from matching.evaluation.ray_engine import ONEDNN_CACHE, ShardScorer, evaluate_ray
+from matching.evaluation.ray_engine import ONEDNN_CACHE, evaluate_ray
 from matching.text.data import write_toks_folder
 
 print = functools.partial(print, flush=True)  # noqa: A001
-
-
-class StampedScorer(ShardScorer):
-    """The engine's scorer, writing when its constructor starts (wall clock: the driver and workers share it)."""
-
-    log = ""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        with open(self.log, "a", encoding="utf-8") as file:
-            file.write(json.dumps(time.time()) + "\n")
-        super().__init__(*args, **kwargs)
 
 
 def kernel_cache_growth(setting: str) -> None:
@@ -96,21 +85,21 @@ def main() -> None:
     seconds: dict[bool, list[tuple[float, float]]] = {False: [], True: []}
     with tempfile.TemporaryDirectory(prefix="matchlens-ray-start-") as scratch:
         folder = write_toks_folder(Path(scratch) / "file", resampled(args.data, args.pairs))
-        StampedScorer.log = str(Path(scratch) / "constructors.jsonl")
+        log = Path(scratch) / "stamps.jsonl"
+        scorer = stamped_scorer(log)
         try:
             with warm_cluster(folder, checkpoints, Path(scratch)) as address:
                 runs = 0
                 for pair in range(args.pairs_of_runs):
                     for given in (True, False) if pair % 2 == 0 else (False, True):
                         ray.init = with_runtime_environment if given else joins
-                        Path(StampedScorer.log).write_text("", encoding="utf-8")
+                        log.write_text("", encoding="utf-8")
                         runs += 1
                         began, started = time.time(), time.perf_counter()
                         evaluate_ray(folder, checkpoints, Path(scratch) / f"out-{runs}", workers=2, address=address,
-                                     scorer=StampedScorer)
+                                     scorer=scorer)
                         whole = time.perf_counter() - started
-                        constructors = sorted(json.loads(line) - began for line in
-                                              Path(StampedScorer.log).read_text(encoding="utf-8").split())
+                        constructors = [at - began for at, _, what in stamps(log) if what == "constructor"]
                         seconds[given].append((constructors[-1], whole))
                         print(f"{'with' if given else 'without'} a runtime environment: the workers' constructors "
                               f"at {', '.join(f'{s:.2f}' for s in constructors)} s; the run {whole:.1f} s")

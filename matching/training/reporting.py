@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -102,7 +103,7 @@ def runs_table(works: Sequence[Path], against: str | None = None) -> str:
     # and by its parent too where two folders of one name hold runs.
     folders = sorted({card.parent.parent for work in works for card in work.rglob("seed-*/card.json")},
                      key=lambda p: (p.name, str(p)))
-    repeated = {name for name in (f.name for f in folders) if [f.name for f in folders].count(name) > 1}
+    repeated = {name for name, count in Counter(f.name for f in folders).items() if count > 1}
     studies = {}
     for folder in folders:
         cards = [ModelCard.from_dict(json.loads(c.read_text(encoding="utf-8")))

@@ -238,9 +238,13 @@ def _full_table(ranking: Ranking, frame: pd.DataFrame, config: dict[str, object]
                  height=min(38 + 35 * len(frame), 460))
 
 
+SHOW_BASELINES = "rank_baselines"
+"""The compact table's toggle, which the chart below it follows."""
+
+
 def _compact_table(ranking: Ranking) -> None:
     """For a projector: ranks only, short model names, baselines behind a toggle, large type (an HTML table)."""
-    baselines = st.toggle("Show the baselines", key="rank_baselines", help=glossary.help_for("baseline"))
+    baselines = st.toggle("Show the baselines", key=SHOW_BASELINES, help=glossary.help_for("baseline"))
     rows = compact_rows(ranking, with_baselines=baselines)
     frame = pd.DataFrame(rows)
     ranks = [components.md(c) for c in frame.columns if c not in ("#", "candidate", "correct")]
@@ -312,7 +316,7 @@ if count > 1:
     ranks = {**{n: r.ranks for n, r in ranking.models.items()}, **ranking.baseline_ranks}
     if presenting:  # as the compact table above shows them: short names, the baselines only when shown there
         ranks = {glossary.short_name(name): values for name, values in ranks.items()
-                 if name in ranking.models or ss.get("rank_baselines")}
+                 if name in ranking.models or ss.get(SHOW_BASELINES)}
     components.chart("rank_shift_chart", ranks, ranking.candidates, pick, ranking.disagreement(), key="rank_shift")
 
 
