@@ -57,6 +57,21 @@ def _load_models(root: Path, names: list[str] | None):  # type: ignore[no-untype
     return models
 
 
+def _with_cards(models: dict) -> dict:  # type: ignore[type-arg]
+    """The models that have a model card (card.json), for the commands that read or rewrite it; each other one
+    skipped with a warning (it loads and ranks without one, but has no figures to report or refresh)."""
+    carded = {name: matcher for name, matcher in models.items() if matcher.card.get("name")}
+    for name in models.keys() - carded.keys():
+        print(f"warning: skipped {name}: it has no model card (card.json) to report or refresh", file=sys.stderr)
+    if not carded:
+        sys.exit("error: no checkpoint with a model card (card.json) to report or refresh")
+    return carded
+
+
+SKIPS_SHOWN = 5
+"""Skipped questions `evaluate` names, with why; the rest are counted."""
+
+
 def _split_path(data: str, split: str | None) -> Path:
     """--data with --split as one path; a folder of splits given without --split, or a split it lacks, is said as
     such (both read "a.toks: file missing" before)."""
@@ -166,7 +181,7 @@ def cmd_refresh(args: argparse.Namespace) -> None:
 
     test = read_toks_folder(Path(args.data) / "test")
     dev = read_toks_folder(Path(args.dev) / "dev") if args.dev else None
-    for name, matcher in _load_models(args.pretrained, args.models).items():
+    for name, matcher in _with_cards(_load_models(args.pretrained, args.models)).items():
         card = ModelCard.from_dict(matcher.card)
         if dev is not None:
             if card.data.get("dev", {}).get("fingerprint") != fingerprint(dev):
@@ -271,7 +286,12 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
         except DataError as error:
             sys.exit(f"error: {error}")
         print(f"\n{path}: {result.evaluated} question{'' if result.evaluated == 1 else 's'} "
-              f"({len(result.skipped)} skipped)\n")
+              f"({len(result.skipped)} skipped)")
+        for reason in result.skipped[:SKIPS_SHOWN]:  # which, and why: a count alone sent users to the notebook
+            print(f"  skipped {reason}")
+        if len(result.skipped) > SKIPS_SHOWN:
+            print(f"  and {len(result.skipped) - SKIPS_SHOWN} more")
+        print()
         print(format_table(result))
         print("\n" + evaluation_notes(result, {name: matcher.card for name, matcher in models.items()}))
 
@@ -422,7 +442,7 @@ def cmd_report(args: argparse.Namespace) -> None:
     """The README's model tables, from the shipped cards."""
     from matching.training.reporting import models_table
 
-    print(models_table([m.card for m in _load_models(args.pretrained, None).values()]))
+    print(models_table([m.card for m in _with_cards(_load_models(args.pretrained, None)).values()]))
 
 
 def cmd_runs(args: argparse.Namespace) -> None:

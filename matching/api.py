@@ -15,17 +15,20 @@ per folder of checkpoints and shared by every call.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+import numpy as np
 
 from matching.explain.contrast import ModelContrast, contrast
 from matching.explain.matcher import Matcher
 from matching.explain.ranking import Ranking
 from matching.paths import models_root
 from matching.text.data import RankingList
+from matching.text.tokens import TextError
 
 if TYPE_CHECKING:
     import altair as alt
@@ -94,6 +97,9 @@ def _matchers(models: Models) -> dict[str, Matcher]:
         return load([models])
     if isinstance(models, Mapping):
         chosen = dict(models)
+    elif not isinstance(models, Iterable):
+        raise TypeError(f"models: give names, Matchers, a {{name: Matcher}} mapping or None, not "
+                        f"{type(models).__name__}")
     else:
         items = list(models)
         named = load([m for m in items if isinstance(m, str)]) if any(isinstance(m, str) for m in items) else {}
@@ -145,7 +151,8 @@ def compare(ranking: Ranking, a: int | str, b: int | str, model: str | Matcher |
         ranking: from `rank`.
         a, b: candidates, by 0-based position or by text.
         model: a name or a Matcher among those that ranked (None: the first). Integrated gradients
-            need the model itself: a name is then looked up among the loaded checkpoints.
+            need the model itself: a name is the model that ranked (a ranking made without its models
+            looks the name up among the checkpoints).
 
     Returns:
         A `ModelContrast`: `.gap`, `.terms` (largest first), `.rows()`; it shows itself in Jupyter,
@@ -157,13 +164,13 @@ def compare(ranking: Ranking, a: int | str, b: int | str, model: str | Matcher |
     if name not in ranking.models:
         raise KeyError(f"{name!r} did not rank these candidates; they were ranked by {list(ranking.models)}")
     first, second = ranking.candidate_index(a), ranking.candidate_index(b)
-    matcher = model if isinstance(model, Matcher) else None
+    matcher = model if isinstance(model, Matcher) else ranking.models[name].matcher
     try:
         return contrast(ranking, name, first, second, matcher)
     except ValueError:
         if matcher is not None:
             raise
-    # The score does not split over cells: integrated gradients need the model, found by its name.
+    # The score does not split over cells and the ranking kept no model: integrated gradients need one, by its name.
     return contrast(ranking, name, first, second, load([name])[name])
 
 
@@ -279,6 +286,8 @@ class EvaluationResult:
             if not positions:
                 raise KeyError(f"no evaluated question has qid {question!r}")
             question = positions[0]
+        if isinstance(question, bool) or not isinstance(question, int | np.integer):
+            raise TypeError(f"a question is its position (an int) or its qid (a str), not {type(question).__name__}")
         if not 0 <= question < len(lists):
             raise IndexError(f"question {question}: this evaluation holds questions 0 to {len(lists) - 1}")
         item = lists[question]
@@ -287,8 +296,12 @@ class EvaluationResult:
         from matching.explain.ranking import rank as rank_texts
         from matching.text.inputs import MAX_CANDIDATES
 
-        return rank_texts(item.question, list(item.candidates), self.models, item.labels,
-                          max_candidates=max(MAX_CANDIDATES, len(item.candidates)))
+        try:
+            return rank_texts(item.question, list(item.candidates), self.models, item.labels,
+                              max_candidates=max(MAX_CANDIDATES, len(item.candidates)))
+        except TextError as error:  # a candidate with no words: evaluation ranks it last, a ranking cannot read it
+            raise TextError(f"question {question} ({item.qid}): {error}; the evaluation ranked it last, but a "
+                            "ranking needs words in every candidate") from None
 
     def _repr_html_(self) -> str:
         import html
@@ -299,12 +312,19 @@ class EvaluationResult:
                 f"{skipped}</div>{table}</div>")
 
 
+def _splits(root: Path) -> list[str]:
+    """The split folders (dev, test, train) of a data set's folder; none for a folder that is itself one split."""
+    if not root.is_dir() or (root / "a.toks").is_file():
+        return []
+    return sorted(p.name for p in root.iterdir() if (p / "a.toks").is_file())
+
+
 def evaluate(data: str | Path | Sequence[RankingList], models: Models = None) -> EvaluationResult:
     """Evaluate models and the trivial baselines on a ranking file, as the app's Evaluate page does.
 
     Args:
-        data: a CSV (question, candidate, label), a WikiQA TSV, a folder of .toks files, or ranking
-            lists already read (`text.data.RankingList`).
+        data: a CSV (question, candidate, label), a WikiQA TSV, a folder of .toks files (one split), a
+            DataFrame of the CSV's columns, or ranking lists already read (`text.data.RankingList`).
         models: names, Matchers or a {name: Matcher} mapping; None for the default set.
 
     Returns:
@@ -312,12 +332,26 @@ def evaluate(data: str | Path | Sequence[RankingList], models: Models = None) ->
         `.slices()`, `.disagreements(a, b)`, `.ranking(question)`, `.keyword_parts()`.
     """
     from matching.evaluation.dataset import evaluate as evaluate_lists
-    from matching.text.data import read_ranking_file
+    from matching.text.data import parse_ranking_file, read_ranking_file
 
     if isinstance(data, str | Path):
+        splits = _splits(Path(data))
+        if splits:
+            raise ValueError(f"{data} is a folder of splits ({', '.join(splits)}): give one, e.g. "
+                             f"{Path(data) / splits[0]}")
         source, lists = str(data), read_ranking_file(data)
+    elif hasattr(data, "to_csv") and hasattr(data, "columns"):  # a DataFrame of the CSV's columns
+        source = f"a table of {len(data)} rows"
+        lists = parse_ranking_file(data.to_csv(index=False).encode("utf-8"), source)
     else:
-        source, lists = f"{len(data)} ranking lists", list(data)
+        lists = list(data)
+        source = f"{len(lists)} ranking lists"
+        wrong = next((item for item in lists if not isinstance(item, RankingList)), None)
+        if wrong is not None:
+            raise TypeError(f"data: give a file, a folder, a DataFrame (question, candidate, label) or RankingLists, "
+                            f"not a list holding {type(wrong).__name__}")
+    if not lists:
+        raise ValueError(f"{source}: no question to evaluate")
     matchers = _matchers(models)
     evaluation = evaluate_lists(lists, matchers)
     return EvaluationResult(evaluation, matchers, source, evaluation.evaluated_lists(lists))

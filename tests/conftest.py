@@ -160,7 +160,8 @@ def build_matcher(vectors: WordVectors, seed: int = 0, name: str = "tiny", **ove
         words = ["the", "is", "of"][: model.params.keyword_words]
         model.keywords.fill(torch.from_numpy(vectors.key_ids(words)), torch.linspace(0.1, 0.3, len(words)), 9.0)
         with torch.no_grad():
-            model.keywords.weights.copy_(torch.tensor([0.5, -0.25, 0.75]))
+            weights = model.keywords.weights  # three features, or more with the list and answer-type switches
+            weights.copy_(torch.tensor([0.5, -0.25, 0.75, 2.0, 1.5, -1.0, 0.25, 1.0, -0.5, 0.3][: weights.numel()]))
     if model.tuned_words is not None:  # offsets on a few words, one of them unknown
         model.tuned_words.fill(torch.from_numpy(vectors.key_ids(TUNED_WORDS[: model.params.tuned_words])))
         with torch.no_grad():

@@ -191,6 +191,18 @@ def test_compare_uses_the_model_when_the_score_does_not_split(pair: dict[str, Ma
     assert abs(split.decomposed_gap - split.gap) < 1e-5  # the residual is part of the split
 
 
+def test_compare_by_name_splits_with_the_model_that_ranked(make_matcher) -> None:  # type: ignore[no-untyped-def]
+    """A name is the model that ranked, not a shipped checkpoint of that name: a researcher's own `mcan` (another
+    folder) was split with the shipped one's gradients, a residual of 3.54 on a gap of 4.45, and no warning."""
+    own = make_matcher(name="mcan", family="mcan")  # a tiny MCAN, named as a shipped checkpoint is
+    ranking = matching.rank(QUESTION, CANDIDATES, [own])
+    by_name, by_model = matching.compare(ranking, 0, 1, "mcan"), matching.compare(ranking, 0, 1, own)
+    assert by_name.method == INTEGRATED_GRADIENTS
+    assert by_name.residual_difference == pytest.approx(by_model.residual_difference, abs=1e-9)
+    assert [t.effect for t in by_name.terms] == pytest.approx([t.effect for t in by_model.terms], abs=1e-9)
+    assert matching.compare(ranking, 0, 1).residual_difference == pytest.approx(by_model.residual_difference)
+
+
 def test_gap_chart_draws_the_gap(pair: dict[str, Matcher]) -> None:
     ranking = matching.rank(QUESTION, CANDIDATES, pair)
     split = matching.compare(ranking, 0, 2, "plain")
@@ -273,6 +285,32 @@ def sample_csv(tmp_path_factory: pytest.TempPathFactory) -> Path:
         for item in toy_lists(0, 6):
             writer.writerows([item.question, c, label] for c, label in zip(item.candidates, item.labels, strict=True))
     return path
+
+
+def test_evaluate_and_rank_say_what_is_wrong_with_natural_inputs(pair: dict[str, Matcher], sample_csv: Path,
+                                                                 toy_data: Path) -> None:
+    """What a notebook user tries first: the CSV read by pandas, a data set's folder, a typo'd argument. Each read
+    an AttributeError, "a.toks: file missing", a table of NaNs or "'int' object is not iterable" before."""
+    from_frame = matching.evaluate(pd.read_csv(sample_csv), pair)
+    assert from_frame.evaluated == 6 and from_frame.to_frame().equals(matching.evaluate(sample_csv, pair).to_frame())
+    with pytest.raises(ValueError, match=r"is a folder of splits \(dev, test, train\): give one, e.g. .*/dev$"):
+        matching.evaluate(toy_data, pair)
+    with pytest.raises(ValueError, match="no question to evaluate"):
+        matching.evaluate([], pair)
+    with pytest.raises(TypeError, match="not a list holding str"):
+        matching.evaluate(["who wrote hamlet"], pair)  # type: ignore[list-item]
+    with pytest.raises(TypeError, match="models: give names, Matchers.*not int"):
+        matching.rank(QUESTION, CANDIDATES, 3)  # type: ignore[arg-type]
+    for wrong in ([-1, 1, 0, 0], [0.5, 0, 0, 0], [2, 0, 0, 0], ["yes", "no", "no", "no"]):
+        with pytest.raises(TextError, match=f"label 1 is {wrong[0]!r}: give 0 or 1"):
+            matching.rank(QUESTION, CANDIDATES, pair, labels=wrong)  # type: ignore[arg-type]
+    assert matching.rank(QUESTION, CANDIDATES, pair, labels=np.array([1, 0, 0, 0])).labels == (1, 0, 0, 0)
+    result = matching.evaluate([RankingList("q1", QUESTION, (CANDIDATES[0], "   "), (1, 0))], pair)
+    assert result.evaluated == 1  # evaluation ranks the wordless candidate last
+    with pytest.raises(TextError, match=r"question 0 \(q1\): candidate 2 has no words; the evaluation ranked it last"):
+        result.ranking(0)
+    with pytest.raises(TypeError, match="its position \\(an int\\) or its qid"):
+        result.ranking(1.0)  # type: ignore[arg-type]
 
 
 def test_evaluate_gives_a_frame_per_system_and_the_slices(pair: dict[str, Matcher], sample_csv: Path) -> None:

@@ -320,3 +320,38 @@ def test_evaluate_scores_on_one_torch_thread_on_many_cores(monkeypatch: pytest.M
         assert torch.get_num_threads() == threads
     finally:
         torch.set_num_threads(before)
+
+
+def test_report_and_refresh_skip_a_checkpoint_without_its_card(pretrained: Path, toy_data: Path, tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """A checkpoint without card.json loads and ranks; `report` and `refresh` read and rewrite the card, and gave a
+    traceback ("a model card needs at least a name"). They skip it with a warning, and say so when none is left."""
+    import shutil
+
+    folder = tmp_path / "models"
+    shutil.copytree(pretrained / "cli-tiny", folder / "cardless")
+    (folder / "cardless" / "card.json").unlink()
+    config = folder / "cardless" / "config.json"
+    config.write_text(json.dumps({**json.loads(config.read_text(encoding="utf-8")), "name": "cardless"}),
+                      encoding="utf-8")
+    for argv in (["report"], ["refresh", "--data", str(toy_data)]):
+        with pytest.raises(SystemExit, match="^error: no checkpoint with a model card"):
+            main([*argv, "--pretrained", str(folder)])
+        assert "warning: skipped cardless: it has no model card (card.json)" in capsys.readouterr().err
+    shutil.copytree(pretrained / "cli-tiny", folder / "cli-tiny")
+    main(["report", "--pretrained", str(folder)])
+    said = capsys.readouterr()
+    assert "| cli-tiny | " in said.out and "skipped cardless" in said.err
+
+
+def test_evaluate_names_the_questions_it_skipped_and_why(pretrained: Path, tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """A count of skipped questions alone sent a researcher to the notebook API to find which and why."""
+    rows = ["question,candidate,label", "who wrote hamlet,shakespeare wrote hamlet,1", "who wrote hamlet,paris,0"]
+    rows += [f"long {n},{'word ' * 5000},1" for n in range(7)]
+    data = tmp_path / "skips.csv"
+    data.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    main(["evaluate", "--pretrained", str(pretrained), "--data", str(data)])
+    out = capsys.readouterr().out
+    assert f"{data}: 1 question (7 skipped)\n  skipped long 0: text has 25,000 characters; the limit is 20,000\n" in out
+    assert out.count("\n  skipped long ") == 5 and "\n  and 2 more\n" in out

@@ -20,7 +20,7 @@ import numpy as np
 import torch
 
 from matching.explain.matcher import Matcher, flag_tokens
-from matching.models.batching import make_token_batch
+from matching.models.batching import batch_rows, make_token_batch
 from matching.text.tokens import Token
 
 STEPS = 64
@@ -46,19 +46,25 @@ class WordAttribution:
 
 
 def integrated_gradients(matcher: Matcher, question: Sequence[Token], candidates: Sequence[Sequence[Token]],
-                         steps: int = STEPS) -> list[WordAttribution]:
-    """Each candidate's score split over the words of the question and of the candidate, with its residual."""
+                         steps: int = STEPS, of: Sequence[int] | None = None) -> list[WordAttribution]:
+    """Each candidate's score split over the words of the question and of the candidate, with its residual.
+
+    `candidates` is the whole list the question was ranked with: a keyword term may read the list (BM25 within it),
+    so a pair's score, and the line it is integrated along, is its score among them. `of` picks the candidates to
+    attribute (their positions; all when None)."""
     params = matcher.params
     q_tokens = flag_tokens(question, matcher.vectors, params.max_question_len)
     a_tokens = [flag_tokens(a, matcher.vectors, params.max_answer_len) for a in candidates]
     batch = make_token_batch(matcher.vectors, [q_tokens] * len(a_tokens), a_tokens,
                              params.max_question_len, params.max_answer_len, lists_for=params)
+    if of is not None:
+        batch = batch_rows(batch, torch.as_tensor(list(of), dtype=torch.long))
     model = matcher.model
     with torch.inference_mode(False), torch.no_grad():
         # The vectors as the network reads them: each unknown word carries the learned unknown vector.
         q_words = model.unknown_word(batch.question_vectors.clone(), batch.question_unknown.clone())
         a_words = model.unknown_word(batch.answer_vectors.clone(), batch.answer_unknown.clone())
-    count = len(a_tokens)
+    count = int(batch.answer_lengths.shape[0])
     # Midpoints of `steps` equal slices of [0, 1], then the two ends (baseline and input) for completeness.
     alphas = torch.cat([(torch.arange(steps, dtype=q_words.dtype) + 0.5) / steps, torch.tensor([0.0, 1.0])])
     points = len(alphas)

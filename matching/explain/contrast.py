@@ -263,8 +263,8 @@ def contrast(ranking: Ranking, model: str, a: int, b: int, matcher: Matcher | No
                              keywords_b=eb.keyword_score)
     if matcher is None:
         raise ValueError(f"{model}: its score does not split over cells; integrated gradients need the model")
-    wa, wb = integrated_gradients(matcher, ranking.question_tokens,
-                                  [ranking.candidate_tokens[a], ranking.candidate_tokens[b]])
+    # Over the whole list: a keyword term reading the list (BM25 within it) gives the pair its traced scores only there.
+    wa, wb = integrated_gradients(matcher, ranking.question_tokens, ranking.candidate_tokens, of=(a, b))
     terms = sorted(_word_terms(ea, wa, "A") + _word_terms(eb, wb, "B") + keywords, key=lambda t: -abs(t.effect))
     # The split is of the scores on the integration line's end: the traced scores (to float rounding). The
     # keyword term reads no word vector, so it is the same all along the line: it is taken out of the baseline.

@@ -48,6 +48,8 @@ class ModelRanking:
     explanations: Sequence[Explanation]
     """One per candidate, from the pass that gave the scores (built when first read: see
     `TracedExplanations`)."""
+    matcher: Matcher | None = field(default=None, repr=False, compare=False)
+    """The model that gave the scores, for what needs it again (integrated gradients in `compare`)."""
 
     @property
     def question_tokens(self) -> tuple[Token, ...]:
@@ -206,8 +208,12 @@ def rank_tokens(question: str, question_tokens: Sequence[Token], candidates: Seq
         raise TextError("give at least one candidate answer")
     if len(candidates) > max_candidates:
         raise TextError(f"{len(candidates)} candidates; the limit is {max_candidates}")
-    if labels is not None and len(labels) != len(candidates):
-        raise TextError(f"{len(labels)} labels for {len(candidates)} candidates")
+    if labels is not None:
+        if len(labels) != len(candidates):
+            raise TextError(f"{len(labels)} labels for {len(candidates)} candidates")
+        for index, label in enumerate(labels):  # -1 read as correct, 0.5 as wrong, 2 kept: none of them a label
+            if isinstance(label, str) or label not in (0, 1):
+                raise TextError(f"label {index + 1} is {label!r}: give 0 or 1 for each candidate (1 = correct)")
     require_words(question_tokens, "the question")
     for index, tokens in enumerate(candidate_tokens):
         require_words(tokens, f"candidate {index + 1}")
@@ -219,7 +225,7 @@ def rank_tokens(question: str, question_tokens: Sequence[Token], candidates: Seq
     for name, matcher in models.items():
         explanations = (matcher.traced(question_tokens, candidate_tokens) if passes is None
                         else passes.traced(name, matcher, question_tokens, candidate_tokens))
-        results[name] = ModelRanking(explanations.scores, competition_ranks(explanations.scores), explanations)
+        results[name] = ModelRanking(explanations.scores, competition_ranks(explanations.scores), explanations, matcher)
     baselines = baseline_scores(question_tokens, candidate_tokens)
     return Ranking(
         question=question, candidates=tuple(candidates), question_tokens=tuple(question_tokens),

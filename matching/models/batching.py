@@ -246,6 +246,12 @@ def batch_on(batch: PairBatch, device: torch.device) -> PairBatch:
     return replace(batch, **moved) if any(moved[n] is not getattr(batch, n) for n in moved) else batch
 
 
+def batch_rows(batch: PairBatch, index: torch.Tensor) -> PairBatch:
+    """The pairs of `batch` at `index` (padded as in the whole batch), with what each read of its list."""
+    return replace(batch, **{name: value[index] for name, value in vars(batch).items()
+                             if isinstance(value, torch.Tensor)})
+
+
 def make_token_batch(vectors: WordVectors, questions: Sequence[Sequence[Token]],
                      answers: Sequence[Sequence[Token]], max_question_len: int, max_answer_len: int,
                      known: TextCache | None = None, lists_for: ModelParams | None = None) -> PairBatch:

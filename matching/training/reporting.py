@@ -51,34 +51,37 @@ def model_row(card: ModelCard) -> dict[str, Any]:
     return row
 
 
-def by_test_set(cards: Iterable[ModelCard]) -> dict[str, dict[str, list[ModelCard]]]:
-    """Cards by the test set of their figures (WikiQA first), then by group (as in the paper first), by name:
-    a figure on one test set never sits in a column beside one on another."""
-    def order(card: ModelCard) -> tuple[bool, str, bool, str]:
-        return data_name(card, "test") != "WikiQA", data_name(card, "test"), card.group != PAPER_GROUP, card.name
+def by_test_set(cards: Iterable[ModelCard]) -> dict[tuple[str, str], dict[str, list[ModelCard]]]:
+    """Cards by the test set of their figures (WikiQA first) and the data their dev figure is on, then by group (as
+    in the paper first), by name: a figure on one test set never sits in a column beside one on another, nor a dev
+    MAP beside baselines on another dev set (a keyword model's dev is the combined dev of what it trained on)."""
+    def order(card: ModelCard) -> tuple[bool, str, str, bool, str]:
+        test = data_name(card, "test")
+        return test != "WikiQA", test, data_name(card), card.group != PAPER_GROUP, card.name
 
-    found: dict[str, dict[str, list[ModelCard]]] = {}
+    found: dict[tuple[str, str], dict[str, list[ModelCard]]] = {}
     for card in sorted(cards, key=order):
-        found.setdefault(data_name(card, "test"), {}).setdefault(card.group, []).append(card)
+        found.setdefault((data_name(card, "test"), data_name(card)), {}).setdefault(card.group, []).append(card)
     return found
 
 
 def models_table(raw_cards: Iterable[Mapping[str, Any]]) -> str:
-    """Shipped models grouped by the test set of their figures (WikiQA first), then as in the paper before
-    MatchLens variants, each test set with its own baselines."""
+    """Shipped models grouped by the test set of their figures (WikiQA first) and the data of their dev figure, then
+    as in the paper before MatchLens variants, each test and dev set with its own baselines."""
     cards = [ModelCard.from_dict(dict(c)) for c in raw_cards]
     tests = by_test_set(cards)
     sections = []
-    for test, groups in tests.items():
+    for (test, dev), groups in tests.items():
+        where = f"test: {test}, dev: {dev}"
         for group, in_group in groups.items():
-            heading = f"**{group}**" if len(tests) == 1 else f"**{group}, test: {test}**"
+            heading = f"**{group}**" if len(tests) == 1 else f"**{group}, {where}**"
             sections.append(f"{heading}\n\n" + markdown_table([model_row(c) for c in in_group]))
         first = next(iter(groups.values()))[0]
         baselines = [{"baseline": name, "test MAP": values.get("MAP"),
                       "dev MAP": first.baselines.get("dev", {}).get(name, {}).get("MAP"),
                       "test MRR": values.get("MRR"), "test P@1": values.get("P@1")}
                      for name, values in first.baselines.get("test", {}).items()]
-        what = "" if len(tests) == 1 else f", test: {test}, dev: {data_name(first)}'s"
+        what = "" if len(tests) == 1 else f", {where}"
         sections.append(f"**baselines** (same tie rule{what})\n\n" + markdown_table(baselines))
     seconds = [c.training_seconds for c in cards if c.training_seconds]
     if seconds:

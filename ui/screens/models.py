@@ -172,19 +172,20 @@ if not loaded and not errors:
 if loaded:
     st.subheader("At a glance", divider="gray")
     tests = by_test_set(c for c in cards.values() if c)
-    for test, groups in tests.items():
+    for (test, dev), groups in tests.items():
         for group, in_group in groups.items():
-            st.markdown(f"**{components.md(group)}**, test: {components.md(test)}. "
+            st.markdown(f"**{components.md(group)}**, test: {components.md(test)}, dev: {components.md(dev)}. "
                         f"{components.md(GROUP_TEXT.get(group, ''))}")
             overview = pd.DataFrame([model_row(c) for c in in_group])
             config = {c: st.column_config.NumberColumn(c, format="%.4f")
                       for c in ("test MAP", "dev MAP", "test MRR", "test P@1", "entropy", "top-weight ratio",
                                 "uniform-α MAP", "permuted-α MAP", "paper MAP")}
             config["model"] = st.column_config.TextColumn("model", pinned=True)  # in view while the columns scroll
-            st.dataframe(overview, hide_index=True, width="stretch", key=f"models_overview_{test}_{group}",
+            st.dataframe(overview, hide_index=True, width="stretch", key=f"models_overview_{test}_{dev}_{group}",
                          placeholder="-", column_config=components.fit_headers(overview, config))
     st.caption(f"Every test figure here (test MAP, MRR, P@1, seeds, ΔMAP, entropy, uniform-α / permuted-α MAP) is "
-               f"on the test split its table names ({', '.join(tests)}). "
+               f"on the test split its table names ({', '.join(dict.fromkeys(test for test, _ in tests))}); dev MAP on "
+               "the dev split its table names (a combined dev of every source the model trained on). "
                "Seeds: test MAP over the configuration's seeds, n in brackets. Dev MAP: - for a model fitted on "
                "train + dev (its dev figure is a training figure). ΔMAP (p): paired randomisation test on "
                "per-question AP. Entropy: mean H(alpha)/log n on test (1 = flat). Uniform-α / permuted-α MAP: "
