@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from matching.paths import app_dir, pretrained_dir
+from matching.paths import app_dir, models_root, pretrained_dir
 
 if TYPE_CHECKING:  # the commands import what they use when they run: the command line starts fast
     from matching.explain.matcher import Matcher
@@ -89,13 +89,19 @@ def _split_path(data: str, split: str | None) -> Path:
 def cmd_explain(args: argparse.Namespace) -> None:
     from matching.explain.ranking import rank
     from matching.text.tokens import TextError
+    from matching.training.cards import default_models
 
-    models = _load_models(args.pretrained, args.models)
+    every = args.models in (None, ["all"])
+    models = _load_models(args.pretrained, None if every else args.models)
+    if args.models is None:  # as the app and `matching.rank` open: the default set, not every checkpoint
+        models = {name: models[name] for name in default_models(list(models))}
     try:
         ranking = rank(args.question, args.candidates, models)
     except TextError as error:
         sys.exit(f"error: {error}")
     print(f"Q: {args.question}")
+    for note in ranking.truncation_notes():  # the words past a model's length count for nothing: said, not hidden
+        print(f"note: {note}")
     for name, result in ranking.models.items():
         print(f"\n== {name}")
         for index in np.argsort(result.ranks, kind="stable"):
@@ -477,6 +483,8 @@ def build_parser(prog: str = "python -m matching") -> argparse.ArgumentParser:
 
     parser = argparse.ArgumentParser(prog=prog, description=__doc__)
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    models = models_root()  # read when the command runs: $MATCHLENS_MODELS as the app and `matching.load` read it
+    models_help = f"the folder of checkpoints (default {models}: $MATCHLENS_MODELS when set, else the shipped ones)"
     sub = parser.add_subparsers(dest="command", required=True)
 
     app = sub.add_parser(
@@ -495,8 +503,9 @@ def build_parser(prog: str = "python -m matching") -> argparse.ArgumentParser:
                     "hamlet?\" \"Shakespeare wrote it.\" \"A fox.\" --models mcan-kw-all mvlstm-em-kw-all")
     explain.add_argument("question", help="the question, quoted")
     explain.add_argument("candidates", nargs="+", help="the candidate answers, each quoted")
-    explain.add_argument("--models", nargs="*", help="model names (default: every checkpoint under --pretrained)")
-    explain.add_argument("--pretrained", type=Path, default=DEFAULT_MODELS, help="the folder of checkpoints")
+    explain.add_argument("--models", nargs="*", help="model names, or all (default: the models the app opens with, "
+                         "where --pretrained holds them; else all)")
+    explain.add_argument("--pretrained", type=Path, default=models, help=models_help)
     explain.set_defaults(func=cmd_explain)
 
     train = sub.add_parser("train", help="train one model from a config")
@@ -526,7 +535,7 @@ def build_parser(prog: str = "python -m matching") -> argparse.ArgumentParser:
                                "TSV/CSV file; each is reported on its own, with its baselines")
     evaluate.add_argument("--split", help="train, dev or test (a subfolder of each --data)")
     evaluate.add_argument("--models", nargs="*")
-    evaluate.add_argument("--pretrained", type=Path, default=DEFAULT_MODELS)
+    evaluate.add_argument("--pretrained", type=Path, default=models, help=models_help)
     evaluate.add_argument("--device", **DEVICE)
     evaluate.add_argument("--engine", choices=["local", "ray"], default="local",
                           help="local: this process; ray: shards of the file scored by Ray workers, on a local "
@@ -572,14 +581,14 @@ def build_parser(prog: str = "python -m matching") -> argparse.ArgumentParser:
     keywords.add_argument("--data", required=True, nargs="+", help="data folders, each with --split inside")
     keywords.add_argument("--split", default="dev")
     keywords.add_argument("--models", nargs="*")
-    keywords.add_argument("--pretrained", type=Path, default=DEFAULT_MODELS)
+    keywords.add_argument("--pretrained", type=Path, default=models, help=models_help)
     keywords.set_defaults(func=cmd_keywords)
 
     tables = sub.add_parser("paper-tables", help="a paper's table beside the checkpoints that stand for its rows")
     tables.add_argument("--data", required=True, help="folder with test/ (read once, to report)")
     tables.add_argument("--reference", help="a paper's table (default: the ECIR 2019 Table 1, WikiQA half)")
     tables.add_argument("--configs", default="configs", help="the training configs that name their paper row")
-    tables.add_argument("--pretrained", type=Path, default=DEFAULT_MODELS)
+    tables.add_argument("--pretrained", type=Path, default=models, help=models_help)
     tables.add_argument("--out", default=str(DEFAULT_MODELS / "paper-tables.json"),
                         help="JSON for the app's view; a CSV export is written beside it (the default rewrites "
                              "the shipped pretrained/paper-tables.json and .csv, which the Models page reads)")
@@ -590,11 +599,11 @@ def build_parser(prog: str = "python -m matching") -> argparse.ArgumentParser:
     refresh.add_argument("--dev", help="the training folder (with dev/): recompute the dev figures too")
     refresh.add_argument("--work", help="sweep's --work folder (NAME/seed-N): recompute the seed study too")
     refresh.add_argument("--models", nargs="*")
-    refresh.add_argument("--pretrained", type=Path, default=DEFAULT_MODELS)
+    refresh.add_argument("--pretrained", type=Path, default=models, help=models_help)
     refresh.set_defaults(func=cmd_refresh)
 
     report = sub.add_parser("report", help="print the table of shipped models (docs/models-and-training.md)")
-    report.add_argument("--pretrained", type=Path, default=DEFAULT_MODELS)
+    report.add_argument("--pretrained", type=Path, default=models, help=models_help)
     report.set_defaults(func=cmd_report)
 
     runs = sub.add_parser("runs", help="summarise every seed run under --work (dev and test MAP per seed, mean ± std)")

@@ -796,3 +796,44 @@ def test_sanity_leaves_out_the_columns_a_model_never_defines() -> None:
     assert "interaction matrices" in frame.columns
     said = [c for c in texts(at, "caption") if c.startswith(f"Not defined for {name} at any step")]
     assert bool(said) != attends and (attends or "question attention, answer attention" in said[0])
+
+
+def test_an_explained_candidate_of_unknown_words_is_flagged_on_the_pages_that_explain_it() -> None:
+    """One candidate of made-up words among known answers: its cells were listed with their shares ("Dracula x
+    quintle") on Pooled cells, Attention, Interactions and Compare, and only the walkthrough said to distrust them."""
+    candidates = ["Bram Stoker wrote Dracula.", "zxqv blorf quintle"]
+    at = new_app(q="Who wrote Dracula?", c=json.dumps(candidates), pick="2", pair="1,2")
+    for name in ("pooled", "attention", "interactions", "compare"):
+        page(at, name)
+        assert_clean(at)
+        warned = [w for w in texts(at, "warning") if "no word vector for all 3 words of candidate #2" in w]
+        assert len(warned) == 1, (name, texts(at, "warning"))
+    at = new_app(q="Who wrote Dracula?", c=json.dumps(candidates), pick="1")
+    page(at, "pooled")
+    assert not [w for w in texts(at, "warning") if "candidate #" in w]  # the known answer explained: nothing to say
+
+
+def test_direction_controls_are_left_out_of_the_link_as_of_the_ranking() -> None:
+    """The note said the invisible direction controls "were removed", but the question's link kept them (the
+    candidates' did not): a shared link then showed other text than was ranked."""
+    at = new_app(q="Who wrote Dracula \u202e?", c=json.dumps(["Bram Stoker wrote it", "\u202eevil override"]))
+    assert_clean(at)
+    assert at.query_params["q"] == "Who wrote Dracula ?"
+    assert json.loads(at.query_params["c"]) == ["Bram Stoker wrote it", "evil override"]
+    notes = [n for n in all_text(at).splitlines() if "direction-control" in n]
+    assert notes and all("left out of the ranking, its tables and its link" in n for n in notes)
+
+
+def test_copies_of_one_answer_tie_on_rank_and_compare() -> None:
+    """The same answer three times took ranks 2, 1, 2 and "The models disagree on the top answer" (float noise of
+    2e-6 between rows of one batch). Copies now tie, and Compare splits a gap of exactly 0 without a division."""
+    answer = "Bram Stoker wrote Dracula."
+    at = new_app(q="Who wrote Dracula?", c=json.dumps([answer, answer, "Paris is in France.", answer]), pair="1,2")
+    assert_clean(at)
+    ranks = table(at)[[c for c in table(at).columns if c.startswith("rank")]]
+    assert not [text for text in all_text(at).splitlines() if "disagree on the top answer" in text]
+    models = [c for c in ranks.columns if ranks[c].iloc[2] != 1 and "overlap" not in c and "BM25" not in c]
+    assert models and all(ranks[c].iloc[0] == ranks[c].iloc[1] == ranks[c].iloc[3] for c in models)
+    page(at, "compare")
+    assert_clean(at)
+    assert any("exactly the same score" in text for text in all_text(at).splitlines())

@@ -58,3 +58,9 @@ def test_baseline_scores_has_all_three() -> None:
     scores = baseline_scores(QUESTION, CANDIDATES)
     assert tuple(scores) == BASELINES
     assert all(values.shape == (len(CANDIDATES),) for values in scores.values())
+
+
+def test_the_first_candidate_of_the_original_order_scores_zero_not_minus_zero() -> None:
+    """A ranking's CSV printed "-0.0" for the first candidate's original-order score."""
+    first = original_order([("a",), ("b",)])[0]
+    assert first == 0.0 and str(first) == "0.0" and f"{first}" == "0.0"

@@ -355,3 +355,21 @@ def test_evaluate_names_the_questions_it_skipped_and_why(pretrained: Path, tmp_p
     out = capsys.readouterr().out
     assert f"{data}: 1 question (7 skipped)\n  skipped long 0: text has 25,000 characters; the limit is 20,000\n" in out
     assert out.count("\n  skipped long ") == 5 and "\n  and 2 more\n" in out
+
+
+def test_explain_opens_as_the_app_does_and_says_what_it_cut(pretrained: Path,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """The README's `explain` printed every shipped checkpoint (36 models, 351 lines) and ignored $MATCHLENS_MODELS,
+    which the app and `matching.load` read; words past a model's length counted for nothing, unsaid."""
+    from matching.training.cards import default_set
+
+    long = "the river is long " * 20 + "shakespeare wrote hamlet"
+    main(["explain", "who wrote hamlet ?", "shakespeare wrote hamlet", "the river is long"])
+    out = capsys.readouterr().out
+    assert [line.removeprefix("== ") for line in out.splitlines() if line.startswith("== ")] == list(default_set()[0])
+    env = {**os.environ, "PYTHONPATH": str(REPO), "MATCHLENS_MODELS": str(pretrained)}
+    result = subprocess.run([sys.executable, "-m", "matching", "explain", "who wrote hamlet ?", long, "a river"],
+                            capture_output=True, text=True, timeout=120, cwd=REPO, env=env, check=False)
+    assert result.returncode == 0, result.stderr
+    assert "== cli-tiny" in result.stdout and result.stdout.count("\n== ") == 1
+    assert "note: Candidate #1 has 83 words; the models read only the first 16" in result.stdout

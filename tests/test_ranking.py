@@ -195,3 +195,25 @@ def test_keyword_decisions_say_when_the_keyword_term_changes_the_first_candidate
     assert decided.whole == tuple(int(i) for i in np.flatnonzero(ranking.models["kw"].ranks == 1))
     assert decided.whole == ((0,) if first != 0 else (1,))
     assert keyword_decisions(rank(question, candidates[:1], models)) == []  # one candidate: nothing to put first
+
+
+def test_copies_of_a_candidate_are_one_row_of_the_pass(variant_matcher: Matcher) -> None:
+    """A visitor who pastes one answer three times saw ranks 2, 1, 2 and "the models disagree": each copy was scored
+    in its own row of the batch, and rows differ by float noise (2e-6). Copies the model reads alike (the same lookup
+    keys: "Bram", "bram") are one row of the pass; the other candidates still count in each pair's list."""
+    candidates = ["the novel was written by mary shelley", "a river in france", "The novel was written by Mary Shelley",
+                  "the novel was written by mary shelley", "shelley"]
+    ranking = rank("who wrote the novel frankenstein", candidates, {"m": variant_matcher})
+    result = ranking.models["m"]
+    assert result.scores[0] == result.scores[2] == result.scores[3]
+    assert result.ranks[0] == result.ranks[2] == result.ranks[3]
+    copy, first = result.explanations[2], result.explanations[0]
+    assert copy.answer_tokens[1].text == "novel" and copy.answer_tokens[5].text == "Mary"  # its own words, shown
+    for name, cells in first.cell_contributions.items():
+        np.testing.assert_array_equal(copy.cell_contributions[name], cells)
+    for explanation in result.explanations:
+        assert_explanation_invariants(explanation, variant_matcher)
+    # The scores are those of the whole list, as evaluation scores it (BM25 within the list counts every copy).
+    tokens = [ranking.question_tokens] * len(candidates)
+    scored = variant_matcher.score_tokens(tokens, list(ranking.candidate_tokens))
+    np.testing.assert_allclose(result.scores, scored, rtol=1e-5, atol=1e-5)

@@ -6,7 +6,7 @@ from conftest import MatcherFactory
 
 from matching.evaluation.tables import shared_cells
 from matching.explain.ranking import rank, rank_column
-from matching.explain.trust import trust_warning, unknown_count
+from matching.explain.trust import candidate_warning, trust_warning, unknown_count
 from matching.text.tokens import tokenize
 
 
@@ -20,6 +20,23 @@ def test_trust_warning(make_matcher: MatcherFactory) -> None:
     assert "every candidate" in (trust_warning(made_up) or "")
     assert trust_warning(rank("Who wrote Hamlet?", ["Zorblax qwxlyt vrrmpt."], {})) is None  # no model, no flags
     assert unknown_count([t for t in tokenize("?!")]) == (0, 0)  # punctuation is not a word
+
+
+def test_one_candidate_of_unknown_words_is_flagged_where_it_is_explained(make_matcher: MatcherFactory) -> None:
+    """The ranking's warning is about the question or every candidate: "zxqv blorf quintle" among known answers was
+    explained cell by cell ("Dracula x quintle") on the Pooled cells, Attention and Compare pages, with no word."""
+    models = {"tiny": make_matcher(seed=0)}
+    ranking = rank("Who wrote Dracula?", ["Bram Stoker wrote Dracula.", "zxqv blorf quintle", "Stoker qwxlyt vrrmpt"],
+                   models)
+    assert trust_warning(ranking) is None
+    assert candidate_warning(ranking, [0]) is None
+    one = candidate_warning(ranking, [1])
+    assert one and "no word vector for all 3 words of candidate #2" in one and "with caution" in one
+    both = candidate_warning(ranking, [0, 2, 1, 2])
+    assert both and "2 of the 3 words of candidate #3" in both and both.index("#3") < both.index("#2")
+    made_up = rank("Who wrote Hamlet?", ["Zorblax qwxlyt vrrmpt.", "Blorftqx zzkrvpw."], models)
+    assert candidate_warning(made_up, [0]) is None  # the ranking's own warning says it for every candidate
+    assert candidate_warning(rank("Who wrote Hamlet?", ["zxqv blorf"], {}), [0]) is None  # no model, no flags
 
 
 def test_a_question_of_punctuation_alone_is_flagged(make_matcher: MatcherFactory) -> None:

@@ -163,3 +163,22 @@ def test_the_terms_step_adds_up_to_the_score(make_matcher) -> None:  # type: ign
     duet_rows = walkthrough.term_rows(duet)
     assert len(duet_rows) >= 2 and all(set(r) == {"term", "value"} for r in duet_rows)  # no empty columns
     assert abs(sum(r["value"] for r in duet_rows) - duet.score) < 1e-5
+
+
+def test_the_cell_worked_out_is_of_two_words_where_there_is_one(variant_matcher: Matcher) -> None:
+    """The walkthrough's default cell was "? x .", the largest cosine of a question and an answer that end in marks:
+    a pair of punctuation marks teaches nothing. It is the first pooled cell of two words where the model pooled one,
+    else the first real cell."""
+    from matching.explain.trust import is_word
+
+    explanation = variant_matcher.explain("who wrote the novel ? ?", ["it was written by mary shelley . ."])[0]
+    real = [c for c in explanation.pooled_cells if not c.filler]
+    cell = walkthrough.first_pooled(explanation)
+    if not real:
+        assert cell is None
+        return
+    worded = [c for c in real if is_word(explanation.question_tokens[c.i]) and is_word(explanation.answer_tokens[c.j])]
+    assert cell == (worded[0] if worded else real[0])
+    marks = variant_matcher.explain("? ?", [". ."])[0]
+    first = next((c for c in marks.pooled_cells if not c.filler), None)
+    assert walkthrough.first_pooled(marks) == first  # every cell of marks: the first real one

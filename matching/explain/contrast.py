@@ -341,7 +341,8 @@ def describe(c: ModelContrast, label_a: str = "A", label_b: str = "B") -> str:
     if not c.exact:
         sentence += (f" This split is approximate (integrated gradients): the two baseline scores differ by "
                      f"{signed(c.bias_difference, 3)}, and the completeness residual, what the approximation "
-                     f"leaves unexplained, is {signed(c.residual_difference, 4)} of the gap.")
+                     f"leaves unexplained, is {signed(c.residual_difference, 4)} in score "
+                     f"({abs(c.residual_difference / c.gap):.1%} of the gap's size).")
     return sentence
 
 

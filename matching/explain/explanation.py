@@ -396,13 +396,18 @@ class TracedExplanations(Sequence[Explanation]):
     """
 
     def __init__(self, trace: ForwardTrace, model: str, params: ModelParams,
-                 question_tokens: Sequence[Sequence[Token]], answer_tokens: Sequence[Sequence[Token]]) -> None:
-        if len(question_tokens) != len(answer_tokens) or len(answer_tokens) != trace.score.shape[0]:
-            raise ValueError("one question and one answer per pair of the trace")
+                 question_tokens: Sequence[Sequence[Token]], answer_tokens: Sequence[Sequence[Token]],
+                 rows: Sequence[int] | None = None) -> None:
+        """`rows[b]`: the row of the pass that pair b is (pairs the model reads alike share one); b's own by default."""
+        rows = range(trace.score.shape[0]) if rows is None else rows
+        if len(question_tokens) != len(answer_tokens) or len(answer_tokens) != len(rows) or not all(
+                0 <= row < trace.score.shape[0] for row in rows):
+            raise ValueError("one question and one answer per pair, each of a row of the trace")
         self.model, self.params = model, params
         self.question_tokens = [tuple(t) for t in question_tokens]
         self.answer_tokens = [tuple(t) for t in answer_tokens]
-        self.scores = trace.score.detach().cpu().numpy().astype(np.float64)
+        self._row_of = list(rows)
+        self.scores = trace.score.detach().cpu().numpy().astype(np.float64)[self._row_of]
         self._parts = trace.parts
         matrices, pooled = trace.matrices, trace.pooled
         self._names = () if matrices is None else matrices.names
@@ -468,13 +473,15 @@ class TracedExplanations(Sequence[Explanation]):
     def score_split(self, b: int) -> ScoreSplit:
         """Pair b's score and its terms, read off the pass without building its explanation."""
         b = range(len(self))[b]
-        terms = {} if self._terms is None else dict(zip(self._terms[0], self._terms[1][b].tolist(), strict=True))
+        row = self._row_of[b]
+        terms = {} if self._terms is None else dict(zip(self._terms[0], self._terms[1][row].tolist(), strict=True))
         return ScoreSplit(float(self.scores[b]), terms)
 
-    def _explain(self, b: int) -> Explanation:
-        q_tokens, a_tokens = self.question_tokens[b], self.answer_tokens[b]
+    def _explain(self, pair: int) -> Explanation:
+        q_tokens, a_tokens = self.question_tokens[pair], self.answer_tokens[pair]
         m = sum(not t.truncated for t in q_tokens)
         n = sum(not t.truncated for t in a_tokens)
+        b = self._row_of[pair]  # the pass's row: every array below is read there
         cells = self._pooled_cells(b)
 
         def side(values: np.ndarray | None, length: int) -> np.ndarray | None:
@@ -483,7 +490,7 @@ class TracedExplanations(Sequence[Explanation]):
         q_attention, a_attention = self._attention
         channels = None if self._channels is None else ChannelValues(
             self._channels[0], self._channels[1][b, :m].copy(), self._channels[2][b, :n].copy())
-        split = self.score_split(b)
+        split = self.score_split(pair)
         return Explanation(
             model=self.model, family=self.params.family, score=split.score,
             question_tokens=q_tokens, answer_tokens=a_tokens,

@@ -60,3 +60,23 @@ def trust_warning(ranking: Ranking) -> str | None:
                          "as the same shared 'unknown' vector. This ranking therefore says little about what the texts "
                          "mean; treat its order and its explanations with caution.")
     return " ".join(sentences) or None
+
+
+def candidate_warning(ranking: Ranking, candidates: Sequence[int]) -> str | None:
+    """A sentence on each candidate explained (by position) whose words are mostly unknown; None where none is, or
+    where every candidate is (`trust_warning` says that for the whole ranking). The ranking's own warning is about
+    all candidates at once, so one unknown candidate among known ones was explained cell by cell, unwarned."""
+    if not ranking.models:
+        return None
+    shares = [unknown_count(tokens) for tokens in ranking.candidate_tokens]
+    if all(words and unknown / words > MOSTLY for unknown, words in shares):
+        return None
+    sentences = []
+    for index in dict.fromkeys(candidates):
+        unknown, words = shares[index]
+        if words and unknown / words > MOSTLY:
+            which = "all" if unknown == words else f"{unknown} of the"
+            sentences.append(f"The models have no word vector for {which} {words} words of candidate #{index + 1}: "
+                             "each reaches them as the same shared 'unknown' vector, so its score and its explanation "
+                             "say little about what it means; treat them with caution.")
+    return " ".join(sentences) or None

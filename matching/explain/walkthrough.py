@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from matching.explain.explanation import Explanation, PooledCell, SideValues
+from matching.explain.trust import is_word
 from matching.models.base import KEYWORD_VALUES, KEYWORD_WEIGHTS, SCORE_BIAS, SCORE_TERMS
 from matching.models.blocks.keywords import ALL_KEYWORD_FEATURES
 from matching.models.parts import TERMS_STEP, VIEW_NEEDS, Part, Step, View
@@ -259,8 +260,12 @@ def cell_math(explanation: Explanation, matrix: str, i: int, j: int) -> CellMath
 
 
 def first_pooled(explanation: Explanation) -> PooledCell | None:
-    """The first real pooled cell (rank 1 of the first matrix): the cell worth working out."""
-    return next((c for c in explanation.pooled_cells if not c.filler), None)
+    """The cell worth working out: the first real pooled cell (rank 1 of the first matrix) of two words, not
+    punctuation ("? x ." taught nothing on a projector); the first real one where every one has a mark."""
+    real = [c for c in explanation.pooled_cells if not c.filler]
+    worded = (c for c in real if c.i is not None and c.j is not None and is_word(explanation.question_tokens[c.i])
+              and is_word(explanation.answer_tokens[c.j]))
+    return next(worded, real[0] if real else None)
 
 
 # ---------------------------------------------------------------- step 6: pooling

@@ -38,7 +38,8 @@ def stemmed_words(tokens: Sequence[Token]) -> list[str]:
 
 
 def original_order(candidates: Sequence[Sequence[Token]]) -> np.ndarray:
-    return -np.arange(len(candidates), dtype=np.float64)
+    """0, -1, -2, ...: the first candidate scores highest (0.0, not -0.0, which a CSV of scores printed)."""
+    return 0.0 - np.arange(len(candidates), dtype=np.float64)
 
 
 def _overlap(question_words: list[str], candidate_words: Sequence[list[str]]) -> np.ndarray:

@@ -55,7 +55,7 @@ def without_direction_controls(text: str) -> tuple[str, int]:
 
 def _removed_note(where: str, count: int) -> str:
     return (f"{where} had {count} invisible direction-control character(s), which reverse how text is shown; "
-            "they were removed.")
+            "they are left out of the ranking, its tables and its link (the box above still holds them).")
 
 
 def parse_question(question: str) -> tuple[tuple[Token, ...], str | None]:

@@ -25,6 +25,7 @@ from matching.explain.deletion import DeletionEffects
 from matching.explain.explanation import Explanation
 from matching.explain.flips import RankFlip, flip_pair
 from matching.explain.ranking import Ranking
+from matching.explain.trust import candidate_warning
 from ui.views import common, components, state
 
 ss = st.session_state
@@ -242,6 +243,9 @@ if found is not None:
     else:
         a, b = _pickers(ranking)
         label_a, label_b = pair_labels(ranking, a, b)
+        note = candidate_warning(ranking, [a, b])
+        if note:
+            st.warning(note, icon=":material/help:")
         if a == b:
             st.warning("A and B are the same candidate: pick two different ones.", icon=":material/warning:")
         else:

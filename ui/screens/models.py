@@ -240,6 +240,10 @@ def paper_table_view(path: Path, key: str) -> None:
                          "vs Original: p") if c in frame.columns]
     config: dict[str, object] = {c: st.column_config.NumberColumn(c, format="%.4f") for c in frame.columns
                                  if c.startswith(("paper ", "ours ")) and c != SEEDS_COLUMN}
+    # As every ΔMAP and p of the app reads: signed, and four decimals (0.003 beside 0.0142 read as less precise).
+    for column, form in (("vs Original: ΔMAP", "%+.4f"), ("vs Original: p", "%.4f")):
+        if column in frame.columns:
+            config[column] = st.column_config.NumberColumn(column, format=form)
     config["row"] = st.column_config.TextColumn("row", pinned=True)
     # Every row in view: ours stand at the bottom of a paper's table, below the ten rows a frame shows by default.
     st.dataframe(frame, hide_index=True, width="stretch", height="content", key=f"{key}_table", placeholder="-",

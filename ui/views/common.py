@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from matching.explain.ranking import Ranking, keyword_decisions
-from matching.explain.trust import trust_warning
+from matching.explain.trust import candidate_warning, trust_warning
 from matching.models.parts import Part
 from matching.text.data import RankingList, content_key, parse_ranking_file
 from matching.text.datasets import DATA_VARIABLE, built_in_splits, data_root, sample_file, shipped_collections
@@ -110,6 +110,9 @@ def explained_candidate(page: str) -> tuple[Ranking, int] | None:
     if not state.presenting():  # presentation mode shows no editing controls
         edit_sidebar(ranking, pick, key=f"{page}_edit")
     pick = candidate_picker(ranking, key=f"{page}_pick")
+    note = candidate_warning(ranking, [pick])
+    if note:
+        st.warning(note, icon=":material/help:")
     changes_for_pick(ranking, pick, key=f"{page}_changes")
     if not ranking.models:
         st.info("No model chosen: choose models on the Rank page.", icon=":material/info:")

@@ -77,7 +77,8 @@ def write_link() -> None:
     """Put the current input (unless it is too large for a link) and the view in the URL."""
     ss = st.session_state
     request = current_request()
-    shared = urlstate.SharedState(question=ss[QUESTION], candidates=request.parsed.candidates,
+    # The question as ranked (direction controls left out, as the candidates are), not as the box still holds it.
+    shared = urlstate.SharedState(question=request.question, candidates=request.parsed.candidates,
                                   gold=tuple(clean_gold(ss[GOLD], len(request.parsed.candidates))),
                                   pick=pick_index(len(request.parsed.candidates)),
                                   models=None if ss[MODELS] is None else tuple(ss[MODELS]),
