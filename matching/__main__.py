@@ -1,5 +1,4 @@
-"""Command line: `python -m matching {app,explain,train,sweep,evaluate,combine,pseudo-questions,keywords,paper-tables,
-refresh,report,runs} ...`.
+"""Command line: `python -m matching COMMAND ...`, one command of those listed below (`COMMAND --help` for each).
 
 Installed with `pip install .`, the same commands are `matchlens ...` (e.g. `matchlens app`).
 """
@@ -48,6 +47,9 @@ def _load_models(root: Path, names: list[str] | None):  # type: ignore[no-untype
         print(f"warning: skipped {folder}: {error}", file=sys.stderr)
     if names:
         missing = [n for n in names if n not in models]
+        broken = {Path(folder).name: error for folder, error in errors.items()}
+        if any(n in broken for n in missing):  # a checkpoint that is there but does not load is not "unknown"
+            sys.exit("error: " + "; ".join(f"{n} could not be loaded: {broken[n]}" for n in missing if n in broken))
         if missing:
             sys.exit(f"error: unknown model(s) {', '.join(missing)} under {root}; available: "
                      f"{', '.join(sorted(models))}")
@@ -76,6 +78,10 @@ def _split_path(data: str, split: str | None) -> Path:
     """--data with --split as one path; a folder of splits given without --split, or a split it lacks, is said as
     such (both read "a.toks: file missing" before)."""
     root = Path(data)
+    if not root.exists():
+        sys.exit(f"error: {root}: no such file or folder")
+    if root.is_file() and split is not None:
+        sys.exit(f"error: {root} is a file: --split picks a split folder of a data set's folder; leave it out")
     splits = sorted(p.name for p in root.iterdir() if (p / "a.toks").is_file()) if root.is_dir() else []
     if split is None:
         if splits and not (root / "a.toks").is_file():
@@ -305,7 +311,7 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
 def cmd_keywords(args: argparse.Namespace) -> None:
     """Does each keyword model's keyword term decide anything on each data set (`studies.keyword_study`)?"""
     from matching.evaluation.studies import keyword_study
-    from matching.text.data import DataError, read_toks_folder
+    from matching.text.data import DataError, read_ranking_file
     from matching.text.tokenized import tokenize_lists
     from matching.training.cards import markdown_table
 
@@ -314,14 +320,17 @@ def cmd_keywords(args: argparse.Namespace) -> None:
         sys.exit("error: none of these models has a keyword term")
     rows = []
     for data in args.data:
+        # A data set's folder with --split inside, or one file or toks folder as it is (as evaluate reads them)
+        as_is = Path(data).is_file() or (Path(data) / "a.toks").is_file()
         try:
-            lists = tokenize_lists(read_toks_folder(Path(data) / args.split))[0]
+            lists = tokenize_lists(read_ranking_file(_split_path(data, None if as_is else args.split)))[0]
         except DataError as error:
             sys.exit(f"error: {error}")
         for name, matcher in models.items():
             study = keyword_study(matcher, lists)
             assert study is not None
-            rows.append({"model": name, "data": f"{Path(data).name} {args.split}", "MAP": study.MAP,
+            rows.append({"model": name, "data": Path(data).name if as_is else f"{Path(data).name} {args.split}",
+                         "MAP": study.MAP,
                          "learned match alone": study.learned_MAP, "keywords alone": study.keywords_MAP,
                          "top answer changed": f"{study.top_changed} of {study.questions}",
                          "spread: learned": study.learned_spread, "spread: keywords": study.keywords_spread})
@@ -509,10 +518,10 @@ def build_parser(prog: str = "python -m matching") -> argparse.ArgumentParser:
     explain.set_defaults(func=cmd_explain)
 
     train = sub.add_parser("train", help="train one model from a config")
-    train.add_argument("--config", required=True)
+    train.add_argument("--config", required=True, help="a training config (JSON; configs/ holds the shipped ones)")
     train.add_argument("--data", required=True, help="folder with train/, dev/, test/")
-    train.add_argument("--out", required=True)
-    train.add_argument("--seed", type=int)
+    train.add_argument("--out", required=True, help="the checkpoint folder to write (weights, config, card)")
+    train.add_argument("--seed", type=int, help="the random seed (default: the config's)")
     train.add_argument("--teachers", nargs="+", metavar="FOLDER",
                        help="model folders whose mean score teaches the model (in place of the config's teachers, "
                             "e.g. the seeds trained on the same data as this run)")
@@ -520,11 +529,12 @@ def build_parser(prog: str = "python -m matching") -> argparse.ArgumentParser:
     train.set_defaults(func=cmd_train)
 
     sweep = sub.add_parser("sweep", help="train several seeds of each config, ship the best on dev")
-    sweep.add_argument("--config", required=True, nargs="+")
-    sweep.add_argument("--data", required=True)
+    sweep.add_argument("--config", required=True, nargs="+", help="one or more training configs (JSON)")
+    sweep.add_argument("--data", required=True, help="folder with train/, dev/, test/")
     sweep.add_argument("--out", default=str(DEFAULT_MODELS), help="each config ships to OUT/<name>")
-    sweep.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3, 4, 5])
-    sweep.add_argument("--work", default="runs")
+    sweep.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3, 4, 5],
+                       help="the seeds to train (default 1 to 5)")
+    sweep.add_argument("--work", default="runs", help="folder for every seed's run, NAME/seed-N (default runs)")
     sweep.add_argument("--force", action="store_true", help="retrain seeds that already have a run")
     sweep.add_argument("--device", **DEVICE)
     sweep.set_defaults(func=cmd_sweep)
@@ -534,7 +544,7 @@ def build_parser(prog: str = "python -m matching") -> argparse.ArgumentParser:
                           help="one or more data sets, each a folder with split folders, a toks folder, or a "
                                "TSV/CSV file; each is reported on its own, with its baselines")
     evaluate.add_argument("--split", help="train, dev or test (a subfolder of each --data)")
-    evaluate.add_argument("--models", nargs="*")
+    evaluate.add_argument("--models", nargs="*", help="model names (default: every checkpoint under --pretrained)")
     evaluate.add_argument("--pretrained", type=Path, default=models, help=models_help)
     evaluate.add_argument("--device", **DEVICE)
     evaluate.add_argument("--engine", choices=["local", "ray"], default="local",
@@ -579,8 +589,8 @@ def build_parser(prog: str = "python -m matching") -> argparse.ArgumentParser:
     keywords = sub.add_parser("keywords", help="keyword models: the whole score beside the learned match alone and "
                                                "the keywords alone, and how often the keywords change the top answer")
     keywords.add_argument("--data", required=True, nargs="+", help="data folders, each with --split inside")
-    keywords.add_argument("--split", default="dev")
-    keywords.add_argument("--models", nargs="*")
+    keywords.add_argument("--split", default="dev", help="the split to read (default dev)")
+    keywords.add_argument("--models", nargs="*", help="model names (default: every keyword model under --pretrained)")
     keywords.add_argument("--pretrained", type=Path, default=models, help=models_help)
     keywords.set_defaults(func=cmd_keywords)
 
@@ -598,7 +608,7 @@ def build_parser(prog: str = "python -m matching") -> argparse.ArgumentParser:
     refresh.add_argument("--data", required=True, help="folder with test/")
     refresh.add_argument("--dev", help="the training folder (with dev/): recompute the dev figures too")
     refresh.add_argument("--work", help="sweep's --work folder (NAME/seed-N): recompute the seed study too")
-    refresh.add_argument("--models", nargs="*")
+    refresh.add_argument("--models", nargs="*", help="model names (default: every checkpoint under --pretrained)")
     refresh.add_argument("--pretrained", type=Path, default=models, help=models_help)
     refresh.set_defaults(func=cmd_refresh)
 

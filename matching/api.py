@@ -197,6 +197,10 @@ class EvaluationResult:
     lists: list[RankingList] = field(repr=False)
     """The evaluated questions with their candidates and labels, in the order of the results."""
 
+    def __repr__(self) -> str:  # the evaluation's arrays are for the methods below, not for a notebook's cell
+        return (f"EvaluationResult({self.source!r}: {self.evaluated} questions, {len(self.skipped)} skipped; "
+                f"models {list(self.models)}; .to_frame() for the metrics)")
+
     @property
     def evaluated(self) -> int:
         """Questions evaluated (those with words and candidates)."""

@@ -324,6 +324,8 @@ def test_evaluate_gives_a_frame_per_system_and_the_slices(pair: dict[str, Matche
             assert frame.loc[system, metric] == pytest.approx(direct.overall[system][metric])
     assert result.evaluated == 6 and result.skipped == []
     assert "| plain | " in result.markdown()
+    assert repr(result) == (f"EvaluationResult({str(sample_csv)!r}: 6 questions, 0 skipped; models ['plain', 'gated']; "
+                            ".to_frame() for the metrics)")  # not every array of the evaluation
     questions = result.questions()
     assert len(questions) == 6 and {"qid", "question", "plain AP", "gated first correct"} <= set(questions)
     slices = result.slices()

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from conftest import tiny_config, toy_lists, write_toks_folder
 
-from matching.__main__ import main
+from matching.__main__ import build_parser, main
 from matching.models.params import params_to_dict
 from matching.text.baselines import BASELINES
 from matching.text.data import TSV_COLUMNS
@@ -373,3 +373,32 @@ def test_explain_opens_as_the_app_does_and_says_what_it_cut(pretrained: Path,
     assert result.returncode == 0, result.stderr
     assert "== cli-tiny" in result.stdout and result.stdout.count("\n== ") == 1
     assert "note: Candidate #1 has 83 words; the models read only the first 16" in result.stdout
+
+
+def test_cli_edges_a_researcher_met(pretrained: Path, toy_data: Path, tmp_path: Path,
+                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """Each read "a.toks: file missing", "unknown model" or nothing at all before."""
+    import shutil
+
+    data = tmp_path / "lists.csv"
+    data.write_text("question,candidate,label\nwho wrote hamlet,shakespeare wrote hamlet,1\nwho wrote hamlet,paris,0\n",
+                    encoding="utf-8")
+    for argv, said in [
+        (["evaluate", "--data", str(data), "--split", "dev"], "lists.csv is a file: --split picks a split folder"),
+        (["evaluate", "--data", str(tmp_path / "nowhere"), "--split", "test"], "nowhere: no such file or folder"),
+    ]:
+        with pytest.raises(SystemExit, match=f"^error: .*{said}"):
+            main([*argv, "--pretrained", str(pretrained)])
+    broken = tmp_path / "models"
+    shutil.copytree(pretrained / "cli-tiny", broken / "cli-tiny")
+    weights = broken / "cli-tiny" / "model.safetensors"
+    weights.write_bytes(weights.read_bytes()[:100])
+    with pytest.raises(SystemExit, match="^error: cli-tiny could not be loaded: .*corrupt or truncated weights"):
+        main(["explain", "--pretrained", str(broken), "--models", "cli-tiny", "--", "q", "a"])
+    capsys.readouterr()
+    help_text = build_parser().format_help()
+    assert "paper-\ntables" not in help_text and "COMMAND --help" in help_text
+    for command in ("train", "sweep", "evaluate", "keywords", "refresh"):
+        parser = build_parser()._subparsers._group_actions[0].choices[command]  # type: ignore[union-attr]
+        bare = [a.dest for a in parser._actions if a.help is None and a.dest not in ("help", "command_parser")]
+        assert not bare, (command, bare)

@@ -100,7 +100,9 @@ class Evaluation:
     def per_question(self) -> list[dict[str, object]]:
         """One row per question (built when asked): qid, question, candidate and correct counts,
         each system's AP and rank of the first correct candidate, and whether the models
-        disagree on the top answer."""
+        disagree on the top answer. The rank is the worst case of a tie (the tied wrong ones counted
+        above it), while AP is the expected value over the tie's orders (`metrics`): word overlap tying a
+        right and a wrong answer at the top reads first correct 2 and AP 0.75."""
         columns: dict[str, list[object]] = {"qid": list(self.qids), "question": list(self.questions),
                                             "candidates": self.candidates.tolist(), "correct": self.correct.tolist()}
         for s in self.systems:
