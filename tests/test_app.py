@@ -837,3 +837,20 @@ def test_copies_of_one_answer_tie_on_rank_and_compare() -> None:
     page(at, "compare")
     assert_clean(at)
     assert any("exactly the same score" in text for text in all_text(at).splitlines())
+
+
+def test_the_walkthrough_tables_are_in_the_pages_type_on_a_projector() -> None:
+    """A dataframe draws its cells on a canvas in its own small type: on a projector the walkthrough's word and gate
+    tables read smaller than the 22 px around them. There they are HTML tables, user words escaped."""
+    candidates = ["Pride and **Prejudice** is a novel by Jane Austen.", "Paris is in France."]
+    for step, tables in (("1", 2), ("3", 1)):
+        at = new_app(q="Who wrote <b>Pride</b> and Prejudice?", c=json.dumps(candidates), step=step, present="1")
+        page(at, "walkthrough")
+        assert_clean(at)
+        assert len(at.table) >= tables and not at.dataframe, step
+        cells = [str(v) for t in at.table for v in t.value.to_numpy().ravel()]
+        assert all("\\" in cell for cell in cells if "<" in cell or "**" in cell)  # Markdown-escaped, never HTML
+        at = new_app(q="Who wrote Pride and Prejudice?", c=json.dumps(candidates), step=step)
+        page(at, "walkthrough")
+        assert_clean(at)
+        assert len(at.dataframe) >= tables and not at.table, step

@@ -320,6 +320,29 @@ def model_names_legend(models: Sequence[str], key: str) -> None:
             st.caption("Short names: " + " · ".join(pairs))
 
 
+def small_table(frame: pd.DataFrame, key: str, formats: Mapping[str, str] | None = None, height: int | None = None,
+                placeholder: str | None = None) -> None:
+    """A short table: an interactive dataframe, or on a projector an HTML table in the page's large type (a dataframe
+    draws its cells on a canvas, in its own small type, whatever the page's). `formats`: a printf format per number
+    column ("%.4f"), for both."""
+    formats = dict(formats or {})
+    if _presenting():
+        shown = frame.copy()
+        for column in shown.columns:
+            if column in formats:
+                shown[column] = [(placeholder or "") if pd.isna(v) else formats[column] % v for v in shown[column]]
+            else:  # st.table reads every cell as Markdown: user words go through md() first
+                shown[column] = ["" if v is None else md(str(v)) for v in shown[column]]
+        shown.columns = [md(str(c)) for c in shown.columns]
+        with st.container(key=f"{key}_large"):
+            st.table(shown.style.hide(axis="index"))
+        return
+    config = {c: st.column_config.NumberColumn(c, format=f) for c, f in formats.items() if c in frame.columns}
+    st.dataframe(frame, hide_index=True, width="stretch", key=key, column_config=config,
+                 **({} if height is None else {"height": height}), **({} if placeholder is None else
+                                                                      {"placeholder": placeholder}))
+
+
 PRESENTATION_CSS = """
 <style>
 /* Presentation mode: projector-sized type, full-contrast text, no decoration that competes. */

@@ -18,7 +18,7 @@ from matching.explain.explanation import Explanation
 from matching.explain.matrix_views import Outline
 from matching.explain.ranking import Ranking
 from matching.models.base import SCORE_TERMS
-from ui.views import components
+from ui.views import components, state
 
 SIDES = ("question", "answer")
 
@@ -38,7 +38,7 @@ def _table_height(rows: int) -> int:
 
 
 def _scroll_note(rows: int) -> None:
-    if rows > WHOLE_TABLE_ROWS:
+    if rows > WHOLE_TABLE_ROWS and not state.presenting():  # on a projector the table shows every row
         st.caption(f"{rows} words: scroll the table for the last {rows - WHOLE_TABLE_ROWS}.")
 
 
@@ -47,8 +47,8 @@ def words(explanation: Explanation, texts: dict[str, str], key: str) -> None:
     for side in SIDES:
         tokens = walk.side_tokens(explanation, side)
         components.shaded_text(texts[side], tokens, None, label=side.capitalize(), key=f"{key}_{side}_text")
-        st.dataframe(pd.DataFrame(walk.word_rows(explanation, side)), hide_index=True, width="stretch",
-                     key=f"{key}_{side}_table", height=_table_height(len(tokens)))
+        components.small_table(pd.DataFrame(walk.word_rows(explanation, side)), f"{key}_{side}_table",
+                               height=_table_height(len(tokens)))
         _scroll_note(len(tokens))
     st.caption("Unknown words are underlined; words past the maximum length are struck through.")
 
@@ -76,10 +76,9 @@ def gate(explanation: Explanation, length_scaled: bool, key: str, kind: str = "s
         st.markdown(f"**{side.capitalize()}**: {walk.gate_formula(kind, len(rows))}"
                     + (f"; each vector is multiplied by alpha_t x {len(rows)} (the model scales by the "
                                "length, so the mean weight is 1)." if length_scaled else " and multiplied by alpha_t."))
-        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", key=f"{key}_{side}_table",
-                     column_config={c: st.column_config.NumberColumn(c, format="%.4f")
-                                    for c in ("V^T w", "alpha", "weight applied")},
-                     height=_table_height(len(rows)))
+        components.small_table(pd.DataFrame(rows), f"{key}_{side}_table",
+                               dict.fromkeys(("V^T w", "alpha", "weight applied"), "%.4f"),
+                               height=_table_height(len(rows)))
         _scroll_note(len(rows))
         weights = explanation.question_attention if side == "question" else explanation.answer_attention
         tokens = [t for t in walk.side_tokens(explanation, side) if not t.truncated]
@@ -200,9 +199,7 @@ def pooling(explanation: Explanation, key: str) -> None:
                       key=f"{key}_heatmap")
     st.markdown(f"**Kept so far:** {revealed[-1]['kept so far']}")
     table = pd.DataFrame(revealed)[["order", "question", "answer", "value"]]
-    st.dataframe(table, hide_index=True, width="stretch", key=f"{key}_table",
-                 column_config={"value": st.column_config.NumberColumn("value", format="%.4f")},
-                 height=min(38 + 35 * len(table), 320))
+    components.small_table(table, f"{key}_table", {"value": "%.4f"}, height=min(38 + 35 * len(table), 320))
 
 
 def mlp(explanation: Explanation, key: str) -> None:
@@ -284,9 +281,9 @@ def terms(explanation: Explanation, key: str) -> None:
                     f"{explanation.keyword_score:+.4f} = the score **{explanation.score:+.4f}**.")
     else:
         st.markdown(f"The terms add up to the score **{explanation.score:+.4f}**.")
-    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", key=f"{key}_table", placeholder="",
-                 column_config={c: st.column_config.NumberColumn(c, format="%.4f")
-                                for c in ("value", "feature x", "weight w") if rows and c in rows[0]})
+    components.small_table(pd.DataFrame(rows), f"{key}_table",
+                           {c: "%.4f" for c in ("value", "feature x", "weight w") if rows and c in rows[0]},
+                           placeholder="")
     components.altair(charts.waterfall_chart(walk.terms_waterfall(explanation), explanation.score,
                                              "from 0 to the score, term by term"), key=f"{key}_waterfall")
 
