@@ -854,3 +854,14 @@ def test_the_walkthrough_tables_are_in_the_pages_type_on_a_projector() -> None:
         page(at, "walkthrough")
         assert_clean(at)
         assert len(at.dataframe) >= tables and not at.table, step
+
+
+def test_compares_summary_is_in_the_pages_type_on_a_projector() -> None:
+    candidates = ["Pride and Prejudice is a novel by Jane Austen.", "Paris is in France."]
+    at = new_app(q="Who wrote Pride and Prejudice?", c=json.dumps(candidates), pair="1,2", present="1")
+    page(at, "compare")
+    assert_clean(at)
+    summary = at.table[0].value
+    assert "gap" in summary.columns and "above" not in summary.columns  # the gap's sign says it, in a projector's width
+    assert all(str(v).startswith(("+", "-", "\\+", "\\-")) for v in summary["gap"])  # signed, as off a projector
+    assert list(summary["split"]) == ["exact", "exact", "approximate"]

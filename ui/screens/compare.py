@@ -98,6 +98,14 @@ def _summary(view: CompareView, label_a: str, label_b: str) -> None:
             "bias difference", help="gap = cells + keywords + bias difference (+ residual)"),
         "residual": st.column_config.NumberColumn(
             "residual", help="What integrated gradients leave unexplained (0 for an exact split).")}
+    if state.presenting():  # the page's projector type, not the dataframe's own small one, in a projector's width:
+        # the gap's sign says which is above, and the split's first word says how
+        frame = pd.DataFrame(rows).drop(columns="above")
+        frame["split"] = [str(split).split(",")[0] for split in frame["split"]]
+        frame["model"] = [glossary.short_name(str(name)) for name in frame["model"]]
+        components.small_table(frame, "compare_summary", signed=SIGNED_SUMMARY_COLUMNS)
+        components.model_names_legend(list(view.contrasts), key="compare_short_names")
+        return
     st.dataframe(components.signed_columns(pd.DataFrame(rows), SIGNED_SUMMARY_COLUMNS), hide_index=True,
                  width="stretch", key="compare_summary", column_config=config)
 

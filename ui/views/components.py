@@ -321,16 +321,17 @@ def model_names_legend(models: Sequence[str], key: str) -> None:
 
 
 def small_table(frame: pd.DataFrame, key: str, formats: Mapping[str, str] | None = None, height: int | None = None,
-                placeholder: str | None = None) -> None:
+                placeholder: str | None = None, signed: Sequence[str] = ()) -> None:
     """A short table: an interactive dataframe, or on a projector an HTML table in the page's large type (a dataframe
     draws its cells on a canvas, in its own small type, whatever the page's). `formats`: a printf format per number
-    column ("%.4f"), for both."""
+    column ("%.4f"), for both; `signed`: columns drawn signed to four decimals, never -0.0000 (`signed_columns`)."""
     formats = dict(formats or {})
     if _presenting():
         shown = frame.copy()
         for column in shown.columns:
-            if column in formats:
-                shown[column] = [(placeholder or "") if pd.isna(v) else formats[column] % v for v in shown[column]]
+            if column in formats or column in signed:
+                shown[column] = [(placeholder or "") if pd.isna(v) else terms.signed(float(v), 4)
+                                 if column in signed else formats[column] % v for v in shown[column]]
             else:  # st.table reads every cell as Markdown: user words go through md() first
                 shown[column] = ["" if v is None else md(str(v)) for v in shown[column]]
         shown.columns = [md(str(c)) for c in shown.columns]
@@ -338,7 +339,8 @@ def small_table(frame: pd.DataFrame, key: str, formats: Mapping[str, str] | None
             st.table(shown.style.hide(axis="index"))
         return
     config = {c: st.column_config.NumberColumn(c, format=f) for c, f in formats.items() if c in frame.columns}
-    st.dataframe(frame, hide_index=True, width="stretch", key=key, column_config=config,
+    st.dataframe(signed_columns(frame, signed) if signed else frame, hide_index=True, width="stretch", key=key,
+                 column_config=config,
                  **({} if height is None else {"height": height}), **({} if placeholder is None else
                                                                       {"placeholder": placeholder}))
 
