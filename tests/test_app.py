@@ -865,3 +865,14 @@ def test_compares_summary_is_in_the_pages_type_on_a_projector() -> None:
     assert "gap" in summary.columns and "above" not in summary.columns  # the gap's sign says it, in a projector's width
     assert all(str(v).startswith(("+", "-", "\\+", "\\-")) for v in summary["gap"])  # signed, as off a projector
     assert list(summary["split"]) == ["exact", "exact", "approximate"]
+
+
+def test_the_sanity_data_set_says_which_file_it_will_read_before_it_runs() -> None:
+    """"Try the sample file" changed nothing in sight until the checks ran; the Evaluate page says at once."""
+    at = new_app()
+    page(at, "sanity")
+    assert not [c for c in texts(at, "caption") if c.startswith(":material/description: Ready:")]
+    at.button(key="sanity_sample").click().run()
+    assert_clean(at)
+    ready = [c for c in texts(at, "caption") if "Ready:" in c]
+    assert len(ready) == 1 and "sample" in ready[0] and "Run the checks" in ready[0]
