@@ -100,3 +100,22 @@ def test_strips_side_by_side_share_one_colour_scale() -> None:
     alone = charts.vector_strips(answer, ["w"], "strips").to_dict()
     assert alone["encoding"]["color"]["scale"]["domain"] == [-1.0, 1.0]  # one chart alone: its own largest value
     assert charts.shared_limit(np.zeros((0, 3))) == 1.0
+
+
+def test_a_long_lists_bump_chart_draws_the_candidates_some_system_ranks_high(make_matcher) -> None:  # type: ignore[no-untyped-def]
+    """Thirty candidates were thirty lines in ten repeated colours with no legend: the ten some system ranks best are
+    drawn (and the one explained), each its own colour, with the legend; the title says how many."""
+    candidates = [f"candidate {n} is about the roman empire" if n % 3 else f"line {n} on pizza" for n in range(30)]
+    ranking = rank("how did the roman empire fall ?", candidates, {"tiny": make_matcher()})
+    ranks = {**{n: r.ranks for n, r in ranking.models.items()}, **ranking.baseline_ranks}
+    spec = charts.rank_shift_chart(ranks, ranking.candidates, 29, ranking.disagreement())
+    validated(spec)
+    drawn = charts.charted_candidates(ranks, 30, 29)
+    assert 29 in drawn and len(drawn) <= charts.CHARTED_TOP + 1
+    best = {i: min(int(r[i]) for r in ranks.values()) for i in range(30)}
+    assert max(best[i] for i in drawn if i != 29) <= min(best[i] for i in range(30) if i not in drawn)
+    assert {row["candidate"] for row in spec["data"]["values"]} == {f"#{i + 1}" for i in drawn}
+    assert spec["encoding"]["color"]["legend"] is not None or len(drawn) > 20
+    assert f"the {len(drawn)} of 30 candidates" in str(spec["title"])
+    short_list = charts.rank_shift_chart(ranks, ranking.candidates[:5], 0, ranking.disagreement()[:5])
+    assert "one line per candidate" in str(short_list["title"])

@@ -83,17 +83,35 @@ def _word_bars(rows: list[dict[str, Any]], x: Spec, color: Spec, tooltip: list[S
     }
 
 
+CHARTED_TOP = 10
+"""A long list's bump chart draws this many candidates (and the one explained): thirty lines in ten colours could be
+told apart only by hovering each."""
+
+
+def charted_candidates(ranks: Mapping[str, Sequence[int]], count: int, selected: int) -> list[int]:
+    """The candidates `rank_shift_chart` draws, in list order: every one of a list of at most CHARTED_TOP, else the
+    CHARTED_TOP best by their best rank over the systems (then their mean rank, then their place), and the selected
+    one. A baseline's tie can rank most of a list first, so "in some system's top ten" could still be all of it."""
+    if count <= CHARTED_TOP:
+        return list(range(count))
+    systems = [np.asarray(r, dtype=float) for r in ranks.values()]
+    order = sorted(range(count), key=lambda i: (min(r[i] for r in systems), sum(r[i] for r in systems), i))
+    return sorted({*order[:CHARTED_TOP], selected})
+
+
 def rank_shift_chart(ranks: Mapping[str, Sequence[int]], candidates: Sequence[str], selected: int,
                      disagreement: Sequence[int]) -> Spec:
-    """A bump chart: one line per candidate across systems (models, then baselines), rank 1 on top."""
+    """A bump chart: one line per candidate across systems (models, then baselines), rank 1 on top; of a long list,
+    the candidates of `charted_candidates`."""
     systems = list(ranks)
+    drawn = charted_candidates(ranks, len(candidates), selected)
     rows = [{"system": system, "rank": int(ranks[system][index]), "candidate": f"#{index + 1}",
-             "text": short(text, 80), "selected": index == selected, "spread": int(disagreement[index])}
-            for index, text in enumerate(candidates) for system in systems]
+             "text": short(candidates[index], 80), "selected": index == selected, "spread": int(disagreement[index])}
+            for index in drawn for system in systems]
     count = len(candidates)
-    color: Spec = {"field": "candidate", "type": "nominal", "sort": [f"#{i + 1}" for i in range(count)],
-                   "scale": {"scheme": "tableau10"},
-                   "legend": {"title": "candidate", "orient": "right", "labelLimit": 0} if count <= 20 else None}
+    color: Spec = {"field": "candidate", "type": "nominal", "sort": [f"#{i + 1}" for i in drawn],
+                   "scale": {"scheme": "tableau10" if len(drawn) <= 10 else "category20"},
+                   "legend": {"title": "candidate", "orient": "right", "labelLimit": 0} if len(drawn) <= 20 else None}
     return {
         "$schema": VEGA_LITE_SCHEMA,
         "data": {"values": rows},
@@ -113,7 +131,9 @@ def rank_shift_chart(ranks: Mapping[str, Sequence[int]], candidates: Sequence[st
                         {"field": "text", "type": "nominal", "title": "text"}],
         },
         "height": min(max(220, 30 * count), 600),
-        "title": _title_spec("Rank per system", "one line per candidate; rank 1 on top"),
+        "title": _title_spec("Rank per system", "one line per candidate; rank 1 on top" if len(drawn) == count else
+                             f"the {len(drawn)} of {count} candidates ranked best by some system (every one is in "
+                             "the table); rank 1 on top"),
     }
 
 
