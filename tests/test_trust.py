@@ -61,3 +61,16 @@ def test_shared_cells_name_the_matrix_and_leave_blanks(make_matcher: MatcherFact
         assert row["models"] == sum(bool(v) for v in values) >= 2
         assert all(v is not None for v in values)  # blank is '', never None
         assert all(v == "" or "#" in v or "window" in v for v in values)
+
+
+def test_shared_cells_leave_out_cells_pooled_at_zero(make_matcher: MatcherFactory) -> None:
+    """Two models with an exact-match matrix pool its zero cells by place (a short question and answer share two
+    words): "Who x a" stood in "Cells pooled by more than one model" though it adds exactly 0 to either score."""
+    models = {f"m{s}": make_matcher(seed=s, name=f"m{s}", exact_match="binary") for s in range(2)}
+    ranking = rank("who wrote the novel emma", ["emma is a novel by jane austen written in 1815"], models)
+    explanations = {n: r.explanations[0] for n, r in ranking.models.items()}
+    zero = {(c.i, c.j) for e in explanations.values() for c in e.pooled_cells if not c.filler and c.value == 0}
+    assert zero  # the exact-match matrix's k-max kept zero cells
+    rows = shared_cells(explanations)
+    assert rows and not {(r["question position"] - 1, r["answer position"] - 1) for r in rows} & (
+        zero - {(c.i, c.j) for e in explanations.values() for c in e.pooled_cells if c.value != 0})

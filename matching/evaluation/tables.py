@@ -86,12 +86,15 @@ def shared_cells(explanations: Mapping[str, Explanation]) -> list[dict[str, Any]
     column says where that model pooled it: the matrix and the k-max rank ('cosine #2'), or
     the filter and the pooling window ('filter 1, window 3'), the best when several; it is
     empty ('') when that model did not pool the cell.
+
+    A pooled value of exactly 0 is left out: it adds exactly 0 to the score (gradient x value), and k-max pooling
+    of a sparse matrix (the exact-match one) keeps such cells only by their place ("Who x a", exact match #9).
     """
     best: dict[tuple[int, int], dict[str, tuple[int, str]]] = {}
     words: dict[tuple[int, int], tuple[str, str]] = {}
     for name, explanation in explanations.items():
         for cell in explanation.pooled_cells:
-            if cell.filler or cell.i is None or cell.j is None:
+            if cell.filler or cell.i is None or cell.j is None or cell.value == 0:
                 continue
             position = (cell.i, cell.j)
             where = (f"{cell.group}, window {cell.rank}" if cell.window is not None
