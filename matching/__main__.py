@@ -82,7 +82,9 @@ def _split_path(data: str, split: str | None) -> Path:
         sys.exit(f"error: {root}: no such file or folder")
     if root.is_file() and split is not None:
         sys.exit(f"error: {root} is a file: --split picks a split folder of a data set's folder; leave it out")
-    splits = sorted(p.name for p in root.iterdir() if (p / "a.toks").is_file()) if root.is_dir() else []
+    from matching.text.data import split_folders
+
+    splits = split_folders(root)
     if split is None:
         if splits and not (root / "a.toks").is_file():
             sys.exit(f"error: {root} is a folder of splits ({', '.join(splits)}): give --split")

@@ -316,13 +316,6 @@ class EvaluationResult:
                 f"{skipped}</div>{table}</div>")
 
 
-def _splits(root: Path) -> list[str]:
-    """The split folders (dev, test, train) of a data set's folder; none for a folder that is itself one split."""
-    if not root.is_dir() or (root / "a.toks").is_file():
-        return []
-    return sorted(p.name for p in root.iterdir() if (p / "a.toks").is_file())
-
-
 def evaluate(data: str | Path | Sequence[RankingList], models: Models = None) -> EvaluationResult:
     """Evaluate models and the trivial baselines on a ranking file, as the app's Evaluate page does.
 
@@ -336,10 +329,10 @@ def evaluate(data: str | Path | Sequence[RankingList], models: Models = None) ->
         `.slices()`, `.disagreements(a, b)`, `.ranking(question)`, `.keyword_parts()`.
     """
     from matching.evaluation.dataset import evaluate as evaluate_lists
-    from matching.text.data import parse_ranking_file, read_ranking_file
+    from matching.text.data import parse_ranking_file, read_ranking_file, split_folders
 
     if isinstance(data, str | Path):
-        splits = _splits(Path(data))
+        splits = [] if (Path(data) / "a.toks").is_file() else split_folders(Path(data))  # not one split itself
         if splits:
             raise ValueError(f"{data} is a folder of splits ({', '.join(splits)}): give one, e.g. "
                              f"{Path(data) / splits[0]}")

@@ -74,6 +74,12 @@ def _decode(raw: bytes, name: str) -> str:
         raise DataError(f"{name}: not UTF-8 text (byte {error.start}); save it as UTF-8") from None
 
 
+def split_folders(root: Path) -> list[str]:
+    """The names of `root`'s subfolders that are .toks folders (a data set's dev, test, train), sorted; none for a
+    file or a folder without them."""
+    return sorted(p.name for p in root.iterdir() if (p / TOKS_FILES[0]).is_file()) if root.is_dir() else []
+
+
 def read_toks_folder(folder: str | Path) -> list[RankingList]:
     """The line-aligned format of MODELS.md: a.toks, b.toks, id.txt, sim.txt."""
     folder = Path(folder)

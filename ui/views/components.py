@@ -327,13 +327,16 @@ def small_table(frame: pd.DataFrame, key: str, formats: Mapping[str, str] | None
     column ("%.4f"), for both; `signed`: columns drawn signed to four decimals, never -0.0000 (`signed_columns`)."""
     formats = dict(formats or {})
     if _presenting():
+        def cell(column: str, value: Any) -> str:
+            if column in signed or column in formats:
+                if pd.isna(value):
+                    return placeholder or ""
+                return terms.signed(float(value), 4) if column in signed else formats[column] % value
+            return "" if value is None else md(str(value))  # st.table reads every cell as Markdown: user words too
+
         shown = frame.copy()
         for column in shown.columns:
-            if column in formats or column in signed:
-                shown[column] = [(placeholder or "") if pd.isna(v) else terms.signed(float(v), 4)
-                                 if column in signed else formats[column] % v for v in shown[column]]
-            else:  # st.table reads every cell as Markdown: user words go through md() first
-                shown[column] = ["" if v is None else md(str(v)) for v in shown[column]]
+            shown[column] = [cell(column, value) for value in shown[column]]
         shown.columns = [md(str(c)) for c in shown.columns]
         with st.container(key=f"{key}_large"):
             st.table(shown.style.hide(axis="index"))
