@@ -867,6 +867,23 @@ def test_compares_summary_is_in_the_pages_type_on_a_projector() -> None:
     assert list(summary["split"]) == ["exact", "exact", "approximate"]
 
 
+def test_the_models_overview_fits_a_projector() -> None:
+    """Fifteen columns in a canvas dataframe cut their headers on a projector ('dev MAF', 'top-weight rat'); there
+    the overview is an HTML table of the columns that fit, and says where the others are."""
+    at = page(new_app(present="1"), "models")
+    assert_clean(at)
+    overviews = [t.value.rename(columns=lambda c: plain(c).replace("\u2060", "")) for t in at.table]
+    overviews = [t for t in overviews if "seeds: mean ± sd" in t.columns]
+    assert len(overviews) >= 2 and not [d for d in at.dataframe if "seeds: mean ± sd" in d.value.columns]
+    assert all(list(t.columns) == ["model", "test MAP", "seeds: mean ± sd", "dev MAP", "test MRR", "test P@1",
+                                   "paper MAP"] for t in overviews)
+    shown = {plain(str(name)) for t in overviews for name in t["model"]}
+    assert set(checkpoints()) <= shown
+    assert any("without presentation mode shows them" in c for c in texts(at, "caption"))
+    at = page(new_app(), "models")
+    assert len([d for d in at.dataframe if "seeds: mean ± sd" in d.value.columns]) >= 2
+
+
 def test_the_sanity_data_set_says_which_file_it_will_read_before_it_runs() -> None:
     """"Try the sample file" changed nothing in sight until the checks ran; the Evaluate page says at once."""
     at = new_app()

@@ -55,6 +55,11 @@ components.glossary(["MAP", "MRR", "P@1", "nDCG", "tie rule", "baseline", "rank"
                      *glossary.mentioned_in(card_text + " ".join(KNOWN_LIMITS))], key="models_glossary")
 
 errors = state.load_errors()
+NUMBER_COLUMNS = ("test MAP", "dev MAP", "test MRR", "test P@1", "entropy", "top-weight ratio", "uniform-α MAP",
+                  "permuted-α MAP", "paper MAP")
+PROJECTOR_COLUMNS = ("model", "test MAP", "seeds: mean ± sd", "dev MAP", "test MRR", "test P@1", "paper MAP")
+"""What "At a glance" shows on a projector: the columns that fit its width in its type (`model_row` has 15)."""
+
 GROUP_TEXT = {PAPER_GROUP: "Configurations of the papers' models (each card names its paper and lists where the "
                            "training here differs).",
               "MatchLens variant": "Models with a MatchLens addition (sparse attention gates, an exact-match "
@@ -177,9 +182,12 @@ if loaded:
             st.markdown(f"**{components.md(group)}**, test: {components.md(test)}, dev: {components.md(dev)}. "
                         f"{components.md(GROUP_TEXT.get(group, ''))}")
             overview = pd.DataFrame([model_row(c) for c in in_group])
-            config = {c: st.column_config.NumberColumn(c, format="%.4f")
-                      for c in ("test MAP", "dev MAP", "test MRR", "test P@1", "entropy", "top-weight ratio",
-                                "uniform-α MAP", "permuted-α MAP", "paper MAP")}
+            if state.presenting():  # the page's projector type; the paired tests and attention figures off screen
+                components.small_table(overview[list(PROJECTOR_COLUMNS)], key=f"models_overview_{test}_{dev}_{group}",
+                                       formats={c: "%.4f" for c in PROJECTOR_COLUMNS if c in NUMBER_COLUMNS},
+                                       placeholder="-")
+                continue
+            config = {c: st.column_config.NumberColumn(c, format="%.4f") for c in NUMBER_COLUMNS}
             config["model"] = st.column_config.TextColumn("model", pinned=True)  # in view while the columns scroll
             st.dataframe(overview, hide_index=True, width="stretch", key=f"models_overview_{test}_{dev}_{group}",
                          placeholder="-", column_config=components.fit_headers(overview, config))
@@ -190,7 +198,9 @@ if loaded:
                "train + dev (its dev figure is a training figure). ΔMAP (p): paired randomisation test on "
                "per-question AP. Entropy: mean H(alpha)/log n on test (1 = flat). Uniform-α / permuted-α MAP: "
                "the same model with alpha replaced at inference; if they match its own MAP, the bars carry "
-               "little of the score.")
+               "little of the score."
+               + (" On a projector these tables leave out the paired tests (ΔMAP), the attention figures and the "
+                  "training time: the same link without presentation mode shows them." if state.presenting() else ""))
 
 labels = ([f":material/check_circle: {components.md(name)}" for name in loaded]
           + [f":material/block: {components.md(name)}" for name in errors])
