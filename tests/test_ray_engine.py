@@ -349,6 +349,13 @@ def test_cli_joins_a_cluster_started_beforehand(ranking_folder: Path, tmp_path: 
         assert "1 shard scored by 1 worker" in joined.stdout
         assert "Progress bars disabled" not in joined.stderr  # Ray Data's notice of what the engine turned off itself
         assert joined.stdout.split("\n", 1)[1] == local
+        # Another token: refused at once, in one line of ours (Ray's own join asked 20 times over 20 s, a line each).
+        refused = subprocess.run([sys.executable, "-m", "matching", *common, "--engine", "ray", "--address",
+                                  f"127.0.0.1:{port}", "--out", str(tmp_path / "refused")], capture_output=True,
+                                 text=True, env=env | {"RAY_AUTH_TOKEN": "0" * 32}, cwd=root, timeout=240)
+        assert refused.returncode != 0
+        assert f"error: the Ray cluster at 127.0.0.1:{port} refused this process's token" in refused.stderr
+        assert refused.stderr.count("Failed to get cluster ID") <= 1, refused.stderr[-2000:]
     finally:  # killed: stopped gently, the head waits some 30 s for its processes; it holds nothing to keep
         os.killpg(head.pid, signal.SIGKILL)
         head.wait(timeout=60)

@@ -307,6 +307,14 @@ def importable_in_workers() -> None:
         os.environ["PYTHONPATH"] = os.pathsep.join([root, *paths])
 
 
+def refused(address: str) -> str:
+    """The cluster at `address` refused this process's token: what to give it."""
+    return (f"the Ray cluster at {address} refused this process's token ({AUTH_MODE} is "
+            f"{os.environ.get(AUTH_MODE, 'unset')}): give it the head's token (~/.ray/auth_token or "
+            f"RAY_AUTH_TOKEN); a head started with {AUTH_MODE}=disabled needs {AUTH_MODE}=disabled here too "
+            "(docs/deployment.md)")
+
+
 def not_joined(address: str, error: BaseException) -> str:
     """Why joining the cluster at `address` failed, in one line: a refused token said as such (Ray names it in the
     errors under its ConnectionError, whose own text names the head's node address, not the one given)."""
@@ -315,13 +323,28 @@ def not_joined(address: str, error: BaseException) -> str:
         causes.append(seen)
         seen = seen.__cause__ or seen.__context__
     if any("InvalidAuthToken" in str(cause) or type(cause).__name__ == "AuthenticationError" for cause in causes):
-        return (f"the Ray cluster at {address} refused this process's token ({AUTH_MODE} is "
-                f"{os.environ.get(AUTH_MODE, 'unset')}): give it the head's token (~/.ray/auth_token or "
-                f"RAY_AUTH_TOKEN); a head started with {AUTH_MODE}=disabled needs {AUTH_MODE}=disabled here too "
-                "(docs/deployment.md)")
+        return refused(address)
     return (f"could not join the Ray cluster at {address}. Is it running ({AUTH_MODE}=token ray status --address "
             f"{address})? A cluster with token authentication needs its token here too: ~/.ray/auth_token or "
             "RAY_AUTH_TOKEN (docs/deployment.md)")
+
+
+def token_refused(address: str) -> bool:
+    """Whether the cluster at `address` refuses this process's token, asked once: Ray's own join asks 20 times a second
+    apart, printing a line of its log each time, before it gives up (Ray 2.60). Anything but a refused token (another
+    failure, or a Ray whose client moved) answers False and is left to the join, which says it as before."""
+    try:
+        from ray._raylet import GcsClient
+        from ray.exceptions import AuthenticationError
+    except ImportError:
+        return False
+    try:
+        GcsClient(address=address)
+    except AuthenticationError:
+        return True
+    except Exception:  # noqa: BLE001  (the join that follows reports it)
+        return False
+    return False
 
 
 def failure(error: BaseException) -> str:
@@ -370,6 +393,8 @@ def evaluate_ray(path: str | Path, checkpoints: Mapping[str, str | Path], out: s
         started = not ray.is_initialized()
         if started:
             if address:
+                if token_refused(address):
+                    raise EngineError(refused(address))
                 try:
                     ray.init(address=address, log_to_driver=False, logging_level=logging.WARNING)
                 except ConnectionError as error:
