@@ -285,6 +285,11 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
     if args.engine == "ray" and (args.address or args.resume) and not args.out:
         sys.exit("error: --address and --resume need --out, a folder for the shards' results (on a cluster, one "
                  "every machine can write)")
+    if args.engine != "ray" and (ray_only := [f"--{name}" for name in ("out", "resume", "address", "workers")
+                                              if getattr(args, name)]):
+        sys.exit(f"error: {', '.join(ray_only)} {'is' if len(ray_only) == 1 else 'are'} for --engine ray (--out: "
+                 "its shards' folder); each question's results: --per-question FILE.csv")
+    exported: list[dict[str, object]] = []
     # Ray's workers choose the device on their own machines (a driver without a GPU may lead a cluster with them).
     device = _device(args.device) if args.engine == "local" else None
     for data in args.data:  # each data set on its own, with its own baselines and tests
@@ -308,6 +313,15 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
         print()
         print(format_table(result))
         print("\n" + evaluation_notes(result, {name: matcher.card for name, matcher in models.items()}))
+        exported += [{"data": str(path), **row} for row in result.per_question_export()]
+    if args.per_question:
+        from matching.explain.export import rows_to_csv
+
+        try:
+            args.per_question.write_bytes(rows_to_csv(exported))
+        except OSError as error:
+            sys.exit(f"error: --per-question {args.per_question} cannot be written: {error.strerror or error}")
+        print(f"\neach question's results: {args.per_question} ({len(exported):,} rows)")
 
 
 def cmd_keywords(args: argparse.Namespace) -> None:
@@ -546,7 +560,7 @@ def build_parser(prog: str = "python -m matching") -> argparse.ArgumentParser:
                           help="one or more data sets, each a folder with split folders, a toks folder, or a "
                                "TSV/CSV file; each is reported on its own, with its baselines")
     evaluate.add_argument("--split", help="train, dev or test (a subfolder of each --data)")
-    evaluate.add_argument("--models", nargs="*", help="model names (default: every checkpoint under --pretrained)")
+    evaluate.add_argument("--models", nargs="+", help="model names (default: every checkpoint under --pretrained)")
     evaluate.add_argument("--pretrained", type=Path, default=models, help=models_help)
     evaluate.add_argument("--device", **DEVICE)
     evaluate.add_argument("--engine", choices=["local", "ray"], default="local",
@@ -558,6 +572,10 @@ def build_parser(prog: str = "python -m matching") -> argparse.ArgumentParser:
     evaluate.add_argument("--workers", type=at_least_one,
                           help="--engine ray: scoring workers, one thread each (default: one per CPU of the machine "
                                "or cluster)")
+    evaluate.add_argument("--per-question", type=Path, metavar="FILE.csv",
+                          help="write each question's results: its AP and first correct rank per system, whether the "
+                               "models disagree, each model's top answer by its number in the list (a data column "
+                               "when several --data are given)")
     evaluate.add_argument("--out", help="--engine ray: folder for each shard's per-question results (Parquet)")
     evaluate.add_argument("--resume", action="store_true",
                           help="--engine ray: score only the shards --out does not hold yet (a stopped run)")
@@ -592,7 +610,7 @@ def build_parser(prog: str = "python -m matching") -> argparse.ArgumentParser:
                                                "the keywords alone, and how often the keywords change the top answer")
     keywords.add_argument("--data", required=True, nargs="+", help="data folders, each with --split inside")
     keywords.add_argument("--split", default="dev", help="the split to read (default dev)")
-    keywords.add_argument("--models", nargs="*", help="model names (default: every keyword model under --pretrained)")
+    keywords.add_argument("--models", nargs="+", help="model names (default: every keyword model under --pretrained)")
     keywords.add_argument("--pretrained", type=Path, default=models, help=models_help)
     keywords.set_defaults(func=cmd_keywords)
 
@@ -610,7 +628,7 @@ def build_parser(prog: str = "python -m matching") -> argparse.ArgumentParser:
     refresh.add_argument("--data", required=True, help="folder with test/")
     refresh.add_argument("--dev", help="the training folder (with dev/): recompute the dev figures too")
     refresh.add_argument("--work", help="sweep's --work folder (NAME/seed-N): recompute the seed study too")
-    refresh.add_argument("--models", nargs="*", help="model names (default: every checkpoint under --pretrained)")
+    refresh.add_argument("--models", nargs="+", help="model names (default: every checkpoint under --pretrained)")
     refresh.add_argument("--pretrained", type=Path, default=models, help=models_help)
     refresh.set_defaults(func=cmd_refresh)
 

@@ -614,6 +614,22 @@ def test_evaluate_sample_and_open_a_question() -> None:
     assert list(frame["correct"]) == [bool(x) for x in frame["correct"]] and frame["correct"].any()
 
 
+def test_evaluate_keeps_its_filters_while_questions_are_opened_from_it() -> None:
+    """A researcher working through a filtered list opened a question, came back, and found every filter reset."""
+    at = page(new_app(), "evaluate")
+    at.button(key="evaluate_sample").click().run()
+    at.checkbox(key="evaluate_low").check().run()
+    at.number_input(key="evaluate_threshold").set_value(2).run()
+    at.button_group(key="evaluate_per_model").set_value("AP").run()
+    shown = next(df for df in at.dataframe if df.key == "evaluate_questions").value
+    page(at, "compare")
+    page(at, "evaluate")
+    assert_clean(at)
+    assert at.checkbox(key="evaluate_low").value and at.number_input(key="evaluate_threshold").value == 2
+    assert at.button_group(key="evaluate_per_model").value == "AP"
+    assert next(df for df in at.dataframe if df.key == "evaluate_questions").value.equals(shown)
+
+
 def test_shared_link_reopens_the_view() -> None:
     example = BY_KEY["paraphrase"]
     at = new_app(q=example.question, c=json.dumps(list(example.candidates)), gold="1,3", pick="3")

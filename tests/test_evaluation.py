@@ -355,6 +355,15 @@ def test_question_table_filters_and_columns(make_matcher: MatcherFactory) -> Non
     assert columns[4:6] == ["one top answer", "two top answer"] and "BM25 first correct" not in columns
     texts = [candidate for item in lists for candidate in item.candidates]
     assert all(any(text.startswith(top.rstrip("…")) for text in texts) for top in tops["one top answer"])
+    # The export's top answers are whole: the screen's are cut to 60 characters (the CSV held 700 of 729 cut).
+    long = [RankingList(item.qid, item.question, [f"{c} " + "and more words " * 6 for c in item.candidates],
+                        item.labels) for item in lists]
+    result = evaluate(long, models)
+    shown, _ = result.question_table(long, "top answer")
+    whole, _ = result.question_table(long, "top answer", top_answer_chars=None)
+    assert all(top.endswith("…") and len(top) == 60 for top in shown["one top answer"])
+    assert all(" ".join(top.split()) in {" ".join(c.split()) for item in long for c in item.candidates}
+               for top in whole["one top answer"])
 
 
 def test_p_values_below_a_thousandth_are_not_printed_as_zero() -> None:

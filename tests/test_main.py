@@ -254,6 +254,28 @@ def test_evaluate_reports_several_data_sets_each_with_its_baselines(pretrained: 
     assert out.count("| BM25 | ") == 2 and out.count("Paired randomisation test on per-question AP") == 2
 
 
+def test_evaluate_writes_each_questions_results(pretrained: Path, toy_data: Path, tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """--out was the one-process path's silent no-op: a researcher asking for each question's results got nothing."""
+    import csv
+
+    other = write_toks_folder(tmp_path / "other" / "test", toy_lists(0, 5))
+    target = tmp_path / "per-question.csv"
+    main(["evaluate", "--pretrained", str(pretrained), "--data", str(toy_data), str(other.parent), "--split", "test",
+          "--per-question", str(target)])
+    assert f"each question's results: {target} (7 rows)" in capsys.readouterr().out
+    rows = list(csv.DictReader(target.open(encoding="utf-8")))
+    assert [row["data"] for row in rows] == [str(toy_data / "test")] * 2 + [str(other)] * 5
+    lists = toy_lists(0, 5)
+    for row, item in zip(rows[2:], lists, strict=True):
+        assert row["question"] == item.question and 1 <= int(row["cli-tiny top answer #"]) <= len(item.candidates)
+        assert 0 <= float(row["cli-tiny AP"]) <= 1 and row["BM25 first correct"]
+    for flag in (["--out", str(tmp_path / "out")], ["--resume"], ["--workers", "2"]):
+        with pytest.raises(SystemExit) as stopped:
+            main(["evaluate", "--pretrained", str(pretrained), "--data", str(toy_data), "--split", "test", *flag])
+        assert "is for --engine ray" in str(stopped.value.code) and "--per-question" in str(stopped.value.code)
+
+
 @pytest.mark.parametrize("workers", ["0", "-2", "two"])
 def test_evaluate_refuses_a_count_of_workers_below_one(pretrained: Path, toy_data: Path, workers: str,
                                                       capsys: pytest.CaptureFixture[str]) -> None:

@@ -34,8 +34,10 @@ def test_slices_cover_every_question_with_a_correct_answer(make_matcher: Matcher
     for item, top, position in zip(lists, tops, evaluation.top("tiny"), strict=True):
         assert item.candidates[int(position)].startswith(top["tiny"].rstrip("…"))
     assert top_answers(lists[:1], {"m": [1]}, limit=1000) == [{"m": lists[0].candidates[1]}]
-    shares = identical_word_share(lists, models, max_questions=3)
-    assert shares[0]["pairs"] == 12 and 0 <= float(shares[0]["identical-word share"]) <= 1  # type: ignore[arg-type]
+    shares = identical_word_share(lists, models | {"mcan": make_matcher(seed=1, name="mcan", family="mcan")},
+                                  max_questions=3)
+    assert shares[0]["pairs"] == 12 and 0 < float(shares[0]["identical-word share"]) <= 1  # type: ignore[arg-type]
+    assert shares[1]["identical-word share"] is None  # no pooled cells: no share, not "0%, beyond exact words"
 
 
 def test_fractional_mean_lengths_and_small_overlaps_fall_in_a_slice() -> None:

@@ -111,6 +111,14 @@ class Evaluation:
         columns["models disagree"] = self.disagree.tolist()
         return [dict(zip(columns, row, strict=True)) for row in zip(*columns.values(), strict=True)]
 
+    def per_question_export(self) -> list[dict[str, object]]:
+        """`per_question` with each model's top answer as its number in the question's list (from 1, as the app
+        numbers candidates): what `evaluate --per-question` writes, on either engine (a Ray run's driver holds no
+        candidate texts)."""
+        tops = {model: self.top(model) for model in self.models}
+        return [{**row, **{f"{model} top answer #": int(top[n]) + 1 for model, top in tops.items()}}
+                for n, row in enumerate(self.per_question)]
+
     def evaluated_lists(self, lists: Sequence[RankingList]) -> list[RankingList]:
         """The evaluated lists among `lists` (those given to `evaluate`), in the order of the results."""
         return [lists[int(position)] for position in self.positions]
@@ -119,16 +127,19 @@ class Evaluation:
         """MAP per slice of questions (`slices.slice_rows`), from each question's AP."""
         return slicing.slice_rows(self.slices, {s: self.ap(s) for s in self.systems})
 
-    def top_answers(self, lists: Sequence[RankingList], limit: int = slicing.TOP_ANSWER_CHARS) -> list[dict[str, str]]:
+    def top_answers(self, lists: Sequence[RankingList],
+                    limit: int | None = slicing.TOP_ANSWER_CHARS) -> list[dict[str, str]]:
         """Per evaluated question, each model's top answer (`slices.top_answers`); `lists`: those evaluated."""
         return slicing.top_answers(self.evaluated_lists(lists), {m: self.top(m) for m in self.models}, limit)
 
     def question_table(self, lists: Sequence[RankingList], shown: str = "first correct rank",
-                       disagree: bool = False, low: bool = False, threshold: int = 3) -> tuple[pd.DataFrame, list[str]]:
+                       disagree: bool = False, low: bool = False, threshold: int = 3,
+                       top_answer_chars: int | None = slicing.TOP_ANSWER_CHARS) -> tuple[pd.DataFrame, list[str]]:
         """The per-question table as the Evaluate page shows it, and its columns in order: the questions the
         filters keep (`disagree`: the models' top answers differ; `low`: some model's best-placed correct
         answer is at rank `threshold` or lower), one column per model of the `shown` kind ('first correct
-        rank', 'AP' or 'top answer'), and the last baseline's first correct rank beside the first."""
+        rank', 'AP' or 'top answer'), and the last baseline's first correct rank beside the first. Top
+        answers are shortened to `top_answer_chars` for the screen (None: whole, for an export)."""
         frame = pd.DataFrame(self.per_question)
         first = [f"{m} first correct" for m in self.models]
         if disagree:
@@ -136,7 +147,7 @@ class Evaluation:
         if low and first:
             frame = frame[(frame[first] >= threshold).any(axis=1)]
         frame = frame.copy()
-        tops = self.top_answers(lists)
+        tops = self.top_answers(lists, top_answer_chars)
         for model in self.models:
             frame[f"{model} top answer"] = [tops[int(n)][model] for n in frame.index]
         per_model = {"first correct rank": first, "AP": [f"{m} AP" for m in self.models],

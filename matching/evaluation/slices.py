@@ -85,16 +85,16 @@ def slice_rows(slices: Sequence[Mapping[str, str] | None], ap: Mapping[str, Sequ
     return tables
 
 
-def top_answers(lists: Sequence[RankingList], tops: Mapping[str, Sequence[int]], limit: int = TOP_ANSWER_CHARS
-                ) -> list[dict[str, str]]:
+def top_answers(lists: Sequence[RankingList], tops: Mapping[str, Sequence[int]],
+                limit: int | None = TOP_ANSWER_CHARS) -> list[dict[str, str]]:
     """Per question (`lists`, in the order of each model's `tops`): each model's top answer,
-    shortened to `limit` characters."""
+    shortened to `limit` characters (None: whole, as an export gives it)."""
     rows = []
     for n, item in enumerate(lists):
         row = {}
         for model, top in tops.items():
             text = " ".join(item.candidates[int(top[n])].split())
-            row[model] = text if len(text) <= limit else text[: limit - 1] + "…"
+            row[model] = text if limit is None or len(text) <= limit else text[: limit - 1] + "…"
         rows.append(row)
     return rows
 
@@ -105,7 +105,9 @@ def identical_word_share(lists: Sequence[RankingList], matchers: Mapping[str, Ma
     """Per model: the share of |pooled-cell contributions| from cells joining identical words (same lookup key).
 
     Summed over every (question, candidate) pair of the file; a high share means the model
-    mostly scores exact word matches, as word overlap and BM25 do.
+    mostly scores exact word matches, as word overlap and BM25 do. None for a model with no pooled
+    cells (MCAN: no cell adds to its score, so no share is defined; a 0 read as "beyond exact words").
+    A keyword term, exact-word matching by design, is not a pooled cell and is not in the share.
     """
     kept, _ = tokenize_lists(lists)
     kept = [t for t in kept if all(t.candidates)]
@@ -125,7 +127,7 @@ def identical_word_share(lists: Sequence[RankingList], matchers: Mapping[str, Ma
                     if q[cell.i].key == a[cell.j].key:
                         identical += size
         rows.append({"model": name, "pairs": sum(len(t.candidates) for t in kept),
-                     "identical-word share": identical / total if total else 0.0})
+                     "identical-word share": identical / total if total else None})
         if progress:
             progress((index + 1) / len(matchers), name)
     return rows

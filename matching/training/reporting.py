@@ -172,16 +172,18 @@ def test_data_names(cards: Iterable[ModelCard]) -> str:
     return ", ".join(sorted({data_name(card, "test") for card in cards}))
 
 
-def evaluation_notes(result: Evaluation, cards: Mapping[str, Mapping[str, Any]]) -> str:
-    """Beside `evaluate`'s metric table: paired randomisation tests on this data's per-question AP
-    against the baselines, and each model's seed spread from its card, labelled with the data it
-    was measured on (the card's test split, whatever file was evaluated)."""
+def paired_test_rows(result: Evaluation, cards: Mapping[str, Mapping[str, Any]]) -> tuple[str, list[dict[str, Any]]]:
+    """Beside an evaluation's metric table (`evaluate`, the Evaluate page): paired randomisation tests on this data's
+    per-question AP against every baseline, and each model's seed spread from its card, labelled with the data it
+    was measured on (the card's test split, whatever file was evaluated). The sentence that heads them, and a row
+    per model (none where fewer than two questions have a correct candidate: the sentence says so)."""
     answerable = result.correct > 0
     if answerable.sum() < 2:  # a file of one question (or none answerable): its table is all there is to say
         return (f"No paired test against the baselines: it needs at least two questions with a correct candidate, "
-                f"and this file has {int(answerable.sum())}.")
+                f"and this file has {int(answerable.sum())}.", [])
     parsed = {name: ModelCard.from_dict({"name": name, **raw}) for name, raw in cards.items()}
-    pairs = [(name, baseline) for name in parsed for baseline in TESTED_AGAINST]
+    baselines = [system for system in result.systems if system not in result.models]
+    pairs = [(name, baseline) for name in parsed for baseline in baselines]
     tests = dict(zip(pairs, paired_tests([result.ap(name)[answerable] for name, _ in pairs],
                                          [result.ap(baseline)[answerable] for _, baseline in pairs],
                                          [baseline for _, baseline in pairs]), strict=True)) if pairs else {}
@@ -189,15 +191,23 @@ def evaluation_notes(result: Evaluation, cards: Mapping[str, Mapping[str, Any]])
     # One label for the column when every card's spread was measured alike; else each cell says its own.
     shared = next(iter(labels)) if len(labels) == 1 else None
     column = shared or "seed spread (card): test MAP mean ± sd"
-    lines = []
+    rows = []
     for name, card in parsed.items():
         label = seed_spread_label(card)
         row: dict[str, Any] = {"model": name,
                                column: seed_line(card) if shared or label is None else f"{seed_line(card)}, {label}"}
-        for baseline in TESTED_AGAINST:
+        for baseline in baselines:
             row[f"vs {baseline}: ΔMAP"] = tests[(name, baseline)].difference
             row[f"vs {baseline}: p"] = tests[(name, baseline)].p_value
-        lines.append(row)
+        rows.append(row)
     return (f"Paired randomisation test on per-question AP (two-sided), on this file's {int(answerable.sum())} "
             "questions with a correct candidate; the seed spread is each model's card figure, measured on the "
-            "test split of the data it was trained on:\n\n" + markdown_table(lines))
+            "test split of the data it was trained on:", rows)
+
+
+def evaluation_notes(result: Evaluation, cards: Mapping[str, Mapping[str, Any]]) -> str:
+    """`paired_test_rows` as `evaluate` prints them: p as the cards give it (below 0.001: '<0.001')."""
+    sentence, rows = paired_test_rows(result, cards)
+    shown = [{key: p_text(value) if key.endswith(": p") else f"{value:+.4f}" if key.endswith(": ΔMAP") else value
+              for key, value in row.items()} for row in rows]
+    return sentence + ("\n\n" + markdown_table(shown) if shown else "")

@@ -11,12 +11,13 @@ from matching.evaluation.dataset import Evaluation, evaluate
 from matching.evaluation.metrics import METRICS
 from matching.evaluation.progress import EvaluationProgress
 from matching.evaluation.slices import identical_word_share
-from matching.evaluation.studies import keyword_rows
+from matching.evaluation.studies import keyword_rows, p_text
 from matching.explain import glossary
 from matching.explain.export import rows_to_csv
 from matching.text.data import DataError, RankingList, content_key
 from matching.text.inputs import join_candidates
 from matching.text.tokens import TextError
+from matching.training.reporting import paired_test_rows
 from ui.views import common, components, state
 
 ss = st.session_state
@@ -94,8 +95,9 @@ else:
     evaluation: Evaluation = result["evaluation"]
     lists: list[RankingList] = result["lists"]
     by_qid = {item.qid: item for item in lists}
+    # The candidates of the questions evaluated: a skipped question's were counted beside a count that left it out.
     st.success(f"{components.md(Path(result['name']).name)}: {glossary.counted(evaluation.evaluated, 'question')}, "
-               f"{glossary.counted(sum(len(x.candidates) for x in lists), 'candidate')}.",
+               f"{glossary.counted(int(evaluation.candidates.sum()), 'candidate')}.",
                icon=":material/check_circle:")
     for reason in evaluation.skipped[:5]:
         st.warning(f"Left out: {components.md(reason)}", icon=":material/warning:")
@@ -115,6 +117,15 @@ else:
                    "of each question to compare the models with a fair baseline.")
     components.download("Metrics (CSV)", rows_to_csv(table.to_dict("records")), "matchlens-metrics.csv",
                         "text/csv", key="evaluate_metrics_export", icon=":material/download:")
+    loaded = state.models()
+    sentence, tests = paired_test_rows(evaluation, {n: loaded[n].card for n in evaluation.models if n in loaded})
+    st.caption(sentence)
+    if tests:
+        tested = pd.DataFrame(tests)
+        for column in [c for c in tested.columns if c.endswith(": p")]:
+            tested[column] = tested[column].map(p_text)  # as the cards and `evaluate` give p: '<0.001', not 0.0000
+        components.small_table(tested, key="evaluate_paired_tests",
+                               signed=[c for c in tested.columns if c.endswith(": ΔMAP")])
 
     st.subheader("Slices", divider="gray")
     st.caption("MAP per group of questions: by question word, by the length of the correct answers (mean words), "
@@ -132,7 +143,9 @@ else:
                      key="evaluate_identical"):
         st.caption("Share of all |pooled-cell contributions| coming from cells that join a question word with the "
                    "same word in the candidate (over every pair of the file, at most 200 questions). Word overlap "
-                   "and BM25 score only such matches; a model near 0 reads meaning beyond exact words.")
+                   "and BM25 score only such matches; a model near 0 reads meaning beyond exact words. A keyword "
+                   "term is exact-word matching by design and not a pooled cell, so it is not in the share (the "
+                   "expander below splits it off). A model without pooled cells (MCAN) has no share: -.")
         if st.button("Compute", key="evaluate_identical_run", icon=":material/calculate:"):
             bar = st.progress(0.0, text="Explaining every pair...")
             ss["ml_identical"] = {"digest": result["digest"], "rows": identical_word_share(
@@ -141,7 +154,7 @@ else:
             bar.empty()
         identical = ss.get("ml_identical")
         if identical and identical["digest"] == result["digest"]:
-            st.dataframe(pd.DataFrame(identical["rows"]), hide_index=True, width="stretch",
+            st.dataframe(pd.DataFrame(identical["rows"]), hide_index=True, width="stretch", placeholder="-",
                          key="evaluate_identical_table", column_config={"identical-word share": st.column_config.
                                                                         NumberColumn(format="percent")})
     with st.expander("Which part carries each model here: its learned match or its keyword term?",
@@ -170,13 +183,15 @@ else:
     st.caption("Tick the box at a row's left to open that question with its candidates and labels on the Rank "
                "page.")
     filters = st.columns([1, 1, 1], vertical_alignment="bottom")
-    disagree = filters[0].checkbox("Models disagree on the top answer", key="evaluate_disagree")
-    low = filters[1].checkbox("Correct answer ranked low", key="evaluate_low",
+    # Kept for the session: a researcher opening question after question from a filtered list comes back to it.
+    disagree = filters[0].checkbox("Models disagree on the top answer", key="evaluate_disagree",
+                                   persist_state="session")
+    low = filters[1].checkbox("Correct answer ranked low", key="evaluate_low", persist_state="session",
                               help="Some model puts its best-placed correct answer at this rank or lower.")
     threshold = filters[2].number_input("Low means rank ≥", min_value=2, max_value=100, value=3,
-                                        key="evaluate_threshold")
+                                        key="evaluate_threshold", persist_state="session")
     shown = st.segmented_control("Per model", ["first correct rank", "AP", "top answer"],
-                                 default="first correct rank", key="evaluate_per_model",
+                                 default="first correct rank", key="evaluate_per_model", persist_state="session",
                                  help="One column per model, so every column fits the screen.") or "first correct rank"
     frame, columns = evaluation.question_table(lists, shown, disagree, low, int(threshold))
     model_names = evaluation.models
@@ -203,7 +218,8 @@ else:
     selection = st.dataframe(frame[columns].reset_index(drop=True), column_config=config, hide_index=True,
                              width="stretch", key="evaluate_questions", on_select="rerun", placeholder="no correct",
                              selection_mode="single-row", height=min(38 + 35 * len(frame), 520))
-    components.download("Per-question results (CSV)", rows_to_csv(frame.to_dict("records")),
+    whole, _ = evaluation.question_table(lists, shown, disagree, low, int(threshold), top_answer_chars=None)
+    components.download("Per-question results (CSV)", rows_to_csv(whole.to_dict("records")),
                         "matchlens-per-question.csv", "text/csv", key="evaluate_export", icon=":material/download:")
     rows = selection.selection.rows if selection is not None else []
     if rows:
