@@ -318,9 +318,10 @@ def test_evaluate_slices_top_answers_csv_and_empty_filter() -> None:
     assert_clean(at)
     assert "Metrics (CSV)" in {b.label for b in at.get("download_button")}
     # The paired tests beside the metrics, against every baseline, as `evaluate` prints them (the page had none).
-    tests = next(df.value for df in at.dataframe if "vs BM25: ΔMAP" in df.value.columns)
+    tests = next(df.value for df in at.dataframe if "vs BM25: ΔMAP (p)" in df.value.columns)
     assert list(tests["model"]) == default_models(checkpoints())
-    assert {f"vs {b}: ΔMAP" for b in ("original order", "word overlap", "BM25")} <= set(tests.columns)
+    assert {f"vs {b}: ΔMAP (p)" for b in ("original order", "word overlap", "BM25")} <= set(tests.columns)
+    assert all(re.fullmatch(r"[+-]\d\.\d{4} \((<0\.001|\d\.\d{3})\)", cell) for cell in tests["vs BM25: ΔMAP (p)"])
     assert any("Paired randomisation test on per-question AP" in c and "8 questions" in c for c in texts(at, "caption"))
     for slicing in ("question word", "correct-answer length", "word overlap"):
         rows = frame(at, slicing)

@@ -205,6 +205,19 @@ def paired_test_rows(result: Evaluation, cards: Mapping[str, Mapping[str, Any]])
             "test split of the data it was trained on:", rows)
 
 
+def paired_test_cells(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """`paired_test_rows`' rows with each baseline's ΔMAP and p in one cell, "+0.1385 (<0.001)", as the Models
+    page's overview gives them: a column per baseline instead of two, so that the table fits a screen's width."""
+    cells = []
+    for row in rows:
+        cell = {key: value for key, value in row.items() if not key.startswith("vs ")}
+        for key, value in row.items():
+            if key.endswith(": ΔMAP"):
+                cell[f"{key.removesuffix(': ΔMAP')}: ΔMAP (p)"] = f"{value:+.4f} ({p_text(row[key[:-4] + 'p'])})"
+        cells.append(cell)
+    return cells
+
+
 def evaluation_notes(result: Evaluation, cards: Mapping[str, Mapping[str, Any]]) -> str:
     """`paired_test_rows` as `evaluate` prints them: p as the cards give it (below 0.001: '<0.001')."""
     sentence, rows = paired_test_rows(result, cards)

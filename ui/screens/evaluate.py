@@ -11,17 +11,19 @@ from matching.evaluation.dataset import Evaluation, evaluate
 from matching.evaluation.metrics import METRICS
 from matching.evaluation.progress import EvaluationProgress
 from matching.evaluation.slices import identical_word_share
-from matching.evaluation.studies import keyword_rows, p_text
+from matching.evaluation.studies import keyword_rows
 from matching.explain import glossary
 from matching.explain.export import rows_to_csv
 from matching.text.data import DataError, RankingList, content_key
 from matching.text.inputs import join_candidates
 from matching.text.tokens import TextError
-from matching.training.reporting import paired_test_rows
+from matching.training.reporting import paired_test_cells, paired_test_rows
 from ui.views import common, components, state
 
 ss = st.session_state
 RESULT = "ml_evaluation"
+PAIRED_AT_ONCE = 1_000
+"""Questions with a correct candidate up to which the paired tests run with the evaluation (above: on a click)."""
 
 st.title(":material/fact_check: Evaluate")
 st.caption("Upload a ranking file: WikiQA TSV (QuestionID, Question, ..., Sentence, Label) or CSV with the columns "
@@ -117,15 +119,29 @@ else:
                    "of each question to compare the models with a fair baseline.")
     components.download("Metrics (CSV)", rows_to_csv(table.to_dict("records")), "matchlens-metrics.csv",
                         "text/csv", key="evaluate_metrics_export", icon=":material/download:")
-    loaded = state.models()
-    sentence, tests = paired_test_rows(evaluation, {n: loaded[n].card for n in evaluation.models if n in loaded})
-    st.caption(sentence)
-    if tests:
-        tested = pd.DataFrame(tests)
-        for column in [c for c in tested.columns if c.endswith(": p")]:
-            tested[column] = tested[column].map(p_text)  # as the cards and `evaluate` give p: '<0.001', not 0.0000
-        components.small_table(tested, key="evaluate_paired_tests",
-                               signed=[c for c in tested.columns if c.endswith(": ΔMAP")])
+    with st.expander("Is each model's lead over the baselines more than chance?", icon=":material/balance:",
+                     expanded=True, key="evaluate_paired"):
+        paired = ss.get("ml_paired")
+        if not (paired and paired["digest"] == result["digest"]):
+            # 9,999 resamples a test: under a second for a dev split, 11 s for 4,000 questions and six models, so
+            # a large file's run waits for a click, and every result is kept for the page's later reruns.
+            if int((evaluation.correct > 0).sum()) > PAIRED_AT_ONCE and not st.button(
+                    "Compute the paired tests", key="evaluate_paired_run", icon=":material/calculate:"):
+                paired = None
+            else:
+                with st.spinner("Testing each model against each baseline..."):
+                    loaded = state.models()
+                    paired = ss["ml_paired"] = {"digest": result["digest"], "tests": paired_test_rows(
+                        evaluation, {n: loaded[n].card for n in evaluation.models if n in loaded})}
+        if paired is None:
+            st.caption(f"Paired randomisation tests on per-question AP, each model against each baseline: "
+                       f"{glossary.counted(int((evaluation.correct > 0).sum()), 'question')} to resample, "
+                       "some seconds a model.")
+        else:
+            sentence, tests = paired["tests"]
+            st.caption(sentence)
+            if tests:
+                components.small_table(pd.DataFrame(paired_test_cells(tests)), key="evaluate_paired_tests")
 
     st.subheader("Slices", divider="gray")
     st.caption("MAP per group of questions: by question word, by the length of the correct answers (mean words), "
