@@ -304,15 +304,22 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
                                       progress=EvaluationProgress(lists.questions, lists.pairs, list(models), display))
         except DataError as error:
             sys.exit(f"error: {error}")
+        unanswerable = int((result.correct == 0).sum())
         print(f"\n{path}: {result.evaluated} question{'' if result.evaluated == 1 else 's'} "
-              f"({len(result.skipped)} skipped)")
+              f"({len(result.skipped)} skipped" + (f"; {unanswerable} without a correct candidate, left out of the "
+                                                  "metrics" if unanswerable else "") + ")")
         for reason in result.skipped[:SKIPS_SHOWN]:  # which, and why: a count alone sent users to the notebook
             print(f"  skipped {reason}")
         if len(result.skipped) > SKIPS_SHOWN:
             print(f"  and {len(result.skipped) - SKIPS_SHOWN} more")
+        if note := result.wordless_note():
+            print(f"  {note}")
         print()
-        print(format_table(result))
-        print("\n" + evaluation_notes(result, {name: matcher.card for name, matcher in models.items()}))
+        if unanswerable == result.evaluated:  # a table of NaN said nothing
+            print("No question has a correct candidate (label 1), so no metric is defined on this file.")
+        else:
+            print(format_table(result))
+            print("\n" + evaluation_notes(result, {name: matcher.card for name, matcher in models.items()}))
         exported += [{"data": str(path), **row} for row in result.per_question_export()]
     if args.per_question:
         from matching.explain.export import rows_to_csv

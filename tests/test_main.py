@@ -166,6 +166,26 @@ def test_evaluate_a_file_of_one_question_and_a_text_too_long(pretrained: Path, t
         main(["evaluate", "--pretrained", str(pretrained), "--data", str(huge)])
 
 
+def test_evaluate_says_what_its_table_leaves_out(pretrained: Path, tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """A question without a correct candidate counted among the questions but not in MAP; an empty candidate ranked
+    last without a word; a file of no correct candidate a table of nan: each is now said beside the table."""
+    mixed = tmp_path / "mixed.csv"
+    mixed.write_text("question,candidate,label\nwho wrote hamlet,shakespeare wrote hamlet,1\nwho wrote hamlet,,0\n"
+                     "who wrote hamlet, ,1\nwhere is paris,in france,0\nwhere is paris,the river,0\n"
+                     "who is here,nobody,1\nwho is here,the river is long,0\n", encoding="utf-8")
+    main(["evaluate", "--pretrained", str(pretrained), "--data", str(mixed)])
+    out = capsys.readouterr().out
+    assert f"{mixed}: 3 questions (0 skipped; 1 without a correct candidate, left out of the metrics)" in out
+    assert "2 candidates without words (in 1 question) are ranked last by every model" in out
+    negative = tmp_path / "negative.csv"
+    negative.write_text("question,candidate,label\nwho wrote hamlet,shakespeare,0\nwho wrote hamlet,a play,0\n",
+                        encoding="utf-8")
+    main(["evaluate", "--pretrained", str(pretrained), "--data", str(negative)])
+    out = capsys.readouterr().out
+    assert "No question has a correct candidate (label 1), so no metric is defined" in out and "nan" not in out
+
+
 def test_sweep_and_report(config_file: Path, toy_data: Path, tmp_path: Path,
                           capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "shipped" / "cli-tiny"

@@ -34,7 +34,8 @@ CHUNKING = Chunking(questions=8, pairs=30)
 
 def generated_lists(questions: int = 60, seed: int = 11) -> list[RankingList]:
     """Invented questions resampled from the test facts: 3 to 7 candidates each (about 300 pairs),
-    some with no correct one, one question without words (skipped), repeated texts (ties)."""
+    some with no correct one, one question without words (skipped), candidates without words, repeated texts
+    (ties)."""
     rng = random.Random(seed)
     answers = [answer for _, answer, _ in FACTS] + DISTRACTORS
     lists = []
@@ -43,6 +44,8 @@ def generated_lists(questions: int = 60, seed: int = 11) -> list[RankingList]:
         candidates = [rng.choice(answers) for _ in range(rng.randint(2, 6))]
         place = rng.randrange(len(candidates) + 1)
         candidates.insert(place, answer if n % 9 else rng.choice(DISTRACTORS))
+        if n % 11 == 5:  # a candidate without words: ranked last, counted in `wordless`
+            candidates.append("\u200b")
         labels = tuple(int(c == answer) for c in candidates)
         lists.append(RankingList(f"G{n}", question if n != 17 else " ", tuple(candidates), labels))
     return lists
@@ -76,6 +79,7 @@ def assert_same(ray_result: Evaluation, expected: Evaluation) -> None:
     assert ray_result.systems == expected.systems == [*CHECKPOINTS, *BASELINES]
     assert ray_result.qids == expected.qids and ray_result.positions.tolist() == expected.positions.tolist()
     assert ray_result.skipped == expected.skipped and ray_result.slices == expected.slices
+    assert ray_result.wordless.tolist() == expected.wordless.tolist()
     for system in expected.systems:
         np.testing.assert_allclose(ray_result.ap(system), expected.ap(system), rtol=0, atol=1e-9, equal_nan=True)
         assert abs(ray_result.overall[system]["MAP"] - expected.overall[system]["MAP"]) < 1e-9

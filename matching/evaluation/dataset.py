@@ -64,6 +64,19 @@ class Evaluation:
     slices: list[dict[str, str] | None] = field(default_factory=list)
     """Per evaluated question, its slice in each slicing (`slices.question_slices`), read from the
     words while they were at hand, so the views never tokenise the file again."""
+    wordless: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    """Per evaluated question, its candidates without words: every model ranks them last (`model_scores`)."""
+
+    def wordless_note(self) -> str | None:
+        """What the tables do not show: candidates without words, ranked last by every model (a correct one among
+        them lowers that question's AP); None where there are none."""
+        count = int(self.wordless.sum())
+        if not count:
+            return None
+        questions = int((self.wordless > 0).sum())
+        return (f"{count} candidate{'s' if count != 1 else ''} without words (in {questions} "
+                f"question{'s' if questions != 1 else ''}) {'are' if count != 1 else 'is'} ranked last by every "
+                "model: no model can read them, and a correct one among them lowers its question's AP.")
 
     @property
     def evaluated(self) -> int:
@@ -276,7 +289,8 @@ def question_results(first: int, lists: Sequence[RankingList], read: Sequence[To
         candidates=np.array([len(t.item.candidates) for t in read], dtype=np.int64),
         correct=np.array([sum(t.item.labels) for t in read], dtype=np.int64),
         positions=np.array([place[id(t.item)] for t in read], dtype=np.int64),
-        skipped=skipped, slices=[slicing.question_slices(t) for t in read])
+        skipped=skipped, slices=[slicing.question_slices(t) for t in read],
+        wordless=np.array([sum(not words for words in t.candidates) for t in read], dtype=np.int64))
 
 
 def score_lists(first: int, lists: Sequence[RankingList], models: Mapping[str, Matcher]) -> Evaluation:
@@ -308,7 +322,8 @@ def assemble(models: Sequence[str], parts: Sequence[Evaluation]) -> Evaluation:
                       correct=joined([p.correct for p in parts], np.int64),
                       positions=joined([p.positions for p in parts], np.int64),
                       skipped=[reason for p in parts for reason in p.skipped],
-                      slices=[item for p in parts for item in p.slices])
+                      slices=[item for p in parts for item in p.slices],
+                      wordless=joined([p.wordless for p in parts], np.int64))
 
 
 def mean_over_answerable(results: SystemResults) -> dict[str, float]:

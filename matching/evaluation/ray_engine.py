@@ -132,6 +132,7 @@ def results_table(part: Evaluation, lists: Sequence[RankingList], first: int, sy
         "candidates": pa.array([len(item.candidates) for item in lists], pa.int64()),
         "correct": pa.array([sum(item.labels) for item in lists], pa.int64()),
         "slices": pa.array([None if row is None else json.dumps(part.slices[row]) for row in rows], pa.string()),
+        "wordless": pa.array([0 if row is None else int(part.wordless[row]) for row in rows], pa.int64()),
     }
     for number, system in enumerate(systems):
         results = part.results[system]
@@ -158,7 +159,8 @@ def results_of_table(table: Any, models: Sequence[str]) -> Evaluation:
                       qids=kept["qid"].tolist(), questions=kept["question"].tolist(),
                       candidates=kept["candidates"].to_numpy(np.int64), correct=kept["correct"].to_numpy(np.int64),
                       positions=kept["position"].to_numpy(np.int64), skipped=frame["skipped"].dropna().tolist(),
-                      slices=[json.loads(text) for text in kept["slices"]])
+                      slices=[json.loads(text) for text in kept["slices"]],
+                      wordless=kept["wordless"].to_numpy(np.int64))
 
 
 def write_atomically(table: Any, path: Path) -> None:

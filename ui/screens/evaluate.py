@@ -105,6 +105,8 @@ else:
         st.warning(f"Left out: {components.md(reason)}", icon=":material/warning:")
     if len(evaluation.skipped) > 5:
         st.warning(f"... and {len(evaluation.skipped) - 5} more questions left out.", icon=":material/warning:")
+    if note := evaluation.wordless_note():
+        st.warning(note, icon=":material/warning:")
     without = sum(not x.has_relevant for x in lists)
     if without:
         st.caption(f"{without} question(s) have no correct candidate; metrics leave them out.")
