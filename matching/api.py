@@ -14,6 +14,7 @@ per folder of checkpoints and shared by every call.
 
 from __future__ import annotations
 
+import re
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -329,7 +330,7 @@ def evaluate(data: str | Path | Sequence[RankingList], models: Models = None) ->
         `.slices()`, `.disagreements(a, b)`, `.ranking(question)`, `.keyword_parts()`.
     """
     from matching.evaluation.dataset import evaluate as evaluate_lists
-    from matching.text.data import parse_ranking_file, read_ranking_file, split_folders
+    from matching.text.data import DataError, parse_ranking_file, read_ranking_file, split_folders
 
     if isinstance(data, str | Path):
         splits = [] if (Path(data) / "a.toks").is_file() else split_folders(Path(data))  # not one split itself
@@ -339,7 +340,11 @@ def evaluate(data: str | Path | Sequence[RankingList], models: Models = None) ->
         source, lists = str(data), read_ranking_file(data)
     elif hasattr(data, "to_csv") and hasattr(data, "columns"):  # a DataFrame of the CSV's columns
         source = f"a table of {len(data)} rows"
-        lists = parse_ranking_file(data.to_csv(index=False).encode("utf-8"), source)
+        try:
+            lists = parse_ranking_file(data.to_csv(index=False).encode("utf-8"), source)
+        except DataError as error:  # the CSV the table was written as: its line N is the table's row N - 2
+            raise DataError(re.sub(r"^(a table of \d+ rows) line (\d+)",
+                                   lambda m: f"{m[1]}, row {int(m[2]) - 2} (from 0)", str(error))) from None
     else:
         lists = list(data)
         source = f"{len(lists)} ranking lists"

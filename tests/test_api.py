@@ -32,7 +32,7 @@ from matching.explain.matcher import Matcher
 from matching.explain.ranking import ModelRanking, rank_column, score_column
 from matching.paths import app_dir
 from matching.text.baselines import BASELINES
-from matching.text.data import RankingList
+from matching.text.data import DataError, RankingList
 from matching.text.tokens import TextError
 from matching.training.cards import default_models
 from matching.training.checkpoint import save_checkpoint
@@ -291,8 +291,15 @@ def test_evaluate_and_rank_say_what_is_wrong_with_natural_inputs(pair: dict[str,
                                                                  toy_data: Path) -> None:
     """What a notebook user tries first: the CSV read by pandas, a data set's folder, a typo'd argument. Each read
     an AttributeError, "a.toks: file missing", a table of NaNs or "'int' object is not iterable" before."""
-    from_frame = matching.evaluate(pd.read_csv(sample_csv), pair)
+    frame = pd.read_csv(sample_csv)
+    from_frame = matching.evaluate(frame, pair)
     assert from_frame.evaluated == 6 and from_frame.to_frame().equals(matching.evaluate(sample_csv, pair).to_frame())
+    wrong = frame.copy()
+    wrong.loc[3, "label"] = 2
+    with pytest.raises(DataError, match=r"^a table of \d+ rows, row 3 \(from 0\) \(question .*label '2' is not 0 or 1"):
+        matching.evaluate(wrong, pair)
+    assert matching.evaluate(frame.assign(label=frame["label"].astype(bool)), pair).to_frame().equals(
+        from_frame.to_frame())  # a column of booleans is labels
     with pytest.raises(ValueError, match=r"is a folder of splits \(dev, test, train\): give one, e.g. .*/dev$"):
         matching.evaluate(toy_data, pair)
     with pytest.raises(ValueError, match="no question to evaluate"):

@@ -147,6 +147,17 @@ def test_bad_uploads(raw: bytes, message: str) -> None:
     assert str(caught.value).startswith("upload.csv")
 
 
+def test_a_bad_csv_label_names_its_line_and_question_and_booleans_are_labels() -> None:
+    """'label '2' is not 0 or 1' sent a researcher searching a file of thousands of rows; pandas' True/False were
+    refused as not numbers."""
+    raw = (",".join(CSV_COLUMNS) + "\nwho wrote hamlet,shakespeare,1\nwho wrote hamlet,a play,0\n"
+           '"where is\nparis",in france,2\n').encode()
+    with pytest.raises(DataError, match=r"^upload.csv line 5 \(question 'where is\\nparis'\): label '2' is not 0 or 1"):
+        parse_ranking_file(raw, "upload.csv")
+    raw = (",".join(CSV_COLUMNS) + "\nq,a,True\nq,b,FALSE\nq,c,false\n").encode()
+    assert parse_ranking_file(raw, "upload.csv")[0].labels == (1, 0, 0)
+
+
 def test_fingerprint_tracks_content() -> None:
     lists = toy_lists(0, 2)
     assert fingerprint(lists) == fingerprint(toy_lists(0, 2))

@@ -85,7 +85,7 @@ def test_evaluate_progress_piped_is_a_few_plain_lines(pretrained: Path, tmp_path
 
 def test_evaluate_reports_a_bad_file_in_one_line(pretrained: Path, tmp_path: Path) -> None:
     (tmp_path / "bad.csv").write_text("question,candidate,label\nq,a,maybe\n", encoding="utf-8")
-    with pytest.raises(SystemExit, match="error: .*bad.csv: label 'maybe' is not a number"):
+    with pytest.raises(SystemExit, match=r"error: .*bad.csv line 2 \(question 'q'\): label 'maybe' is not a number"):
         main(["evaluate", "--pretrained", str(pretrained), "--data", str(tmp_path / "bad.csv")])
 
 

@@ -52,12 +52,16 @@ def _group(rows: Iterable[tuple[str, str, str, int]]) -> list[RankingList]:
 
 
 PLAIN_LABELS = {"0": 0, "1": 1}
+BOOLEAN_LABELS = {"true": 1, "false": 0}
+"""A column of booleans (pandas writes True and False; a spreadsheet TRUE and FALSE) is labels too."""
 
 
 def _label(value: str, where: str) -> int:
     if (plain := PLAIN_LABELS.get(value)) is not None:  # nearly every row: no float to parse
         return plain
     text = value.strip()
+    if (boolean := BOOLEAN_LABELS.get(text.lower())) is not None:
+        return boolean
     try:
         number = float(text)
     except ValueError:
@@ -175,9 +179,13 @@ def _checked_rows(reader: csv.DictReader, name: str, required: tuple[str, ...]) 
         if None in row or any(row.get(lowered[c.lower()]) is None for c in required):
             raise DataError(f"{name} line {reader.line_num}: wrong number of fields")
         rows += 1
-        yield {c: row[lowered[c.lower()]] for c in required}
+        yield {c: row[lowered[c.lower()]] for c in required} | {LINE: str(reader.line_num)}
     if not rows:
         raise DataError(f"{name}: no rows")
+
+
+LINE = "line number"
+"""The key of a table row's line number in the file, beside its required columns (`_checked_rows`)."""
 
 
 def _ranking_rows(stream: Iterable[str], first_line: str, name: str) -> Iterator[tuple[str, str, str, int]]:
@@ -187,7 +195,8 @@ def _ranking_rows(stream: Iterable[str], first_line: str, name: str) -> Iterator
                  _label(r["Label"], f"{name} question {r['QuestionID']}"))
                 for r in _table_rows(stream, name, "\t", TSV_COLUMNS))
     # CSV has no question id: the question text is the id.
-    return ((r["question"], r["question"], r["candidate"], _label(r["label"], f"{name}"))
+    return ((r["question"], r["question"], r["candidate"],
+             _label(r["label"], f"{name} line {r[LINE]} (question {r['question'][:60]!r})"))
             for r in _table_rows(stream, name, ",", CSV_COLUMNS))
 
 
