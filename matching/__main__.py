@@ -292,8 +292,9 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
     exported: list[dict[str, object]] = []
     # Ray's workers choose the device on their own machines (a driver without a GPU may lead a cluster with them).
     device = _device(args.device) if args.engine == "local" else None
-    for data in args.data:  # each data set on its own, with its own baselines and tests
-        path = _split_path(data, args.split)
+    # Every --data checked before the first is scored: a wrong second one failed after minutes of the first.
+    paths = [_split_path(data, args.split) for data in args.data]
+    for path in paths:  # each data set on its own, with its own baselines and tests
         try:
             if args.engine == "ray":
                 result = _evaluate_on_ray(args, path, models)

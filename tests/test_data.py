@@ -158,6 +158,21 @@ def test_a_bad_csv_label_names_its_line_and_question_and_booleans_are_labels() -
     assert parse_ranking_file(raw, "upload.csv")[0].labels == (1, 0, 0)
 
 
+def test_a_file_in_another_format_says_which_format_it_needs(tmp_path: Path) -> None:
+    """A folder of CSVs read "a.toks: file missing"; a tab-separated question,candidate,label and a CSV separated by
+    semicolons each listed missing columns without saying why."""
+    for name in ("a.csv", "b.csv"):
+        (tmp_path / name).write_text(",".join(CSV_COLUMNS) + "\nq,c,1\n", encoding="utf-8")
+    for read in (read_ranking_file, read_toks_folder):
+        with pytest.raises(DataError, match=r"is a folder of ranking files \(a.csv, b.csv\), not a toks folder .* "
+                                            r"give one of its files, e.g. .*a.csv$"):
+            read(tmp_path)
+    with pytest.raises(DataError, match="a file with tabs is read as WikiQA's TSV"):
+        parse_ranking_file(b"question\tcandidate\tlabel\nq\tc\t1\n", "plain.tsv")
+    with pytest.raises(DataError, match="this header is separated by ';'"):
+        parse_ranking_file(b"question;candidate;label\nq;c;1\n", "semicolon.csv")
+
+
 def test_fingerprint_tracks_content() -> None:
     lists = toy_lists(0, 2)
     assert fingerprint(lists) == fingerprint(toy_lists(0, 2))

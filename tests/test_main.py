@@ -166,6 +166,14 @@ def test_evaluate_a_file_of_one_question_and_a_text_too_long(pretrained: Path, t
         main(["evaluate", "--pretrained", str(pretrained), "--data", str(huge)])
 
 
+def test_evaluate_checks_every_data_set_before_scoring_the_first(pretrained: Path, toy_data: Path, tmp_path: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit, match="no such file or folder"):
+        main(["evaluate", "--pretrained", str(pretrained), "--data", str(toy_data), str(tmp_path / "nothing"),
+              "--split", "test"])
+    assert "| system |" not in capsys.readouterr().out  # the first was not scored before the second was refused
+
+
 def test_evaluate_says_what_its_table_leaves_out(pretrained: Path, tmp_path: Path,
                                                  capsys: pytest.CaptureFixture[str]) -> None:
     """A question without a correct candidate counted among the questions but not in MAP; an empty candidate ranked

@@ -84,6 +84,16 @@ def split_folders(root: Path) -> list[str]:
     return sorted(p.name for p in root.iterdir() if (p / TOKS_FILES[0]).is_file()) if root.is_dir() else []
 
 
+def missing_toks_file(folder: Path, name: str) -> DataError:
+    """A toks folder's file missing; a folder of ranking files instead (not a toks folder at all) said as such."""
+    files = sorted(p.name for p in folder.glob("*") if p.suffix.lower() in (".csv", ".tsv")) if folder.is_dir() else []
+    if files and not any((folder / toks).is_file() for toks in TOKS_FILES):
+        shown = ", ".join(files[:3]) + (f" and {len(files) - 3} more" if len(files) > 3 else "")
+        return DataError(f"{folder} is a folder of ranking files ({shown}), not a toks folder "
+                         f"({', '.join(TOKS_FILES)}): give one of its files, e.g. {folder / files[0]}")
+    return DataError(f"{folder / name}: file missing")
+
+
 def read_toks_folder(folder: str | Path) -> list[RankingList]:
     """The line-aligned format of MODELS.md: a.toks, b.toks, id.txt, sim.txt."""
     folder = Path(folder)
@@ -91,7 +101,7 @@ def read_toks_folder(folder: str | Path) -> list[RankingList]:
     for name in TOKS_FILES:
         path = folder / name
         if not path.is_file():
-            raise DataError(f"{path}: file missing")
+            raise missing_toks_file(folder, name)
         columns.append(_decode(path.read_bytes(), str(path)).splitlines())
     lengths = {name: len(lines) for name, lines in zip(TOKS_FILES, columns, strict=True)}
     if len(set(lengths.values())) != 1:
@@ -165,6 +175,17 @@ def _table_rows(stream: Iterable[str], name: str, delimiter: str, required: tupl
                         f"{MAX_TEXT_CHARS:,} characters") from None
 
 
+def _format_hint(header: list[str], required: tuple[str, ...]) -> str:
+    """Why a header lacks the columns of its format, where the header itself says: question, candidate, label
+    separated by tabs (read as WikiQA's TSV, by the tab), or one column holding another separator."""
+    if required == TSV_COLUMNS and {c.lower() for c in header} >= set(CSV_COLUMNS):
+        return (" (a file with tabs is read as WikiQA's TSV; question, candidate and label are read from a CSV: "
+                "save it separated by commas)")
+    if required == CSV_COLUMNS and len(header) == 1 and (found := next((c for c in ";|" if c in header[0]), None)):
+        return f" (a CSV here is separated by commas; this header is separated by '{found}')"
+    return ""
+
+
 def _checked_rows(reader: csv.DictReader, name: str, required: tuple[str, ...]) -> Iterator[dict[str, str]]:
     header = [h.strip() for h in (reader.fieldnames or [])]
     lowered = {h.lower(): h for h in header}
@@ -172,7 +193,7 @@ def _checked_rows(reader: csv.DictReader, name: str, required: tuple[str, ...]) 
     if not header:
         raise DataError(f"{name}: the file is empty; it needs a header line ({', '.join(required)}) and rows")
     if missing:
-        raise DataError(f"{name}: missing column(s) {missing}; found {header}")
+        raise DataError(f"{name}: missing column(s) {missing}; found {header}{_format_hint(header, required)}")
     reader.fieldnames = header
     rows = 0
     for row in reader:
@@ -231,7 +252,7 @@ def _toks_rows(folder: Path, stack: ExitStack) -> Iterator[tuple[str, str, str, 
     paths = [folder / name for name in TOKS_FILES]
     for path in paths:
         if not path.is_file():
-            raise DataError(f"{path}: file missing")
+            raise missing_toks_file(folder, path.name)
     columns = [_lines(stack.enter_context(path.open(encoding="utf-8-sig", newline="")), path) for path in paths]
     number, label_file = 0, paths[-1]  # sim.txt; joined once, not once a row (a third of a 100,000-pair pass)
     for number, row in enumerate(itertools.zip_longest(*columns), 1):
