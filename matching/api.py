@@ -305,8 +305,8 @@ class EvaluationResult:
             return rank_texts(item.question, list(item.candidates), self.models, item.labels,
                               max_candidates=max(MAX_CANDIDATES, len(item.candidates)))
         except TextError as error:  # a candidate with no words: evaluation ranks it last, a ranking cannot read it
-            raise TextError(f"question {question} ({item.qid}): {error}; the evaluation ranked it last, but a "
-                            "ranking needs words in every candidate") from None
+            raise TextError(f"question at position {question} ({item.qid}): {error}; the evaluation ranked it last, "
+                            "but a ranking needs words in every candidate") from None
 
     def _repr_html_(self) -> str:
         import html

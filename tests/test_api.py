@@ -314,7 +314,7 @@ def test_evaluate_and_rank_say_what_is_wrong_with_natural_inputs(pair: dict[str,
     assert matching.rank(QUESTION, CANDIDATES, pair, labels=np.array([1, 0, 0, 0])).labels == (1, 0, 0, 0)
     result = matching.evaluate([RankingList("q1", QUESTION, (CANDIDATES[0], "   "), (1, 0))], pair)
     assert result.evaluated == 1  # evaluation ranks the wordless candidate last
-    with pytest.raises(TextError, match=r"question 0 \(q1\): candidate 2 has no words; the evaluation ranked it last"):
+    with pytest.raises(TextError, match=r"question at position 0 \(q1\): candidate #2 has no words; the evaluation"):
         result.ranking(0)
     with pytest.raises(TypeError, match="its position \\(an int\\) or its qid"):
         result.ranking(1.0)  # type: ignore[arg-type]

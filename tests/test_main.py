@@ -100,7 +100,7 @@ def test_explain_ranks_and_explains(pretrained: Path, capsys: pytest.CaptureFixt
 
 
 def test_explain_refuses_unusable_text(pretrained: Path) -> None:
-    with pytest.raises(SystemExit, match="error: candidate 2 has no words"):
+    with pytest.raises(SystemExit, match="error: candidate #2 has no words"):
         main(["explain", "--pretrained", str(pretrained), "who wrote hamlet ?", "shakespeare", "   "])
 
 

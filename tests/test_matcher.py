@@ -128,7 +128,7 @@ def test_tokens_are_flagged_unknown_and_truncated(make_matcher: MatcherFactory) 
 
 @pytest.mark.parametrize("question, candidates, message", [
     ("", ["an answer"], "the question has no words"),
-    ("a question", ["an answer", " \u200b "], "candidate 2 has no words"),
+    ("a question", ["an answer", " \u200b "], "candidate #2 has no words"),
 ])
 def test_texts_without_words_are_refused(make_matcher: MatcherFactory, question: str, candidates: list[str],
                                          message: str) -> None:

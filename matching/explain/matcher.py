@@ -111,7 +111,7 @@ class Matcher:
         explanation is cut from the trace when first asked for."""
         require_words(question, "the question")
         for index, candidate in enumerate(candidates):
-            require_words(candidate, f"candidate {index + 1}")
+            require_words(candidate, f"candidate #{index + 1}")
         params = self.params
         q_tokens = flag_tokens(question, self.vectors, params.max_question_len)
         a_tokens = [flag_tokens(a, self.vectors, params.max_answer_len) for a in candidates]

@@ -216,7 +216,7 @@ def rank_tokens(question: str, question_tokens: Sequence[Token], candidates: Seq
                 raise TextError(f"label {index + 1} is {label!r}: give 0 or 1 for each candidate (1 = correct)")
     require_words(question_tokens, "the question")
     for index, tokens in enumerate(candidate_tokens):
-        require_words(tokens, f"candidate {index + 1}")
+        require_words(tokens, f"candidate #{index + 1}")
     if models:  # every model reads the same vectors: flag the unknown words once, for the views
         vectors = next(iter(models.values())).vectors
         question_tokens = flag_unknown(question_tokens, vectors)
