@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:
-    from matching.api import EvaluationResult, compare, evaluate, gap_chart, load, rank
+    from matching.api import EvaluationResult, cells, compare, evaluate, gap_chart, load, rank
 
-__all__ = ["EvaluationResult", "__version__", "compare", "evaluate", "gap_chart", "load", "rank"]
+__all__ = ["EvaluationResult", "__version__", "cells", "compare", "evaluate", "gap_chart", "load", "rank"]
 _API = frozenset(__all__) - {"__version__"}
 
 

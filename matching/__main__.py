@@ -320,6 +320,7 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
             print("No question has a correct candidate (label 1), so no metric is defined on this file.")
         else:
             print(format_table(result))
+            print("\nTied scores count as the mean over their orders (docs/evaluation-and-benchmarks.md).")
             print("\n" + evaluation_notes(result, {name: matcher.card for name, matcher in models.items()}))
         exported += [{"data": str(path), **row} for row in result.per_question_export()]
     if args.per_question:

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from matching.explain.contrast import ModelContrast, contrast
+from matching.explain.explanation import Explanation
 from matching.explain.matcher import Matcher
 from matching.explain.ranking import Ranking
 from matching.paths import models_root
@@ -186,6 +187,18 @@ def gap_chart(comparison: ModelContrast, terms: int = 10) -> alt.LayerChart:
     return waterfall_chart(gap_waterfall(comparison, terms), comparison.gap, heading, total="gap")
 
 
+def cells(explanation: Explanation) -> pd.DataFrame:
+    """The pooled cells of one explanation (`ranking.explanation(i, model)`) as a table, as the Pooled cells page
+    shows them: the words each cell joins ('word (position)', from 1), its value, its contribution to the score and
+    its signed share of all |contributions|; empty for a family that pools no cells (MCAN: see its `terms` and
+    `word_weights`). The contributions and the bias add up to the score exactly (`Explanation.bias_contribution`)."""
+    import pandas as pd
+
+    from matching.evaluation.tables import cell_rows
+
+    return pd.DataFrame(cell_rows(explanation))
+
+
 @dataclass(frozen=True)
 class EvaluationResult:
     """Every model and baseline evaluated on one file: metrics overall, per question and per slice."""
@@ -254,11 +267,12 @@ class EvaluationResult:
         columns = ["model", "MAP", "learned match alone", "keywords alone", "top answer changed", "questions"]
         return pd.DataFrame(keyword_rows(self.lists, self.models, max_questions), columns=columns).set_index("model")
 
-    def top_answers(self, model: str) -> list[int]:
-        """Per evaluated question, the position of `model`'s top answer (the first of a tie)."""
-        if model not in self.models:
-            raise KeyError(f"{model!r} was not evaluated; the models are {list(self.models)}")
-        return self.evaluation.top(model).tolist()
+    def top_answers(self, system: str) -> list[int]:
+        """Per evaluated question, the position of `system`'s top answer (the first of a tie): a model's or a
+        baseline's."""
+        if system not in self.evaluation.systems:
+            raise KeyError(f"{system!r} was not evaluated; the systems are {self.evaluation.systems}")
+        return self.evaluation.top(system).tolist()
 
     def disagreements(self, a: str, b: str) -> pd.DataFrame:
         """The questions where models `a` and `b` put different candidates on top (index: the question's

@@ -166,6 +166,20 @@ def test_explanation_by_position_or_text(pair: dict[str, Matcher]) -> None:
 
 # ---------------------------------------------------------------- compare and the gap chart
 
+def test_cells_are_the_pooled_cells_with_their_words_and_add_up(pair: dict[str, Matcher],
+                                                                  make_matcher: MatcherFactory) -> None:
+    """`pd.DataFrame(explanation.pooled_cells)` gave indices, not words; `matching.cells` is the page's table."""
+    ranking = matching.rank(QUESTION, CANDIDATES, pair)
+    explanation = ranking.explanation(1, "gated")
+    table = matching.cells(explanation)
+    assert len(table) == len(explanation.pooled_cells)
+    words = {token.text for token in explanation.question_tokens}
+    assert all(row.startswith(tuple(words)) or row == "(filler)" for row in table["question"])
+    assert table["contribution"].sum() + explanation.bias_contribution == pytest.approx(explanation.score, abs=1e-5)
+    mcan = matching.rank(QUESTION, CANDIDATES, {"mcan": make_matcher(seed=1, name="mcan", family="mcan")})
+    assert matching.cells(mcan.explanation(0)).empty  # no pooled cells: its terms split the score
+
+
 def test_compare_splits_the_gap_exactly(pair: dict[str, Matcher]) -> None:
     ranking = matching.rank(QUESTION, CANDIDATES, pair)
     for name in pair:
@@ -385,6 +399,9 @@ def test_disagreements_and_ranking_a_question_again(pair: dict[str, Matcher], sa
     assert len(again.candidates) == 120 and again.labels == long.labels
     with pytest.raises(KeyError, match="not evaluated"):
         result.top_answers("other")
+    tops = result.top_answers("BM25")  # a baseline's top answers too, as the evaluation keeps them
+    assert len(tops) == result.evaluated and all(0 <= top < len(item.candidates)
+                                                 for top, item in zip(tops, result.lists, strict=True))
     same = matching.evaluate(sample_csv, {"plain": pair["plain"], "again": pair["plain"]})
     agreeing = same.disagreements("plain", "again")  # none: still the columns, so a filter on them finds no rows
     assert agreeing.empty and agreeing.index.name == "question"

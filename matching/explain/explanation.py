@@ -185,7 +185,15 @@ class ScoreSplit:
 
 @dataclass(frozen=True)
 class Explanation:
-    """Why one model gave one (question, answer) pair its score."""
+    """Why one model gave one (question, answer) pair its score, read off the forward pass that gave it.
+
+    `score`, and its exact splits: `terms` (named terms that sum to it), the pooled cells (`pooled_cells`, each with
+    its `value` and `contribution`, plus `bias_contribution`; `matching.cells(explanation)` as a table with the
+    words), every cell of the matrices read (`cell_contributions` plus `cell_bias`), and, with a keyword term,
+    `learned_score` + `keyword_score`. The words as the model saw them (`question_tokens`, `answer_tokens`, each
+    with `unknown` and `truncated`), the attention gate (`question_attention`, `answer_attention`) and other word
+    weightings (`word_weights`), and the matrices (`interaction_matrices`, `display_matrices`). `to_dict()` gives
+    it all as plain data; `parts` says which of these the family has."""
 
     model: str
     family: str
