@@ -83,6 +83,8 @@ def test_load_reads_a_folder(folder: Path) -> None:
     loaded = matching.load(folder=folder)
     assert sorted(loaded) == ["gated", "plain"]
     assert all(isinstance(m, Matcher) for m in loaded.values())
+    # One line each: printing the models printed every card and network (thousands of characters a model).
+    assert repr(loaded["gated"]) == f"Matcher('gated', family 'amvlstm', from {folder / 'gated'})"
     assert list(matching.load(["plain", "gated"], folder)) == ["plain", "gated"]  # the order asked for
     assert matching.load("gated", folder)["gated"] is loaded["gated"]  # loaded once per folder, shared
     with pytest.raises(ValueError, match=r"unknown model\(s\) \['nope'\].*available: \['gated', 'plain'\]"):

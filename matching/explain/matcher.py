@@ -49,6 +49,10 @@ class Matcher:
     def __post_init__(self) -> None:
         self.model.eval()
 
+    def __repr__(self) -> str:  # the dataclass's would print the whole card and the network: pages of a notebook
+        where = f", from {self.path}" if self.path else ""
+        return f"Matcher({self.name!r}, family {self.model.params.family!r}{where})"
+
     @property
     def device(self) -> torch.device:
         """Where the model's weights are (`to`): each batch is moved there after its words are looked up."""
