@@ -27,13 +27,26 @@ from ui.views.session import (
 )
 
 URL_DONE, LINK_TOO_LONG = "ml_url_done", "ml_link_too_long"
+LINK_WRITTEN = "ml_link_written"
+"""The query this session last put in the address bar (`write_link`)."""
+
+
+def _query() -> dict[str, str]:
+    return {key: st.query_params.get(key) for key in st.query_params.keys()}  # noqa: SIM118
 
 
 def read_link_once() -> None:
-    """Apply the link's input to this session, on its first run only."""
+    """Apply the link's input to this session: on its first run, and again when the address bar holds a link this
+    session did not write there (the browser's Back and Forward, or a link typed in). Each step, example or edit
+    writes its own link, so Back went to the link before, and the session wrote its own state over it at once: a
+    class saw several dead Back presses. A page switch that leaves the bar without a query reads nothing."""
     ss = st.session_state
     if ss.get(URL_DONE):
-        return
+        current, written = _query(), ss.get(LINK_WRITTEN)
+        if not current or written is None or current == written:
+            return
+        for note in (URL_NOTE, URL_ERROR):
+            ss.pop(note, None)
     ss[URL_DONE] = True
     params = {key: st.query_params.get_all(key) for key in st.query_params.keys()}  # noqa: SIM118
     try:
@@ -86,6 +99,6 @@ def write_link() -> None:
     params = urlstate.encode(shared)
     ss[LINK_TOO_LONG] = params is None
     wanted = {**(params or {}), **urlstate.encode_view(view())}
-    current = {key: st.query_params.get(key) for key in st.query_params.keys()}  # noqa: SIM118
-    if current != wanted:
+    ss[LINK_WRITTEN] = wanted
+    if _query() != wanted:
         st.query_params.from_dict(wanted)
