@@ -883,6 +883,23 @@ def test_compares_summary_is_in_the_pages_type_on_a_projector() -> None:
     assert list(summary["split"]) == ["exact", "exact", "approximate"]
 
 
+def test_the_split_and_the_pooled_cells_are_in_the_pages_type_on_a_projector() -> None:
+    """The keyword split the teaching guide points at, and the pooled cells, stayed 14 px canvas tables on a
+    projector; there they are HTML tables, the pooled cells the 8 largest of 40 on one screen."""
+    example = BY_KEY["echo"]
+    at = new_app(q=example.question, c=json.dumps(list(example.candidates)), present="1")
+    assert_clean(at)
+    split = [t.value for t in at.table if "learned match" in t.value.columns]
+    assert len(split) == 1 and "echo" in split[0].columns and not [
+        d for d in at.dataframe if "learned match" in d.value.columns]
+    assert all(str(v).startswith(("\\+", "\\-", "+", "-")) for v in split[0]["echo"])
+    page(at, "pooled")
+    assert_clean(at)
+    cells = [t.value for t in at.table if "share \\%" in t.value.columns]  # headers Markdown-escaped
+    assert len(cells) == 1 and len(cells[0]) == 8 and not [d for d in at.dataframe if "share %" in d.value.columns]
+    assert any("The 8 of 40 pooled values with the largest |contribution|" in c for c in texts(at, "caption"))
+
+
 def test_the_models_overview_fits_a_projector() -> None:
     """Fifteen columns in a canvas dataframe cut their headers on a projector ('dev MAF', 'top-weight rat'); there
     the overview is an HTML table of the columns that fit, and says where the others are."""
@@ -895,6 +912,8 @@ def test_the_models_overview_fits_a_projector() -> None:
                                    "paper MAP"] for t in overviews)
     shown = {plain(str(name)) for t in overviews for name in t["model"]}
     assert set(checkpoints()) <= shown
+    papers = [str(cell) for t in overviews for cell in t["paper MAP"]]
+    assert "\\-" in papers and "-" not in papers  # a missing figure escaped: "-" alone drew an empty bullet
     assert any("without presentation mode shows them" in c for c in texts(at, "caption"))
     at = page(new_app(), "models")
     assert len([d for d in at.dataframe if "seeds: mean ± sd" in d.value.columns]) >= 2

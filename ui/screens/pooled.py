@@ -44,6 +44,7 @@ COLUMNS = {
 }
 SHOWN = ["question", "answer", "share %", "value"]  # the share first: narrow columns scroll
 POOLED_ROWS_SHOWN = 11  # rows a table shows before it scrolls (the chart below it has them all)
+PROJECTED_ROWS = 8  # rows a projector's table shows, in its large type, on one screen
 
 found = common.explained_with("pooled", Part.POOLED_CELLS, "pooled cells")
 if found is not None:
@@ -75,20 +76,27 @@ if found is not None:
                            f"cells {total:+.4f}{keywords} + bias {explanation.bias_contribution:+.4f}")
                 if zeros:
                     st.caption(f":material/info: {zeros}")
-                if len(rows) < len(every_row):
-                    st.caption(f"{len(every_row)} pooled values; the {len(rows)} with the largest |contribution| "
-                               "are listed (the sums above include them all; the table scrolls).")
-                elif len(rows) > POOLED_ROWS_SHOWN:
-                    st.caption(f"{len(rows)} pooled values: scroll the table for every row.")
                 tensor = len({r["matrix"] for r in rows}) > 1
                 windows = rows[0]["window"] is not None
                 table = pd.DataFrame(rows)
                 table["share %"] = table["share"] * 100
-                st.dataframe(table, column_config=COLUMNS, hide_index=True, width="stretch",
-                             # Several matrices: one 'cell' column names the matrix and the rank ('cosine #1').
-                             column_order=(["cell"] if tensor else ["pooling rank"]) + SHOWN
-                             + (["window"] if windows else []),
-                             key=f"pooled_table_{name}", height=38 + 35 * min(len(rows), POOLED_ROWS_SHOWN))
+                # Several matrices: one 'cell' column names the matrix and the rank ('cosine #1').
+                order = (["cell"] if tensor else ["pooling rank"]) + SHOWN + (["window"] if windows else [])
+                if state.presenting():  # the page's projector type, the largest |contribution| first, one screen
+                    largest = table.reindex(table["contribution"].abs().sort_values(ascending=False).index)
+                    if len(largest) > PROJECTED_ROWS:
+                        st.caption(f"The {PROJECTED_ROWS} of {len(every_row)} pooled values with the largest "
+                                   "|contribution|; the chart below has more.")
+                    components.small_table(largest[order].head(PROJECTED_ROWS), key=f"pooled_table_{name}",
+                                           formats={"share %": "%+.1f", "value": "%.4f"})
+                else:
+                    if len(rows) < len(every_row):
+                        st.caption(f"{len(every_row)} pooled values; the {len(rows)} with the largest |contribution| "
+                                   "are listed (the sums above include them all; the table scrolls).")
+                    elif len(rows) > POOLED_ROWS_SHOWN:
+                        st.caption(f"{len(rows)} pooled values: scroll the table for every row.")
+                    st.dataframe(table, column_config=COLUMNS, hide_index=True, width="stretch", column_order=order,
+                                 key=f"pooled_table_{name}", height=38 + 35 * min(len(rows), POOLED_ROWS_SHOWN))
                 components.chart("share_chart", rows, "share of the score per cell", name,
                                  key=f"pooled_chart_{name}")
     if len(explanations) > 1:

@@ -304,12 +304,17 @@ if ranking.models:
                       if silent else ""),
                    help=glossary.help_for("keyword term", "answer-type features", "echoes the question",
                                           "BM25 within the list", "stems", "learned match"))
-        st.dataframe(split, hide_index=True, width="stretch", key="rank_split", placeholder="",
-                     column_config=components.fit_headers(split, {
-                         c: st.column_config.NumberColumn(glossary.SHORT_FEATURES.get(c, c), format="%+.3f",
-                                                          help=f"{c}: its weight x its value" if c in
-                                                          glossary.SHORT_FEATURES else None)
-                         for c in split.columns if c != "model"}))
+        if presenting:  # the page's projector type: the table the teaching guide points at read at 14 px
+            short = split.rename(columns=lambda c: glossary.SHORT_FEATURES.get(c, c))
+            components.small_table(short, key="rank_split", placeholder="",
+                                   signed=[c for c in short.columns if c != "model"])
+        else:
+            st.dataframe(split, hide_index=True, width="stretch", key="rank_split", placeholder="",
+                         column_config=components.fit_headers(split, {
+                             c: st.column_config.NumberColumn(glossary.SHORT_FEATURES.get(c, c), format="%+.3f",
+                                                              help=f"{c}: its weight x its value" if c in
+                                                              glossary.SHORT_FEATURES else None)
+                             for c in split.columns if c != "model"}))
         common.top_answer_note(ranking)
 
 if count > 1:

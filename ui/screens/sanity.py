@@ -182,6 +182,11 @@ def _dataset() -> None:
                 "explanation of the question's first candidate; not defined where the model has no such part)")
     randomised = components.without_undefined_columns(
         pd.DataFrame(result["randomisation"]), "Not defined for any of these models, so not shown: {}.")
+    if state.presenting():  # the page's type, in a projector's width (the dataframe scrolled sideways at 1280)
+        components.small_table(randomised, key="sanity_randomisation_data", formats={"MAP": "%.3f"},
+                               placeholder="not defined",
+                               signed=[c for c in MEASURES.values() if c in randomised.columns])
+        return
     # Signed like the example's correlations (a mean just below 0 read "-0.000"), to 3 decimals on a file.
     st.dataframe(components.signed_columns(randomised, list(MEASURES.values()), 3, missing="not defined"),
                  hide_index=True, width="stretch", key="sanity_randomisation_data", placeholder="not defined",

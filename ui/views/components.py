@@ -330,11 +330,11 @@ def small_table(frame: pd.DataFrame, key: str, formats: Mapping[str, str] | None
         def cell(column: str, value: Any) -> str:
             if column in signed or column in formats:
                 if pd.isna(value):
-                    return placeholder or ""
+                    return md(placeholder or "")  # "-" alone is a Markdown list: an empty bullet in the cell
                 return terms.signed(float(value), 4) if column in signed else formats[column] % value
             return "" if value is None else md(str(value))  # st.table reads every cell as Markdown: user words too
 
-        shown = frame.copy()
+        shown = frame.reset_index(drop=True)  # st.table draws an index other than 0, 1, ... as a column, hidden or not
         for column in shown.columns:
             shown[column] = [cell(column, value) for value in shown[column]]
         shown.columns = [md(str(c)) for c in shown.columns]
