@@ -24,6 +24,7 @@ from matching.explain.ranking import KeywordDecision
 from matching.text.examples import BY_KEY, EXAMPLES, Example
 from matching.text.inputs import join_candidates
 from matching.training.cards import default_models
+from ui.keys import PRESENT
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")
@@ -662,6 +663,16 @@ def test_a_tampered_secondary_part_is_ignored_with_a_note(query: dict[str, str])
     assert not texts(at, "error")
     assert any("Part of this link was ignored" in w for w in texts(at, "warning"))
     assert len(table(at)) == 1 and at.text_input(key="rank_question").value == "who?"
+
+
+@pytest.mark.parametrize("step", ["0", "abc"])
+def test_a_bad_step_keeps_presentation_mode(step: str) -> None:
+    """The link's bad step was said, and took presentation mode with it: the class saw the page in small grey type."""
+    at = new_app(step=step, present="1")
+    assert any("Part of this link was ignored" in w and "'step'" in w for w in texts(at, "warning"))
+    page(at, "walkthrough")
+    assert_clean(at)
+    assert at.session_state[PRESENT] and at.query_params["present"] == "1"
 
 
 def test_link_with_unknown_model_names() -> None:

@@ -54,6 +54,7 @@ def read_link_once() -> None:
         ss[PRESENT], ss[STEP], ss[WALK_MODEL] = shown.present, shown.step, shown.model
     except urlstate.UrlStateError as error:
         ss[URL_NOTE] = f"Part of this link was ignored: {error}."
+        ss[PRESENT] = (params.get("present") or [None])[-1] == "1"  # a bad step turned presentation mode off
     try:
         # A link may name models alone: the default example with those models.
         shared = None if set(params) & set(urlstate.KEYS) <= {"models"} else urlstate.decode(params)
