@@ -78,6 +78,8 @@ def test_agreement_and_shared_cells(make_matcher: MatcherFactory) -> None:
     result = agreement(by_model)
     assert sorted(result.above_a + result.above_b + result.tied) == sorted(models)
     assert "of 3" in result.sentence()
+    same = agreement(contrasts(rank(QUESTION, [CANDIDATES[0]] * 2, models), 0, 1))  # one text twice: all tie
+    assert same.tied and "3 of 3 put a tie" in same.sentence() and "different cells" not in same.sentence()
     ea, eb = ranking.models["m0"].explanations[0], ranking.models["m0"].explanations[1]
     for view in shared_view_names(ea, eb):
         first, second, limit = paired_views(ea, eb, view)

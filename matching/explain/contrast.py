@@ -379,7 +379,7 @@ class Agreement:
         if self.shared_words:
             words, names = self.shared_words[0]
             text += f" Shared reason: {words} is among the largest pushes for {', '.join(names)}."
-        elif total > 1:
+        elif total > 1 and (self.above_a or self.above_b):  # every model tied: no push to share, nothing to say
             text += " No word pair is among the largest pushes of more than one model: they lean on different cells."
         return text
 

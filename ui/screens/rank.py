@@ -342,6 +342,9 @@ def _exports(frame: pd.DataFrame) -> None:
 if not presenting:
     _exports(frame)
 if ss.get(state.LINK_TOO_LONG):
-    st.caption(":material/link_off: This input is too long to share as a link; use the exports instead.")
+    st.caption(":material/link_off: This input is too long to share as a link: the address bar holds the view only, "
+               "and opens the default example elsewhere. "
+               + ("Presentation mode off (sidebar), the exports below keep it whole." if presenting else
+                  "The exports above keep it whole."))
 else:
     st.caption(":material/link: The address bar holds this question and its candidates: copy it to share this view.")
