@@ -98,7 +98,7 @@ def test_presentation_mode_shows_one_view_at_a_time() -> None:
     page(at, "interactions")
     assert len(at.get("plotly_chart")) == 1
     page(at, "pooled")
-    assert len([df for df in at.dataframe if "pooling rank" in df.value.columns]) == 1
+    assert len([t for t in at.table if "pooling rank" in t.value.columns]) == 1  # in the page's type
     assert len(at.get("vega_lite_chart")) == 1
     page(at, "attention")
     names = at.button_group(key="attention_present_model").options
@@ -184,10 +184,26 @@ def test_a_link_to_a_loaded_model_that_is_not_chosen_walks_that_model() -> None:
     assert at.selectbox(key="walkthrough_model").value == "duet" and at.query_params["model"] == "duet"
     assert "duet" in at.query_params["models"].split(",")  # added to the chosen models, so the link keeps it
     assert not any("not available" in c for c in texts(at, "caption"))
-    at.session_state["ml_step"] = 3
+
+
+def test_another_model_opens_at_the_step_of_the_same_kind() -> None:
+    """Switching model jumped to step 1, whatever the step: a teacher comparing two models' pooling started over."""
+    at = walk(new_app())
+    first, second, mcan = default_models(checkpoints())  # MV-LSTM, aMV-LSTM (a gate step more), MCAN (no pooling)
+    at.selectbox(key="walkthrough_model").select(first).run()
+    at.session_state["ml_step"] = 4
     at.run()
-    at.selectbox(key="walkthrough_model").select(default_models(checkpoints())[0]).run()
-    assert step_heading(at).startswith("1. ")  # another model starts at its first step
+    assert step_heading(at) == "5. Pooling: what the network keeps"
+    at.selectbox(key="walkthrough_model").select(second).run()
+    assert_clean(at)
+    assert step_heading(at) == "6. Pooling: what the network keeps" and at.query_params["step"] == "6"
+    at.selectbox(key="walkthrough_model").select(mcan).run()
+    assert step_heading(at).startswith("1. ") and "step" not in at.query_params
+    assert any(f"{mcan}'s walkthrough has no pooling step" in plain(c) for c in texts(at, "caption"))
+    at.session_state["ml_step"] = step_count(at) - 1  # MCAN's rank step
+    at.run()
+    at.selectbox(key="walkthrough_model").select(first).run()
+    assert "The rank" in step_heading(at)
 
 
 @pytest.mark.parametrize(("question", "candidates", "step", "message"), [

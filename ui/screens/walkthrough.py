@@ -27,9 +27,16 @@ def _go(step: int) -> None:
     ss[state.STEP] = step  # clamped to the model's steps when drawn
 
 
+SHOWN_VIEW, WANTED_VIEW = "ml_walk_shown_view", "ml_walk_wanted_view"
+"""The kind of step drawn last (pooling, the gate, the rank...), and the one another model is to open at."""
+
+
 def _model_changed() -> None:
     ss[state.WALK_MODEL] = ss["walkthrough_model"]
-    ss[state.STEP] = 0  # another model has other steps: step 6 of one is not step 6 of another
+    # Another model has other steps (step 6 of one is not step 6 of another): it opens at the step of the same kind,
+    # so a teacher compares two models' pooling, and at its first step where it has none.
+    ss[state.STEP] = 0
+    ss[WANTED_VIEW] = ss.get(SHOWN_VIEW)
 
 
 def _choose_model(names: list[str], attending: list[str]) -> str:
@@ -73,6 +80,10 @@ elif found is not None:
     explanation = ranking.models[model].explanations[pick]
     params = state.models()[model].params
     walk_steps = walk.steps_for(explanation)
+    wanted = ss.pop(WANTED_VIEW, None)
+    same = next((n for n, kind in enumerate(walk_steps) if wanted is not None and kind.view == wanted), None)
+    if same is not None:
+        ss[state.STEP] = same
     step = walk.step_index(ss.get(state.STEP) or 0, explanation)
     ss[state.STEP] = step
     if (step, ss.get(state.WALK_MODEL)) != linked:  # a step past the end, or a model not chosen: the link says
@@ -81,7 +92,10 @@ elif found is not None:
         st.info(f"Step {linked[0] + 1} was asked for; {model}'s walkthrough has {len(walk_steps)} steps: showing "
                 "the last.", icon=":material/info:")
     current = walk_steps[step]
+    ss[SHOWN_VIEW] = current.view
     _navigation(step, walk_steps)
+    if wanted is not None and same is None:
+        st.caption(f":material/info: {components.md(model)}'s walkthrough has no {wanted} step: it starts here.")
 
     st.subheader(f"{step + 1}. {current.title}")
     st.markdown(f"{components.md(current.lead)} *({components.md(model)}, candidate #{pick + 1}, score "
