@@ -926,8 +926,13 @@ def test_the_models_overview_fits_a_projector() -> None:
     papers = [str(cell) for t in overviews for cell in t["paper MAP"]]
     assert "\\-" in papers and "-" not in papers  # a missing figure escaped: "-" alone drew an empty bullet
     assert any("without presentation mode shows them" in c for c in texts(at, "caption"))
+    papers = [t.value for t in at.table if "ours MAP" in t.value.columns]  # the paper tables' MAP columns alone
+    assert papers and all("vs Original: p" not in t.columns and "ours MRR" not in t.columns for t in papers)
     at = page(new_app(), "models")
     assert len([d for d in at.dataframe if "seeds: mean ± sd" in d.value.columns]) >= 2
+    # The default models' cards first: 36 tabs in name order put them out of sight of a strip that scrolls.
+    opening = default_models(checkpoints())
+    assert [plain(tab.label).split()[-1] for tab in at.tabs[:len(opening)]] == opening
 
 
 def test_the_sanity_data_set_says_which_file_it_will_read_before_it_runs() -> None:
