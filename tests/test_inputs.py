@@ -90,3 +90,18 @@ def test_direction_controls_are_removed_with_a_note() -> None:
     notes = parsed.candidates.notes
     assert len(notes) == 2 and notes[0].startswith("The question had 1") and notes[1].startswith("Line 1 had 1")
     assert parse_input("Where is it?", "Canberra.", []).candidates.notes == ()
+
+
+def test_a_collection_says_which_lists_a_typed_ranking_cannot_hold_whole() -> None:
+    """A question of 150 candidates opened from Evaluate is ranked by its first 100: a correct one past #100 went
+    out of sight without a word."""
+    from matching.text.data import RankingList
+    from matching.text.inputs import MAX_CANDIDATES, past_the_limit
+
+    def listed(size: int, correct: int) -> RankingList:
+        return RankingList(f"q{size}-{correct}", "who", tuple(f"c{n}" for n in range(size)),
+                           tuple(int(n == correct) for n in range(size)))
+
+    lists = [listed(10, 3), listed(MAX_CANDIDATES, MAX_CANDIDATES - 1), listed(150, 2), listed(150, 120)]
+    assert past_the_limit(lists) == (2, 1)
+    assert past_the_limit(lists[:2]) == (0, 0)

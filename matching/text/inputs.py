@@ -11,6 +11,7 @@ import difflib
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from matching.text.data import RankingList
 from matching.text.tokens import MAX_TEXT_CHARS, TextError, Token, tokenize
 
 
@@ -124,6 +125,13 @@ def split_candidates(text: str, max_candidates: int = MAX_CANDIDATES) -> Candida
                      f"(the limit is {max_candidates}).")
         kept, lines, kept_tokens = kept[:max_candidates], lines[:max_candidates], kept_tokens[:max_candidates]
     return CandidateInput(tuple(kept), tuple(lines), tuple(notes), total, tuple(kept_tokens))
+
+
+def past_the_limit(lists: Sequence[RankingList], limit: int = MAX_CANDIDATES) -> tuple[int, int]:
+    """Of a collection's lists, how many hold more candidates than one typed ranking takes (`limit`), and how many
+    of those have a correct candidate past it: opened on the Rank page, they are ranked without it."""
+    longer = [item for item in lists if len(item.candidates) > limit]
+    return len(longer), sum(any(item.labels[limit:]) for item in longer)
 
 
 def join_candidates(candidates: Sequence[str]) -> str:

@@ -15,7 +15,7 @@ from matching.evaluation.studies import keyword_rows
 from matching.explain import glossary
 from matching.explain.export import rows_to_csv
 from matching.text.data import DataError, RankingList, content_key
-from matching.text.inputs import join_candidates
+from matching.text.inputs import MAX_CANDIDATES, join_candidates, past_the_limit
 from matching.text.tokens import TextError
 from matching.training.reporting import paired_test_cells, paired_test_rows
 from ui.views import common, components, state
@@ -200,6 +200,15 @@ else:
     st.subheader("Per question", divider="gray")
     st.caption("Tick the box at a row's left to open that question with its candidates and labels on the Rank "
                "page.")
+    longer, cut_correct = past_the_limit(evaluation.evaluated_lists(lists))
+    if longer:
+        have = "have" if longer > 1 else "has"
+        st.caption(f":material/content_cut: {glossary.counted(longer, 'question')} here {have}"
+                   f" more than {MAX_CANDIDATES} candidates: the Rank page ranks the first {MAX_CANDIDATES} of each"
+                   + (f", and {cut_correct} of them {'have' if cut_correct > 1 else 'has'} a correct candidate past "
+                      f"#{MAX_CANDIDATES}, which it leaves out" if cut_correct else "")
+                   + ". This table and the metrics count every candidate; in a notebook, "
+                   "`matching.evaluate(...).ranking(question)` explains the whole list.")
     filters = st.columns([1, 1, 1], vertical_alignment="bottom")
     # Kept for the session: a researcher opening question after question from a filtered list comes back to it.
     disagree = filters[0].checkbox("Models disagree on the top answer", key="evaluate_disagree",
