@@ -675,6 +675,25 @@ def test_a_bad_step_keeps_presentation_mode(step: str) -> None:
     assert at.session_state[PRESENT] and at.query_params["present"] == "1"
 
 
+def test_a_link_reopens_the_interactions_view() -> None:
+    """The model and matrix of each side stayed out of the link: a shared Interactions view opened the defaults."""
+    chosen = default_models(checkpoints())
+    at = page(new_app(q="Who wrote Hamlet?", c='["Shakespeare wrote Hamlet.", "A dog."]'), "interactions")
+    at.selectbox(key="interactions_model_0").select(chosen[1]).run()
+    at.radio(key=f"interactions_view_0_{chosen[1]}").set_value("backward").run()
+    assert_clean(at)
+    assert at.query_params["matrices"].startswith(f"{chosen[1]}:backward,")
+    shared = page(new_app(**{k: at.query_params[k] for k in ("q", "c", "matrices")}), "interactions")
+    assert_clean(shared)
+    assert shared.selectbox(key="interactions_model_0").value == chosen[1]
+    assert shared.radio(key=f"interactions_view_0_{chosen[1]}").value == "backward"
+    # A view the model cannot show falls back to its first, without an error.
+    odd = page(new_app(q="Who wrote Hamlet?", c='["Shakespeare wrote Hamlet.", "A dog."]',
+                       matrices=f"{chosen[2]}:backward"), "interactions")
+    assert_clean(odd)
+    assert odd.radio(key=f"interactions_view_0_{chosen[2]}").value != "backward"
+
+
 def test_link_with_unknown_model_names() -> None:
     at = new_app(q="who?", c='["Jane Austen.", "A dog."]', models="nosuchmodel")
     assert not at.exception

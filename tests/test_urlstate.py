@@ -156,6 +156,9 @@ def test_view_round_trip_and_defaults() -> None:
     assert urlstate.encode_view(urlstate.ViewState()) == {}
     assert urlstate.decode_view({}) == urlstate.ViewState()
     assert urlstate.decode_view({"present": "0"}) == urlstate.ViewState()
+    shown = urlstate.ViewState(matrices=(("amvlstm-q-kw-all", "backward"), ("mcan", "exact match")))
+    assert urlstate.encode_view(shown) == {"matrices": "amvlstm-q-kw-all:backward,mcan:exact match"}
+    assert urlstate.decode_view(urlstate.encode_view(shown)) == shown
 
 
 def test_view_keys_alone_carry_no_input() -> None:
@@ -165,6 +168,8 @@ def test_view_keys_alone_carry_no_input() -> None:
 @pytest.mark.parametrize(("params", "message"), [
     ({"present": "yes"}, "present"), ({"step": "0"}, "step"), ({"step": "-1"}, "step"), ({"step": "1e3"}, "step"),
     ({"step": "100"}, "step"), ({"model": "<script>"}, "model"), ({"present": ["1", "1"]}, "once"),
+    ({"matrices": "mcan"}, "matrices"), ({"matrices": "a:b,c:d,e:f"}, "matrices"),
+    ({"matrices": "mcan:<b>"}, "matrices"), ({"matrices": "<script>:cosine"}, "matrices"),
 ])
 def test_tampered_view_is_refused_with_a_message(params: dict[str, str], message: str) -> None:
     with pytest.raises(UrlStateError, match=message):

@@ -31,7 +31,8 @@ MAX_CANDIDATE_CHARS = 4_000
 MAX_LINK_CANDIDATES = 100
 MAX_MODELS = 16
 KEYS = ("q", "c", "gold", "pick", "models", "pair")
-VIEW_KEYS = ("present", "step", "model")
+VIEW_KEYS = ("present", "step", "model", "matrices")
+_MATRIX_VIEW = re.compile(r"^[a-z0-9 ]{1,32}$")  # a matrix view's name: "combined", "exact match", "slice 2"
 MAX_STEP = 99
 _MODEL_NAME = re.compile(r"^[A-Za-z0-9_.+-]{1,64}$")
 _NUMBERS = re.compile(r"^\d{1,4}(,\d{1,4})*$")
@@ -211,6 +212,8 @@ class ViewState:
     """0-based walkthrough step (the page clamps it to its own number of steps)."""
     model: str | None = None
     """The model the walkthrough explains, or None for the page's default."""
+    matrices: tuple[tuple[str, str], ...] = ()
+    """The Interactions page's (model, matrix view) on each side, or () for the page's defaults."""
 
 
 def encode_view(view: ViewState) -> dict[str, str]:
@@ -222,12 +225,14 @@ def encode_view(view: ViewState) -> dict[str, str]:
         params["step"] = str(view.step + 1)
     if view.model is not None:
         params["model"] = view.model
+    if view.matrices:
+        params["matrices"] = ",".join(f"{model}:{shown}" for model, shown in view.matrices)
     return params
 
 
 def decode_view(params: Mapping[str, str | Sequence[str]]) -> ViewState:
     """The view a link asks for; UrlStateError (with the defaults unusable) when it is malformed."""
-    present, step, model = (_single(params, key) for key in VIEW_KEYS)
+    present, step, model, matrices = (_single(params, key) for key in VIEW_KEYS)
     if present not in (None, "0", "1"):
         raise UrlStateError(f"the link's 'present' should be 1 or 0; got {_quoted(present, 20)}")
     if step is not None and not (step.isdigit() and 1 <= int(step) <= MAX_STEP):
@@ -235,4 +240,10 @@ def decode_view(params: Mapping[str, str | Sequence[str]]) -> ViewState:
                             f"{_quoted(step, 20)}")
     if model is not None and not _MODEL_NAME.match(model):
         raise UrlStateError("the link's 'model' should be one model name")
-    return ViewState(present=present == "1", step=int(step) - 1 if step else 0, model=model)
+    sides = [tuple(side.split(":", 1)) for side in matrices.split(",")] if matrices else []
+    if len(sides) > 2 or not all(len(side) == 2 and _MODEL_NAME.match(side[0]) and _MATRIX_VIEW.match(side[1])
+                                 for side in sides):
+        raise UrlStateError("the link's 'matrices' should be one or two model:view pairs, such as "
+                            "mvlstm:cosine,mcan:affinity")
+    return ViewState(present=present == "1", step=int(step) - 1 if step else 0, model=model,
+                     matrices=tuple(sides))  # type: ignore[arg-type]

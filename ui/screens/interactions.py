@@ -9,6 +9,8 @@ from matching.explain.matrix_views import matrix_view, view_names
 from matching.models.parts import Part
 from ui.views import common, components, state
 
+ss = st.session_state
+
 st.title(":material/grid_on: Interactions")
 st.caption("Every question position (rows) meets every answer position (columns): some models compare Bi-LSTM "
            "positions, others the words themselves or their projections. Where a model pools cells, they are "
@@ -42,11 +44,14 @@ if found is not None:
         areas = [st.container(), st.container()] if wide else st.columns(2, gap="large")
     for side, column in enumerate(areas):
         with column:
-            default = names.index(pair[min(side, len(pair) - 1)])
-            name = st.selectbox("Model", names, index=default, key=f"interactions_model_{side}")
+            # A link's choice where this ranking can show it (`link.read_link_once`), else the page's default.
+            if ss.get(state.matrix_keys(side)) not in names:
+                ss[state.matrix_keys(side)] = pair[min(side, len(pair) - 1)]
+            name = st.selectbox("Model", names, key=state.matrix_keys(side))
             explanation = ranking.models[name].explanations[pick]
-            view = st.radio("View", view_names(explanation), horizontal=True,
-                            key=f"interactions_view_{side}_{name}",
+            if ss.get(state.matrix_keys(side, name)) not in view_names(explanation):
+                ss.pop(state.matrix_keys(side, name), None)
+            view = st.radio("View", view_names(explanation), horizontal=True, key=state.matrix_keys(side, name),
                             help="The matrix the model reads (combined: the pooled matrix or the average of the "
                                  "tensor slices; slice n: one tensor matrix); forward/backward: one LSTM "
                                  "direction; exact match: where the two texts share a word; list match: the same, each "

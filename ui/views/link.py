@@ -22,6 +22,7 @@ from ui.views.session import (
     chosen_models,
     compare_pair,
     current_request,
+    matrix_keys,
     pick_index,
     view,
 )
@@ -52,6 +53,8 @@ def read_link_once() -> None:
     try:
         shown = urlstate.decode_view(params)
         ss[PRESENT], ss[STEP], ss[WALK_MODEL] = shown.present, shown.step, shown.model
+        for side, (model, matrix) in enumerate(shown.matrices):  # checked against what it can show by the page
+            ss[matrix_keys(side)], ss[matrix_keys(side, model)] = model, matrix
     except urlstate.UrlStateError as error:
         ss[URL_NOTE] = f"Part of this link was ignored: {error}."
         ss[PRESENT] = (params.get("present") or [None])[-1] == "1"  # a bad step turned presentation mode off

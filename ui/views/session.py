@@ -53,9 +53,18 @@ def seed_defaults() -> None:
         ss[PAIR] = None
 
 
+def matrix_keys(side: int, model: str | None = None) -> str:
+    """The Interactions page's widget key of a side's model, or (given the model) of its matrix view."""
+    return f"interactions_model_{side}" if model is None else f"interactions_view_{side}_{model}"
+
+
 def view() -> urlstate.ViewState:
     ss = st.session_state
-    return urlstate.ViewState(present=bool(ss.get(PRESENT)), step=int(ss.get(STEP) or 0), model=ss.get(WALK_MODEL))
+    # The Interactions page's choices while it shows them (Streamlit drops a widget's state when its page is left).
+    shown = [(str(ss[matrix_keys(side)]), str(ss[matrix_keys(side, ss[matrix_keys(side)])])) for side in (0, 1)
+             if ss.get(matrix_keys(side)) and ss.get(matrix_keys(side, ss[matrix_keys(side)]))]
+    return urlstate.ViewState(present=bool(ss.get(PRESENT)), step=int(ss.get(STEP) or 0), model=ss.get(WALK_MODEL),
+                              matrices=tuple(shown))
 
 
 def presenting() -> bool:

@@ -33,6 +33,7 @@ from ui.views.session import (
     current_request,
     inputs_snapshot,
     load_example,
+    matrix_keys,
     pick_index,
     pin,
     pinned,
@@ -55,6 +56,6 @@ __all__ = [
     "APP_DIR", "BEFORE", "CANDIDATES", "DEFAULT_MODELS", "GOLD", "LINK_TOO_LONG", "MODELS", "PICK", "PRESENT",
     "QUESTION", "STEP", "URL_DONE", "URL_ERROR", "URL_NOTE", "WALK_MODEL", "Current", "Request", "before_comparison",
     "chosen_models", "current", "current_request", "init", "inputs_snapshot", "load_example", "load_errors",
-    "models", "models_root", "pick_index", "presenting", "set_inputs", "view", "write_link",
+    "matrix_keys", "models", "models_root", "pick_index", "presenting", "set_inputs", "view", "write_link",
     "PAIR", "PINNED", "URL_ERROR_PAGE", "before_snapshot", "compare_pair", "pin", "pinned", "unpin",
 ]
