@@ -213,7 +213,8 @@ def paired_test_cells(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]
         cell = {key: value for key, value in row.items() if not key.startswith("vs ")}
         for key, value in row.items():
             if key.endswith(": ΔMAP"):
-                cell[f"{key.removesuffix(': ΔMAP')}: ΔMAP (p)"] = f"{value:+.4f} ({p_text(row[key[:-4] + 'p'])})"
+                baseline = key.removesuffix(": ΔMAP")
+                cell[f"{baseline}: ΔMAP (p)"] = f"{value:+.4f} ({p_text(row[f'{baseline}: p'])})"
         cells.append(cell)
     return cells
 

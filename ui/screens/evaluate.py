@@ -123,11 +123,11 @@ else:
                         "text/csv", key="evaluate_metrics_export", icon=":material/download:")
     with st.expander("Is each model's lead over the baselines more than chance?", icon=":material/balance:",
                      expanded=True, key="evaluate_paired"):
-        paired = ss.get("ml_paired")
+        paired, answerable = ss.get("ml_paired"), int((evaluation.correct > 0).sum())
         if not (paired and paired["digest"] == result["digest"]):
             # 9,999 resamples a test: under a second for a dev split, 11 s for 4,000 questions and six models, so
             # a large file's run waits for a click, and every result is kept for the page's later reruns.
-            if int((evaluation.correct > 0).sum()) > PAIRED_AT_ONCE and not st.button(
+            if answerable > PAIRED_AT_ONCE and not st.button(
                     "Compute the paired tests", key="evaluate_paired_run", icon=":material/calculate:"):
                 paired = None
             else:
@@ -137,7 +137,7 @@ else:
                         evaluation, {n: loaded[n].card for n in evaluation.models if n in loaded})}
         if paired is None:
             st.caption(f"Paired randomisation tests on per-question AP, each model against each baseline: "
-                       f"{glossary.counted(int((evaluation.correct > 0).sum()), 'question')} to resample, "
+                       f"{glossary.counted(answerable, 'question')} to resample, "
                        "some seconds a model.")
         else:
             sentence, tests = paired["tests"]
@@ -245,8 +245,9 @@ else:
     selection = st.dataframe(frame[columns].reset_index(drop=True), column_config=config, hide_index=True,
                              width="stretch", key="evaluate_questions", on_select="rerun", placeholder="no correct",
                              selection_mode="single-row", height=min(38 + 35 * len(frame), 520))
-    whole, _ = evaluation.question_table(lists, shown, disagree, low, int(threshold), top_answer_chars=None)
-    components.download("Per-question results (CSV)", rows_to_csv(whole.to_dict("records")),
+    # Built on a click: the whole top answers are a second pass over the table, for the export alone.
+    components.download("Per-question results (CSV)", lambda: rows_to_csv(evaluation.question_table(
+        lists, shown, disagree, low, int(threshold), top_answer_chars=None)[0].to_dict("records")),
                         "matchlens-per-question.csv", "text/csv", key="evaluate_export", icon=":material/download:")
     rows = selection.selection.rows if selection is not None else []
     if rows:

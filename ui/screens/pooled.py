@@ -46,6 +46,13 @@ SHOWN = ["question", "answer", "share %", "value"]  # the share first: narrow co
 POOLED_ROWS_SHOWN = 11  # rows a table shows before it scrolls (the chart below it has them all)
 PROJECTED_ROWS = 8  # rows a projector's table shows, in its large type, on one screen
 
+def _cell_table(rows: list[dict]) -> pd.DataFrame:  # type: ignore[type-arg]
+    """`cell_rows` as a table, each share also in percent (the column the tables show)."""
+    table = pd.DataFrame(rows)
+    table["share %"] = table["share"] * 100
+    return table
+
+
 found = common.explained_with("pooled", Part.POOLED_CELLS, "pooled cells")
 if found is not None:
     ranking, pick, names = found
@@ -78,16 +85,14 @@ if found is not None:
                     st.caption(f":material/info: {zeros}")
                 tensor = len({r["matrix"] for r in rows}) > 1
                 windows = rows[0]["window"] is not None
-                table = pd.DataFrame(rows)
-                table["share %"] = table["share"] * 100
                 # Several matrices: one 'cell' column names the matrix and the rank ('cosine #1').
                 order = (["cell"] if tensor else ["pooling rank"]) + SHOWN + (["window"] if windows else [])
-                if state.presenting():  # the page's projector type, the largest |contribution| first, one screen
-                    largest = table.reindex(table["contribution"].abs().sort_values(ascending=False).index)
-                    if len(largest) > PROJECTED_ROWS:
+                if state.presenting():  # the page's projector type, the largest |contribution|, one screen
+                    if len(every_row) > PROJECTED_ROWS:
                         st.caption(f"The {PROJECTED_ROWS} of {len(every_row)} pooled values with the largest "
                                    "|contribution|; the chart below has more.")
-                    components.small_table(largest[order].head(PROJECTED_ROWS), key=f"pooled_table_{name}",
+                    components.small_table(_cell_table(strongest(every_row, PROJECTED_ROWS))[order],
+                                           key=f"pooled_table_{name}",
                                            formats={"share %": "%+.1f", "value": "%.4f"})
                 else:
                     if len(rows) < len(every_row):
@@ -95,7 +100,8 @@ if found is not None:
                                    "are listed (the sums above include them all; the table scrolls).")
                     elif len(rows) > POOLED_ROWS_SHOWN:
                         st.caption(f"{len(rows)} pooled values: scroll the table for every row.")
-                    st.dataframe(table, column_config=COLUMNS, hide_index=True, width="stretch", column_order=order,
+                    st.dataframe(_cell_table(rows), column_config=COLUMNS, hide_index=True, width="stretch",
+                                 column_order=order,
                                  key=f"pooled_table_{name}", height=38 + 35 * min(len(rows), POOLED_ROWS_SHOWN))
                 components.chart("share_chart", rows, "share of the score per cell", name,
                                  key=f"pooled_chart_{name}")

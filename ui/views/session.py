@@ -61,8 +61,12 @@ def matrix_keys(side: int, model: str | None = None) -> str:
 def view() -> urlstate.ViewState:
     ss = st.session_state
     # The Interactions page's choices while it shows them (Streamlit drops a widget's state when its page is left).
-    shown = [(str(ss[matrix_keys(side)]), str(ss[matrix_keys(side, ss[matrix_keys(side)])])) for side in (0, 1)
-             if ss.get(matrix_keys(side)) and ss.get(matrix_keys(side, ss[matrix_keys(side)]))]
+    shown = []
+    for side in (0, 1):
+        model = ss.get(matrix_keys(side))
+        matrix = ss.get(matrix_keys(side, model)) if model else None
+        if matrix:
+            shown.append((str(model), str(matrix)))
     return urlstate.ViewState(present=bool(ss.get(PRESENT)), step=int(ss.get(STEP) or 0), model=ss.get(WALK_MODEL),
                               matrices=tuple(shown))
 
