@@ -414,10 +414,10 @@ def vector_strips(values: np.ndarray, labels: Sequence[str], heading: str, subti
                           "marked": r in highlight} for r in range(rows) for c in range(size)])
     if limit is None:
         limit = shared_limit(values)
-    # Every channel's name on the axis (Vega would hide the ones that overlap): turned upright, one per cell, in
-    # the size the page's chart config gives (a fixed 11 px stayed 11 px on a projector, beside 17 px labels).
+    # Every channel's name on the axis (Vega would hide the ones that overlap): turned upright, one per cell. At
+    # 11 px: in the projector's 17 px the upright names ran out of the drawing, cut at both ends.
     x_axis = (alt.X("index:N", sort=names, title=None,
-                    axis=alt.Axis(labelAngle=-90, labelLimit=200, labelOverlap=False))
+                    axis=alt.Axis(labelAngle=-90, labelLimit=200, labelOverlap=False, labelFontSize=11))
               if columns is not None else
               alt.X("index:O", sort=names, title="the value" if size == 1 else f"the {size} values",
                     axis=alt.Axis(labels=size <= 20, ticks=False)))
