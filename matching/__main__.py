@@ -189,12 +189,15 @@ def cmd_refresh(args: argparse.Namespace) -> None:
     from matching.evaluation.dataset import evaluate
     from matching.models.params import params_to_dict
     from matching.text.data import fingerprint, read_toks_folder
-    from matching.training.cards import ModelCard, deviations, group_of, render_card
+    from matching.training.cards import ModelCard, OtherTest, deviations, group_of, render_card
     from matching.training.checkpoint import save_checkpoint
     from matching.training.trainer import architecture_text, keyword_studies, test_figures
 
     test = read_toks_folder(Path(args.data) / "test")
     dev = read_toks_folder(Path(args.dev) / "dev") if args.dev else None
+    others = {Path(folder).resolve().name: read_toks_folder(Path(folder) / "test") for folder in args.other_test}
+    if Path(args.data).resolve().name in others:
+        sys.exit(f"error: --other-test {Path(args.data).resolve().name} is the --data test itself")
     for name, matcher in _with_cards(_load_models(args.pretrained, args.models)).items():
         card = ModelCard.from_dict(matcher.card)
         if dev is not None:
@@ -209,6 +212,13 @@ def cmd_refresh(args: argparse.Namespace) -> None:
         if args.work and card.seed_study is not None:
             card = replace_card(card, seed_study=_seed_study_again(card.seed_study, Path(args.work) / name, matcher,
                                                                    test, dev))
+        for source, lists in others.items():
+            result = evaluate(lists, {matcher.name: matcher})
+            card = replace_card(card, other_tests={**card.other_tests, source: OtherTest(
+                questions=len(lists), pairs=sum(len(x.candidates) for x in lists), fingerprint=fingerprint(lists),
+                metrics=result.overall[matcher.name],
+                baselines={s: result.overall[s] for s in result.systems if s != matcher.name})})
+            print(f"{name}: {source} test MAP {result.overall[matcher.name]['MAP']:.4f} (another source, to report)")
         metrics, baselines, significance, attention = test_figures(matcher, test)
         data = card.data
         # A combined training folder keeps one data set's test split: where the test data given here
@@ -637,6 +647,10 @@ def build_parser(prog: str = "python -m matching") -> argparse.ArgumentParser:
     refresh.add_argument("--data", required=True, help="folder with test/")
     refresh.add_argument("--dev", help="the training folder (with dev/): recompute the dev figures too")
     refresh.add_argument("--work", help="sweep's --work folder (NAME/seed-N): recompute the seed study too")
+    refresh.add_argument("--other-test", nargs="+", default=[], metavar="FOLDER",
+                         help="folders with test/ of other sources than --data (a model trained on WikiQA + TrecQA "
+                         "TRAIN-ALL, tested on TrecQA: ../shared/data/wikiqa): the card reports this model and the "
+                         "baselines on each, beside its own test, to report only")
     refresh.add_argument("--models", nargs="+", help="model names (default: every checkpoint under --pretrained)")
     refresh.add_argument("--pretrained", type=Path, default=models, help=models_help)
     refresh.set_defaults(func=cmd_refresh)

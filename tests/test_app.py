@@ -176,6 +176,11 @@ def test_a_default_models_card_opens_with_what_it_is_and_keeps_its_recipe_one_cl
     assert any("Echo feature" in note for note in notes)
     lead = [plain(m.value) for m in at.markdown if plain(m.value).startswith("MatchLens variant with a keyword term")]
     assert len(lead) == 1 and len(lead[0]) < 800 and "seven keyword features" in lead[0]
+    # Tested on TrecQA (its card's own test) and on WikiQA too: both, each beside its baselines.
+    assert any("Test on another source: WikiQA (243 questions" in plain(m.value) for m in at.markdown)
+    other = [df.value for df in at.dataframe if "system" in df.value.columns
+             and len(df.value) == 4 and df.value["system"].iloc[0] == name]
+    assert any(abs(frame["MAP"].iloc[0] - 0.7025) < 5e-5 for frame in other)
 
 
 # ---------------------------------------------------------------- widgets drive the views

@@ -319,3 +319,17 @@ def test_the_models_table_puts_each_dev_map_beside_baselines_on_the_same_dev_set
         assert f"| {dev.name} |" in block and f"dev: {data_name(dev)}**" in block
         overlap = card["baselines"]["dev"]["word overlap"]["MAP"]
         assert f"| word overlap | {card['baselines']['test']['word overlap']['MAP']:.4f} | {overlap:.4f} |" in after
+
+
+def test_a_card_keeps_another_sources_test_and_an_older_card_reads_without_one() -> None:
+    from matching.training.cards import OtherTest, other_test_heading, other_test_rows
+
+    tested = OtherTest(questions=243, pairs=2351, fingerprint="sha256:0", metrics={"MAP": 0.71, "MRR": 0.72},
+                       baselines={"BM25": {"MAP": 0.59, "MRR": 0.6}})
+    card = ModelCard(name="m", metrics={"test": {"MAP": 0.8}}, other_tests={"wikiqa": tested})
+    again = ModelCard.from_dict(json.loads(json.dumps(card.to_dict())))
+    assert again.other_tests == {"wikiqa": tested}
+    assert other_test_rows(again, "wikiqa") == [{"system": "m", "MAP": 0.71, "MRR": 0.72},
+                                                {"system": "BM25", "MAP": 0.59, "MRR": 0.6}]
+    assert other_test_heading(again, "wikiqa").startswith("Test on another source: WikiQA (243 questions, 2,351 pairs")
+    assert ModelCard.from_dict({"name": "old"}).other_tests == {}

@@ -394,6 +394,44 @@ def test_report_and_refresh_skip_a_checkpoint_without_its_card(pretrained: Path,
     assert "| cli-tiny | " in said.out and "skipped cardless" in said.err
 
 
+def test_refresh_reports_another_sources_test_beside_the_cards_own(pretrained: Path, toy_data: Path, tmp_path: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """The defaults are tested on TrecQA (their card's test); their WikiQA test figures stood in the README only, typed
+    from an evaluate run. `refresh --other-test` puts them in the card, beside the baselines on that split, and
+    `report` prints them: the same figures `evaluate` gives, the card's own test left as it was."""
+    import shutil
+
+    from matching.evaluation.dataset import evaluate
+    from matching.text.data import read_toks_folder
+    from matching.training.checkpoint import load_checkpoint
+
+    folder = tmp_path / "models"
+    shutil.copytree(pretrained / "cli-tiny", folder / "cli-tiny")
+    other = tmp_path / "other"
+    write_toks_folder(other / "test", toy_lists(0, 6))
+    before = json.loads((folder / "cli-tiny" / "card.json").read_text(encoding="utf-8"))
+    with pytest.raises(SystemExit, match="is the --data test itself"):
+        main(["refresh", "--pretrained", str(folder), "--data", str(toy_data), "--other-test", str(toy_data)])
+    main(["refresh", "--pretrained", str(folder), "--data", str(toy_data), "--other-test", str(other)])
+    card = json.loads((folder / "cli-tiny" / "card.json").read_text(encoding="utf-8"))
+    lists = read_toks_folder(other / "test")
+    matcher = load_checkpoint(folder / "cli-tiny")
+    expected = evaluate(lists, {"cli-tiny": matcher}).overall
+    tested = card["other_tests"]["other"]
+    assert (tested["questions"], tested["pairs"]) == (6, sum(len(x.candidates) for x in lists))
+    assert tested["metrics"]["MAP"] == pytest.approx(expected["cli-tiny"]["MAP"], abs=1e-12)
+    assert tested["baselines"]["BM25"]["MAP"] == pytest.approx(expected["BM25"]["MAP"], abs=1e-12)
+    assert card["metrics"]["test"] == pytest.approx(before["metrics"]["test"], abs=1e-12)
+    assert "### Test on another source: other (6 questions" in (folder / "cli-tiny" / "README.md").read_text(
+        encoding="utf-8")
+    capsys.readouterr()
+    main(["report", "--pretrained", str(folder)])
+    out = capsys.readouterr().out
+    assert "**On another source's test: other** (6 questions" in out
+    assert f"| cli-tiny | {card['data']['test']['source']} | {expected['cli-tiny']['MAP']:.4f} |" in out
+    assert f"| BM25 | (baseline) | {expected['BM25']['MAP']:.4f} |" in out
+
+
 def test_evaluate_names_the_questions_it_skipped_and_why(pretrained: Path, tmp_path: Path,
                                                           capsys: pytest.CaptureFixture[str]) -> None:
     """A count of skipped questions alone sent a researcher to the notebook API to find which and why."""

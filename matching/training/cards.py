@@ -64,6 +64,19 @@ def default_models(available: list[str]) -> list[str]:
 
 
 @dataclass(frozen=True)
+class OtherTest:
+    """A test split of another source than the card's own test (a model trained on WikiQA + TRAIN-ALL and chosen with
+    its figures on TrecQA test, measured on WikiQA test too: `refresh --other-test`). Read to report only."""
+
+    questions: int
+    pairs: int
+    fingerprint: str
+    metrics: dict[str, float]
+    baselines: dict[str, dict[str, float]]
+    """baseline -> metric -> value, on the same split and tie rule."""
+
+
+@dataclass(frozen=True)
 class SeedStudy:
     """The same configuration trained with several seeds: how much the seed matters."""
 
@@ -121,6 +134,8 @@ class ModelCard:
     """Paired randomisation tests on test AP against the baselines."""
     keywords: dict[str, KeywordStudy] = field(default_factory=dict)
     """Keyword models: dev source -> does the keyword term decide there (`studies.keyword_study`)."""
+    other_tests: dict[str, OtherTest] = field(default_factory=dict)
+    """Source (the data folder's name, "wikiqa") -> this model on that source's test split, beside the baselines."""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -144,6 +159,7 @@ class ModelCard:
             values["attention"] = AttentionStudy(**raw["attention"])
         values["significance"] = [PairedTest(**t) for t in raw.get("significance") or []]
         values["keywords"] = {source: KeywordStudy(**study) for source, study in (raw.get("keywords") or {}).items()}
+        values["other_tests"] = {source: OtherTest(**test) for source, test in (raw.get("other_tests") or {}).items()}
         return cls(**values)
 
     @property
@@ -313,6 +329,20 @@ def metrics_rows(card: ModelCard, split: str) -> list[dict[str, Any]]:
     return rows
 
 
+def other_test_rows(card: ModelCard, source: str) -> list[dict[str, Any]]:
+    """This model and the baselines on another source's test split (`ModelCard.other_tests`)."""
+    test = card.other_tests[source]
+    return [{"system": card.name, **test.metrics}, *({"system": name, **values} for name, values in
+                                                     test.baselines.items())]
+
+
+def other_test_heading(card: ModelCard, source: str) -> str:
+    """What an other-source test is, in a heading's words."""
+    test = card.other_tests[source]
+    return (f"Test on another source: {BUILT_IN.get(source, source)} ({test.questions:,} questions, {test.pairs:,} "
+            "pairs; read to report only, never to choose)")
+
+
 def _table(rows: list[dict[str, Any]]) -> str:
     lines = ["| system | " + " | ".join(METRICS) + " |", "|---|" + "---:|" * len(METRICS)]
     lines += ["| " + str(r["system"]) + " | " + " | ".join(_fmt(r[m]) if m in r else "-" for m in METRICS) + " |"
@@ -470,6 +500,8 @@ def render_card(card: ModelCard) -> str:
     metrics_data = (data_name(card) if data_name(card, "test") == data_name(card)
                     else f"test: {data_name(card, 'test')}, dev: {data_name(card)}")
     deviations = "\n".join(f"- {line}" for line in card.deviations) or "- none recorded"
+    other_tests = "".join(f"\n### {other_test_heading(card, source)}\n{_table(other_test_rows(card, source))}\n"
+                          for source in card.other_tests)
     limits = "\n".join(f"- {line}" for line in known_limits(card))
     trained_on = (f", on {card.environment} (the same command on another CPU gives weights that differ a little, and "
                   "figures that can differ in their third decimal)" if card.environment else "")
@@ -482,7 +514,7 @@ def render_card(card: ModelCard) -> str:
 ## Metrics ({metrics_data}; ties scored as the mean over tie orders)
 ### Test (read once, after selection)
 {_table(metrics_rows(card, 'test'))}
-
+{other_tests}
 ### {dev_heading}
 {_table(metrics_rows(card, 'dev'))}
 {seeds}{significance}{attention}{keywords}

@@ -13,6 +13,7 @@ from scipy.stats import ttest_ind
 
 from matching.evaluation.dataset import Evaluation
 from matching.evaluation.studies import p_text, paired_tests
+from matching.text.datasets import BUILT_IN
 from matching.training.cards import (
     PAPER_GROUP,
     ModelCard,
@@ -83,11 +84,35 @@ def models_table(raw_cards: Iterable[Mapping[str, Any]]) -> str:
                      for name, values in first.baselines.get("test", {}).items()]
         what = "" if len(tests) == 1 else f", {where}"
         sections.append(f"**baselines** (same tie rule{what})\n\n" + markdown_table(baselines))
+    if other := other_tests_table(cards):
+        sections.append(other)
     seconds = [c.training_seconds for c in cards if c.training_seconds]
     if seconds:
         sections.append(f"Training time of the shipped runs: {sum(seconds) / 60:.0f} min for {len(seconds)} runs "
                         f"(longest {max(seconds) / 60:.1f} min); a 5-seed study of every configuration is "
                         f"about 5 x that: {5 * sum(seconds) / 3600:.1f} h on the machine and load they ran on.")
+    return "\n\n".join(sections)
+
+
+def other_tests_table(cards: Iterable[ModelCard]) -> str:
+    """The models measured on another source's test split than their own (`refresh --other-test`), beside that
+    split's baselines: one table a source; "" where no card has one."""
+    by_source: dict[str, list[ModelCard]] = {}
+    for card in sorted(cards, key=lambda c: c.name):
+        for source in card.other_tests:
+            by_source.setdefault(source, []).append(card)
+    sections = []
+    for source, tested in by_source.items():
+        def figures(values: Mapping[str, float]) -> dict[str, float | None]:
+            return {f"test {m}": values.get(m) for m in ("MAP", "MRR", "P@1")}
+
+        first = tested[0].other_tests[source]
+        rows = [{"model": c.name, "own test": data_name(c, "test"), **figures(c.other_tests[source].metrics)}
+                for c in tested]
+        rows += [{"model": name, "own test": "(baseline)", **figures(values)}
+                 for name, values in first.baselines.items()]
+        sections.append(f"**On another source's test: {BUILT_IN.get(source, source)}** ({first.questions} questions, "
+                        f"same tie rule; read to report only, never to choose)\n\n" + markdown_table(rows))
     return "\n\n".join(sections)
 
 

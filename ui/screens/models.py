@@ -27,6 +27,8 @@ from matching.training.cards import (
     keyword_verdict,
     known_limits,
     metrics_rows,
+    other_test_heading,
+    other_test_rows,
     seed_line,
     significance_rows,
     typed_card,
@@ -72,9 +74,11 @@ def typed_cards() -> dict[str, ModelCard | None]:
     return {name: typed_card(name, matcher.card) for name, matcher in loaded.items()}
 
 
-def metrics_block(card: ModelCard, split: str, key: str) -> None:
+def metrics_block(card: ModelCard, split: str, key: str, source: str | None = None) -> None:
+    """The card's figures on one split beside the baselines, a table and a chart; `source`: on that other source's
+    test split (`ModelCard.other_tests`) instead."""
     try:
-        rows = metrics_rows(card, split)
+        rows = metrics_rows(card, split) if source is None else other_test_rows(card, source)
     except (KeyError, TypeError):
         st.caption(f"No {split} metrics in this card.")
         return
@@ -119,6 +123,9 @@ def card_view(name: str, card: ModelCard | None, key: str) -> None:
     with right:
         st.markdown(f"**Dev** ({dev_role(card)})")
         metrics_block(card, "dev", f"{key}_dev")
+    for number, source in enumerate(card.other_tests):
+        st.markdown(f"**{components.md(other_test_heading(card, source))}**")
+        metrics_block(card, "test", f"{key}_other_{number}", source=source)
     if card.seed_study:
         study = card.seed_study
         st.markdown(f"**Seed study.** Test MAP over seeds {study.seeds}: {seed_line(card)}; "
