@@ -553,6 +553,30 @@ def test_evaluate_offers_the_built_in_data_sets(tmp_path: Path, monkeypatch: pyt
     assert at.selectbox(key="evaluate_builtin").value is None
 
 
+def test_the_link_keeps_the_evaluate_data_set_and_a_shared_link_opens_on_it(tmp_path: Path,
+                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """A researcher's link to an evaluation opened an empty Evaluate page: the data set chosen was not in it."""
+    monkeypatch.setenv("MATCHLENS_DATA", str(tmp_path / "no-data"))  # a machine without WikiQA and TrecQA
+    at = page(new_app(), "evaluate")
+    at.selectbox(key="evaluate_builtin").set_value("Section questions, set B").run()
+    assert at.query_params["data"] == "section-questions-set-b"
+    link = dict(at.query_params)
+    shared = page(new_app(**link), "evaluate")
+    assert_clean(shared)
+    assert shared.selectbox(key="evaluate_builtin").value == "Section questions, set B"
+    assert any("Section questions, set B: 75 questions, 543 candidates" in plain(s.value) for s in shared.success)
+    shared.button(key="evaluate_sample").click().run()
+    assert shared.query_params["data"] == "sample-ranking-csv"
+    assert any("sample-ranking.csv" in plain(s.value) for s in shared.success)
+    # Not on this machine, or not a data set's name at all: said, and nothing else of the page lost.
+    missing = page(new_app(data="wikiqa-test", present="1"), "evaluate")
+    assert any("data set wikiqa-test is not on this machine" in plain(w.value) for w in missing.warning)
+    assert not missing.exception and not missing.success
+    tampered = new_app(data="<b>x</b>")  # said on the page the link opens
+    assert "the link's 'data' should name a data set" in all_text(tampered)
+    assert not tampered.exception and not page(tampered, "evaluate").exception
+
+
 def test_evaluate_says_which_part_carries_each_model_on_the_file() -> None:
     """The Evaluate page's keyword figures on a shipped collection are `keyword_rows` for the models evaluated."""
     from matching.evaluation.studies import keyword_rows

@@ -159,6 +159,9 @@ def test_view_round_trip_and_defaults() -> None:
     shown = urlstate.ViewState(matrices=(("amvlstm-q-kw-all", "backward"), ("mcan", "exact match")))
     assert urlstate.encode_view(shown) == {"matrices": "amvlstm-q-kw-all:backward,mcan:exact match"}
     assert urlstate.decode_view(urlstate.encode_view(shown)) == shown
+    chosen = urlstate.ViewState(data="section-questions-set-a")
+    assert urlstate.encode_view(chosen) == {"data": "section-questions-set-a"}
+    assert urlstate.decode_view(urlstate.encode_view(chosen)) == chosen
 
 
 def test_view_keys_alone_carry_no_input() -> None:
@@ -170,6 +173,7 @@ def test_view_keys_alone_carry_no_input() -> None:
     ({"step": "100"}, "step"), ({"model": "<script>"}, "model"), ({"present": ["1", "1"]}, "once"),
     ({"matrices": "mcan"}, "matrices"), ({"matrices": "a:b,c:d,e:f"}, "matrices"),
     ({"matrices": "mcan:<b>"}, "matrices"), ({"matrices": "<script>:cosine"}, "matrices"),
+    ({"data": "<b>x</b>"}, "data"), ({"data": "WikiQA test"}, "data"), ({"data": "x" * 65}, "data"),
 ])
 def test_tampered_view_is_refused_with_a_message(params: dict[str, str], message: str) -> None:
     with pytest.raises(UrlStateError, match=message):

@@ -5,8 +5,9 @@ the correct candidates (`gold`, 1-based numbers such as "1,3"), the candidate be
 explained (`pick`, 1-based), the chosen models (`models`, comma-separated names) and the
 pair on the Compare page (`pair`, two 1-based numbers such as "1,3").
 How the view is shown travels apart (`ViewState`): presentation mode (`present=1`),
-the walkthrough's step (`step`, 1-based) and model (`model`); a link with only these
-carries no input.
+the walkthrough's step (`step`, 1-based) and model (`model`), the Interactions page's models
+and matrices (`matrices`), and the data set of the Evaluate and Sanity pages (`data`, never an
+upload); a link with only these carries no input.
 Decoding only parses strings and JSON (never evaluates anything), checks every
 field's type and size, and raises `UrlStateError` with a sentence a person can act
 on when the input itself (question, candidates) was cut short or edited by hand. A broken
@@ -31,7 +32,8 @@ MAX_CANDIDATE_CHARS = 4_000
 MAX_LINK_CANDIDATES = 100
 MAX_MODELS = 16
 KEYS = ("q", "c", "gold", "pick", "models", "pair")
-VIEW_KEYS = ("present", "step", "model", "matrices")
+VIEW_KEYS = ("present", "step", "model", "matrices", "data")
+_DATA_SET = re.compile(r"^[a-z0-9-]{1,64}$")  # `datasets.link_name`: "wikiqa-test", "section-questions-set-a"
 _MATRIX_VIEW = re.compile(r"^[a-z0-9 ]{1,32}$")  # a matrix view's name: "combined", "exact match", "slice 2"
 MAX_STEP = 99
 _MODEL_NAME = re.compile(r"^[A-Za-z0-9_.+-]{1,64}$")
@@ -214,6 +216,8 @@ class ViewState:
     """The model the walkthrough explains, or None for the page's default."""
     matrices: tuple[tuple[str, str], ...] = ()
     """The Interactions page's (model, matrix view) on each side, or () for the page's defaults."""
+    data: str | None = None
+    """The data set chosen on the Evaluate and Sanity pages (`datasets.link_name`), or None (none, or an upload)."""
 
 
 def encode_view(view: ViewState) -> dict[str, str]:
@@ -227,12 +231,14 @@ def encode_view(view: ViewState) -> dict[str, str]:
         params["model"] = view.model
     if view.matrices:
         params["matrices"] = ",".join(f"{model}:{shown}" for model, shown in view.matrices)
+    if view.data is not None:
+        params["data"] = view.data
     return params
 
 
 def decode_view(params: Mapping[str, str | Sequence[str]]) -> ViewState:
     """The view a link asks for; UrlStateError (with the defaults unusable) when it is malformed."""
-    present, step, model, matrices = (_single(params, key) for key in VIEW_KEYS)
+    present, step, model, matrices, data = (_single(params, key) for key in VIEW_KEYS)
     if present not in (None, "0", "1"):
         raise UrlStateError(f"the link's 'present' should be 1 or 0; got {_quoted(present, 20)}")
     if step is not None and not (step.isdigit() and 1 <= int(step) <= MAX_STEP):
@@ -245,5 +251,7 @@ def decode_view(params: Mapping[str, str | Sequence[str]]) -> ViewState:
                                  for side in sides):
         raise UrlStateError("the link's 'matrices' should be one or two model:view pairs, such as "
                             "mvlstm:cosine,mcan:affinity")
+    if data is not None and not _DATA_SET.match(data):
+        raise UrlStateError("the link's 'data' should name a data set, such as wikiqa-test or section-questions-set-a")
     return ViewState(present=present == "1", step=int(step) - 1 if step else 0, model=model,
-                     matrices=tuple(sides))  # type: ignore[arg-type]
+                     matrices=tuple(sides), data=data)  # type: ignore[arg-type]

@@ -13,6 +13,7 @@ so it is offered on every machine.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -69,6 +70,12 @@ class ShippedCollection:
 
     def read(self) -> list[RankingList]:
         return read_ranking_file(self.path)
+
+
+def link_name(label: str) -> str:
+    """How a link names an offered data set ("WikiQA test" -> "wikiqa-test", "Section questions, set A" ->
+    "section-questions-set-a"): lowercase letters, digits and hyphens, which a link carries as they are."""
+    return re.sub(r"[^a-z0-9]+", "-", label.lower()).strip("-")
 
 
 def data_root() -> Path:

@@ -16,9 +16,17 @@ from matching.explain.ranking import Ranking, keyword_decisions
 from matching.explain.trust import candidate_warning, trust_warning
 from matching.models.parts import Part
 from matching.text.data import RankingList, content_key, parse_ranking_file
-from matching.text.datasets import DATA_VARIABLE, built_in_splits, data_root, sample_file, shipped_collections
+from matching.text.datasets import (
+    DATA_VARIABLE,
+    built_in_splits,
+    data_root,
+    link_name,
+    sample_file,
+    shipped_collections,
+)
 from matching.text.inputs import join_candidates
 from ui.views import components, state
+from ui.views.session import DATA_SET
 
 ss = st.session_state
 
@@ -215,17 +223,35 @@ def ranking_file(key: str) -> RankingSource | None:
     source, built_in_key = f"{key}_source", f"{key}_builtin"
     on_disk = built_in_splits()
     offered = {option.label: option for option in [*on_disk, *shipped_collections()]}
+    shipped = sample_file()
+    by_link_name = {link_name(label): label for label in offered}
 
     def uploaded() -> None:
         ss[source] = "upload" if ss.get(f"{key}_upload") is not None else None
-        ss[built_in_key] = None
+        ss[built_in_key] = ss[DATA_SET] = None  # an upload is not in the link
 
     def sample() -> None:
         ss[source] = "sample"
         ss[built_in_key] = None
+        ss[DATA_SET] = link_name(shipped.label)
 
     def built_in() -> None:
         ss[source] = "builtin" if ss.get(built_in_key) else None
+        ss[DATA_SET] = link_name(ss[built_in_key]) if ss.get(built_in_key) else None
+
+    # The data set in the link (this page's choice, the other page's, or a shared link's) is the choice: the
+    # widgets are seeded from it before they are drawn, so a link opens on its data set, and Back returns to the one
+    # before. A link that names none leaves an upload as it is.
+    wanted = ss.get(DATA_SET)
+    if wanted == link_name(shipped.label):
+        ss[source], ss[built_in_key] = "sample", None
+    elif wanted in by_link_name:
+        ss[source], ss[built_in_key] = "builtin", by_link_name[wanted]
+    elif wanted is not None:
+        st.warning(f"The link's data set {components.md(wanted)} is not on this machine: choose one of those offered "
+                   "below.", icon=":material/link_off:")
+    elif ss.get(source) in ("builtin", "sample"):
+        ss[source], ss[built_in_key] = None, None
 
     # 5:2:2, not 3:1:1: at 1280 px the button's label was cut to "Try the sample ..."; on a projector's large type
     # the data set's name was cut instead ("Section questions, s"), so the choice a class sees gets the most room.
@@ -259,7 +285,6 @@ def ranking_file(key: str) -> RankingSource | None:
     if chosen == "sample":
         if set_aside:
             st.caption(set_aside)
-        shipped = sample_file()
         return RankingSource(shipped.label, shipped.key, shipped.read)
     if file is not None:
         raw, name = file.getvalue(), file.name

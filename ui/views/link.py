@@ -9,6 +9,7 @@ from matching.text.inputs import clean_gold, join_candidates
 from ui.views.cached import models
 from ui.views.session import (
     CANDIDATES,
+    DATA_SET,
     GOLD,
     MODELS,
     PAIR,
@@ -53,6 +54,7 @@ def read_link_once() -> None:
     try:
         shown = urlstate.decode_view(params)
         ss[PRESENT], ss[STEP], ss[WALK_MODEL] = shown.present, shown.step, shown.model
+        ss[DATA_SET] = shown.data  # checked against the data sets on this machine by the page that reads it
         for side, (model, matrix) in enumerate(shown.matrices):  # checked against what it can show by the page
             ss[matrix_keys(side)], ss[matrix_keys(side, model)] = model, matrix
     except urlstate.UrlStateError as error:

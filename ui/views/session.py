@@ -32,6 +32,8 @@ PINNED = "ml_pinned"
 """An input the person pinned as the starting point of the comparison (else: the input before the last edit)."""
 PAIR = "ml_pair"
 """(A, B) on the Compare page, 0-based, or None for its default pair."""
+DATA_SET = "ml_data_set"
+"""The data set chosen on the Evaluate and Sanity pages (`datasets.link_name`), or None: none, or an upload."""
 
 
 def _default_example() -> Example:
@@ -68,7 +70,7 @@ def view() -> urlstate.ViewState:
         if matrix:
             shown.append((str(model), str(matrix)))
     return urlstate.ViewState(present=bool(ss.get(PRESENT)), step=int(ss.get(STEP) or 0), model=ss.get(WALK_MODEL),
-                              matrices=tuple(shown))
+                              matrices=tuple(shown), data=ss.get(DATA_SET))
 
 
 def presenting() -> bool:
