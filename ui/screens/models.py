@@ -12,6 +12,7 @@ from matching.evaluation.metrics import METRICS
 from matching.evaluation.paper_tables import SEEDS_COLUMN, PaperTable
 from matching.explain import glossary
 from matching.paths import paper_tables_files
+from matching.text.datasets import BUILT_IN
 from matching.training.cards import (
     KNOWN_LIMITS,
     PAPER_GROUP,
@@ -90,7 +91,8 @@ def metrics_block(card: ModelCard, split: str, key: str, source: str | None = No
     st.dataframe(frame, hide_index=True, width="stretch", key=f"{key}_table", column_config=config,
                  placeholder="-")
     if "MAP" in frame.columns:
-        components.chart("metrics_chart", rows, "MAP", f"{split} MAP", key=f"{key}_chart")
+        title = f"{split} MAP" if source is None else f"{BUILT_IN.get(source, source)} test MAP"
+        components.chart("metrics_chart", rows, "MAP", title, key=f"{key}_chart")
 
 
 def figures_table(rows: list[dict[str, object]], key: str) -> None:
