@@ -190,8 +190,10 @@ def gap_chart(comparison: ModelContrast, terms: int = 10) -> alt.LayerChart:
 def cells(explanation: Explanation) -> pd.DataFrame:
     """The pooled cells of one explanation (`ranking.explanation(i, model)`) as a table, as the Pooled cells page
     shows them: the words each cell joins ('word (position)', from 1), its value, its contribution to the score and
-    its signed share of all |contributions|; empty for a family that pools no cells (MCAN: see its `terms` and
-    `word_weights`). The contributions and the bias add up to the score exactly (`Explanation.bias_contribution`)."""
+    its signed share of the cells' |contributions|; empty for a family that pools no cells (MCAN: see its `terms` and
+    `word_weights`). The contributions and the bias (`Explanation.bias_contribution`) add up to the learned match
+    exactly; a keyword model's score adds its keyword term (`Explanation.keyword_score`, whose features are in
+    `terms`), so there the shares are of the learned match, not of the whole score."""
     import pandas as pd
 
     from matching.evaluation.tables import cell_rows

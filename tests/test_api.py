@@ -180,6 +180,15 @@ def test_cells_are_the_pooled_cells_with_their_words_and_add_up(pair: dict[str, 
     assert table["contribution"].sum() + explanation.bias_contribution == pytest.approx(explanation.score, abs=1e-5)
     mcan = matching.rank(QUESTION, CANDIDATES, {"mcan": make_matcher(seed=1, name="mcan", family="mcan")})
     assert matching.cells(mcan.explanation(0)).empty  # no pooled cells: its terms split the score
+    # A keyword model: the cells and the bias add up to the learned match, and the keyword term makes the score (the
+    # docstring said the cells and bias made the score: a reader took each share for twice what it is).
+    keyed = make_matcher(seed=1, name="keyed", family="mvlstm", exact_match="idf", idf_words=3, keywords=True,
+                         keyword_words=3)
+    explained = matching.rank(QUESTION, CANDIDATES, {"keyed": keyed}).explanation(0)
+    parts = matching.cells(explained)["contribution"].sum() + explained.bias_contribution
+    assert explained.keyword_score != 0 and parts == pytest.approx(explained.learned_score, abs=1e-5)
+    assert parts + explained.keyword_score == pytest.approx(explained.score, abs=1e-5)
+    assert "add up to the learned match" in " ".join(matching.cells.__doc__.split())
 
 
 def test_compare_splits_the_gap_exactly(pair: dict[str, Matcher]) -> None:

@@ -16,9 +16,9 @@ st.title(":material/filter_list: Pooled cells")
 st.caption("Pooling keeps a few values of each matrix (k-max pooling: the k largest cells of each interaction "
            "matrix; dynamic pooling: the maximum of each convolution filter in each window of a fixed grid); the MLP "
            "turns "
-           "them into the score. Each pooled value's contribution is gradient × value, so score = sum of "
-           "contributions + bias exactly. Share = contribution / sum of |contributions| (green raises the score, "
-           "red lowers it).")
+           "them into the score. Each pooled value's contribution is gradient × value, so the learned match = sum of "
+           "contributions + bias exactly (a keyword model adds its keyword term to that: said beside each score). "
+           "Share = contribution / sum of the cells' |contributions| (green raises the score, red lowers it).")
 
 components.glossary(["k-max pooling", "pooled cells", "interaction matrix", "MLP", "score", "contribution",
                      "gradient x value", "bias", "filler", "tensor interaction", "rank", *glossary.FAMILY_TERM_NAMES,
@@ -40,7 +40,7 @@ COLUMNS = {
     # Share and value are a few characters: narrow, so that two models side by side show every column at 1280 pixels.
     "value": st.column_config.NumberColumn("value", format="%.3f", width=56),
     "share %": st.column_config.NumberColumn("share", format="%+.1f%%", width=56,
-                                             help="Signed share of the score: contribution / sum of |contributions|"),
+                                             help="Signed share of the cells' part of the score: contribution / sum of the cells' |contributions|"),
 }
 SHOWN = ["question", "answer", "share %", "value"]  # the share first: narrow columns scroll
 POOLED_ROWS_SHOWN = 11  # rows a table shows before it scrolls (the chart below it has them all)
