@@ -91,6 +91,11 @@ def test_first_correct_rank_counts_ties_against_it() -> None:
     assert first_correct_rank(np.array([0.1, 0.9, 0.5]), [1, 0, 1]) == 2
     assert first_correct_rank(np.array([0.5, 0.5, 0.5]), [0, 1, 0]) == 3
     assert first_correct_rank(np.array([0.5, 0.2]), [0, 0]) is None
+    # Two correct answers tied at ranks 3 and 4: the first correct answer is at 3 in every order of the tie (4 was
+    # read; on WikiQA test a list of 8 with 2 correct read 8, a rank no order gives).
+    assert first_correct_rank(np.array([0.9, 0.8, 0.4, 0.4]), [0, 0, 1, 1]) == 3
+    assert first_correct_rank(np.array([0.4] * 8), [0, 0, 0, 0, 0, 0, 1, 1]) == 7
+    assert first_correct_rank(np.array([0.4, 0.4, 0.4]), [1, 0, 1]) == 2
 
 
 def test_format_table(matcher: Matcher) -> None:

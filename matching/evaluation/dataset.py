@@ -407,12 +407,14 @@ def evaluate(lists: Sequence[RankingList] | RankingFile, models: Mapping[str, Ma
 
 
 def first_correct_rank(scores: np.ndarray, labels: Sequence[int]) -> int | None:
-    """Pessimistic rank (1 = top) of the best-placed correct candidate, ties counted against it."""
-    correct = [s for s, label in zip(scores, labels, strict=True) if label]
-    if not correct:
+    """Pessimistic rank (1 = top) of the best-placed correct candidate, ties with wrong candidates counted against it:
+    below every higher score and every wrong candidate of its score. Correct candidates tied with it are not counted
+    (in any order of the tie, one of them comes first: two tied at ranks 3 and 4 put the first correct answer at 3)."""
+    values, correct = np.asarray(scores), np.asarray(labels, dtype=bool)
+    if not correct.any():
         return None
-    best = max(correct)
-    return int((np.asarray(scores) >= best).sum())
+    best = values[correct].max()
+    return int((values > best).sum() + ((values == best) & ~correct).sum() + 1)
 
 
 def format_table(evaluation: Evaluation, extra: Mapping[str, Mapping[str, float]] | None = None) -> str:
