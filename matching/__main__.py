@@ -267,6 +267,17 @@ def _seed_study_again(study: SeedStudy, runs: Path, matcher: Matcher, test: list
                    mean=float(np.mean(test_map)), std=spread, computed_with=code_version())
 
 
+def ready_to_write(path: Path, option: str) -> None:
+    """Check, before any work, that `path` can be written as a file (its folder made where missing): a folder given,
+    or one that cannot be made, failed after the whole evaluation it was to keep."""
+    if path.is_dir():
+        sys.exit(f"error: {option} {path} is a folder: give a file name in it")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        sys.exit(f"error: {option} {path} cannot be written: {error.strerror or error}")
+
+
 def single_threaded_scoring() -> None:
     """On a machine of more than two cores, one torch thread, so that `dataset.default_workers` scores with four
     single-threaded workers: scoring is mostly CPU work around the forward passes that torch's threads do not
@@ -299,6 +310,8 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
                                               if getattr(args, name)]):
         sys.exit(f"error: {', '.join(ray_only)} {'is' if len(ray_only) == 1 else 'are'} for --engine ray (--out: "
                  "its shards' folder); each question's results: --per-question FILE.csv")
+    if args.per_question:
+        ready_to_write(args.per_question, "--per-question")
     exported: list[dict[str, object]] = []
     # Ray's workers choose the device on their own machines (a driver without a GPU may lead a cluster with them).
     device = _device(args.device) if args.engine == "local" else None
@@ -467,6 +480,7 @@ def cmd_paper_tables(args: argparse.Namespace) -> None:
         reference = Reference.read(table)
     except (OSError, ValueError, KeyError) as error:
         sys.exit(f"error: {table}: not a paper table this command can read ({error})")
+    ready_to_write(Path(args.out), "--out")
     settings = settings_of(args.configs, reference.table)
     models = {name: matcher for name, matcher in _load_models(args.pretrained, None).items() if name in settings}
     lists = read_toks_folder(Path(args.data) / "test")

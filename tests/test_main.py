@@ -302,6 +302,20 @@ def test_evaluate_writes_each_questions_results(pretrained: Path, toy_data: Path
         with pytest.raises(SystemExit) as stopped:
             main(["evaluate", "--pretrained", str(pretrained), "--data", str(toy_data), "--split", "test", *flag])
         assert "is for --engine ray" in str(stopped.value.code) and "--per-question" in str(stopped.value.code)
+    # Its folder is made where missing; a folder given as the file, or a place that cannot be written, is refused
+    # before the evaluation (it was said after the whole run it was to keep).
+    nested = tmp_path / "new" / "folder" / "pq.csv"
+    main(["evaluate", "--pretrained", str(pretrained), "--data", str(toy_data), "--split", "test",
+          "--per-question", str(nested)])
+    assert nested.is_file()
+    blocked = tmp_path / "a-file"
+    blocked.write_text("", encoding="utf-8")
+    capsys.readouterr()
+    for wrong, said in ((tmp_path, "is a folder"), (blocked / "pq.csv", "cannot be written")):
+        with pytest.raises(SystemExit, match=f"--per-question {wrong} {said}"):
+            main(["evaluate", "--pretrained", str(pretrained), "--data", str(toy_data), "--split", "test",
+                  "--per-question", str(wrong)])
+        assert "| BM25 |" not in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("workers", ["0", "-2", "two"])
@@ -490,3 +504,14 @@ def test_cli_edges_a_researcher_met(pretrained: Path, toy_data: Path, tmp_path: 
         parser = build_parser()._subparsers._group_actions[0].choices[command]  # type: ignore[union-attr]
         bare = [a.dest for a in parser._actions if a.help is None and a.dest not in ("help", "command_parser")]
         assert not bare, (command, bare)
+
+
+def test_paper_tables_checks_where_it_writes_before_scoring(pretrained: Path, toy_data: Path, tmp_path: Path) -> None:
+    """--out in a folder that did not exist ended a run that had scored every checkpoint with a traceback."""
+    with pytest.raises(SystemExit, match=f"--out {tmp_path} is a folder"):
+        main(["paper-tables", "--pretrained", str(pretrained), "--data", str(toy_data), "--out", str(tmp_path)])
+    blocked = tmp_path / "a-file"
+    blocked.write_text("", encoding="utf-8")
+    with pytest.raises(SystemExit, match="cannot be written"):
+        main(["paper-tables", "--pretrained", str(pretrained), "--data", str(toy_data),
+              "--out", str(blocked / "paper.json")])

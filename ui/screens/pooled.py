@@ -40,7 +40,8 @@ COLUMNS = {
     # Share and value are a few characters: narrow, so that two models side by side show every column at 1280 pixels.
     "value": st.column_config.NumberColumn("value", format="%.3f", width=56),
     "share %": st.column_config.NumberColumn("share", format="%+.1f%%", width=56,
-                                             help="Signed share of the cells' part of the score: contribution / sum of the cells' |contributions|"),
+                                             help="Signed share of the cells' part of the score: contribution / "
+                                                  "sum of the cells' |contributions|"),
 }
 SHOWN = ["question", "answer", "share %", "value"]  # the share first: narrow columns scroll
 POOLED_ROWS_SHOWN = 11  # rows a table shows before it scrolls (the chart below it has them all)
