@@ -457,6 +457,12 @@ def test_evaluate_names_the_questions_it_skipped_and_why(pretrained: Path, tmp_p
     out = capsys.readouterr().out
     assert f"{data}: 1 question (7 skipped)\n  skipped long 0: text has 25,000 characters; the limit is 20,000\n" in out
     assert out.count("\n  skipped long ") == 5 and "\n  and 2 more\n" in out
+    # Past the csv module's own field limit (131,072 characters) too: skipped as its own question, not the whole file.
+    huge = tmp_path / "huge.csv"
+    huge.write_text("question,candidate,label\nwho wrote hamlet,shakespeare wrote hamlet,1\nwho wrote hamlet,paris,0\n"
+                    f"big one,{'word ' * 27_000},1\n", encoding="utf-8")
+    main(["evaluate", "--pretrained", str(pretrained), "--data", str(huge)])
+    assert f"{huge}: 1 question (1 skipped)\n  skipped big one: text has 135,000 characters" in capsys.readouterr().out
 
 
 def test_explain_opens_as_the_app_does_and_says_what_it_cut(pretrained: Path,

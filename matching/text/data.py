@@ -162,6 +162,12 @@ def combine_data(sources: Sequence[str | Path], test: str | Path, out: str | Pat
     return counts
 
 
+FIELD_LIMIT = 1 << 26
+"""The longest field the csv module reads here (64 MiB, more than an upload): at its default (131,072 characters) one
+long text stopped the whole file, where a text past the models' limit (`MAX_TEXT_CHARS`) skips its own question."""
+csv.field_size_limit(max(csv.field_size_limit(), FIELD_LIMIT))
+
+
 def _table_rows(stream: Iterable[str], name: str, delimiter: str, required: tuple[str, ...]
                 ) -> Iterator[dict[str, str]]:
     """The `required` columns of each row of a table read from `stream` (opened with newline="")."""
