@@ -496,3 +496,15 @@ def test_the_wheel_ships_the_app_and_the_checkpoints(tmp_path: Path) -> None:
     assert len(declared) == len(requirements) and "torch==2.13.0" in declared
     assert "matchlens = matching.__main__:console" in entry_points
     assert json.loads((ROOT / "pretrained" / "defaults.json").read_text())["models"]
+
+
+def test_a_ranking_an_explanation_and_a_contrast_print_as_one_line(pair: dict[str, Matcher]) -> None:
+    """print() of each gave every token and array (2,400, 50,000 and 13,000 characters in a plain script)."""
+    ranking = matching.rank(QUESTION, CANDIDATES, pair)
+    explanation = ranking.explanation(0, "gated")
+    split = matching.compare(ranking, 0, 1, "gated")
+    for shown in (repr(ranking), repr(explanation), repr(split)):
+        assert "\n" not in shown and len(shown) < 400
+    assert f"{len(CANDIDATES)} candidates" in repr(ranking) and "gated: #" in repr(ranking)
+    assert f"score {explanation.score:+.4f}" in repr(explanation)
+    assert f"gap {split.gap:+.4f}" in repr(split) and "#1" in repr(split) and "#2" in repr(split)

@@ -178,6 +178,11 @@ class ModelContrast:
         sign = 1.0 if self.gap >= 0 else -1.0
         return [t for t in self.reasons() if t.effect * sign < 0][:count]
 
+    def __repr__(self) -> str:  # every term is in .terms; a plain print() shows the gap and how it splits
+        return (f"ModelContrast({self.model!r}: #{self.a + 1} {self.score_a:+.4f} (rank {self.rank_a}) against "
+                f"#{self.b + 1} {self.score_b:+.4f} (rank {self.rank_b}), gap {self.gap:+.4f}, {self.method} split "
+                f"over {len(self.terms)} terms)")
+
     def _repr_html_(self) -> str:
         """Jupyter's rich display: the sentence, the split and the gap's largest terms (`contrast_html`)."""
         return contrast_html(self)

@@ -279,6 +279,14 @@ class Explanation:
         total = np.abs(contributions).sum()
         return contributions / total if total > 0 else np.zeros_like(contributions)
 
+    def __repr__(self) -> str:  # the arrays are for the views and to_dict(); a plain print() shows the score's split
+        split = (f" = learned match {self.learned_score:+.4f} + keywords {self.keyword_score:+.4f}"
+                 if self.keyword_terms else "")
+        answer = " ".join(token.text for token in self.answer_tokens)
+        answer = answer if len(answer) <= 50 else answer[:47] + "..."
+        return (f"Explanation({self.model!r} ({self.family}), answer {answer!r}: score {self.score:+.4f}{split}; "
+                f"{len(self.pooled_cells)} pooled cells, parts {sorted(part.value for part in self.parts)})")
+
     def _repr_html_(self) -> str:
         """Jupyter's rich display: the score, the word weights as shaded words and the largest
         contributions (`explanation_html`)."""

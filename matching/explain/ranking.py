@@ -103,6 +103,12 @@ class Ranking:
             rows.append(row)
         return rows
 
+    def __repr__(self) -> str:  # every token of every text is for the views; a plain print() shows what was ranked
+        question = self.question if len(self.question) <= 60 else self.question[:57] + "..."
+        tops = ", ".join(f"{name}: #{index + 1}" for name, index in self.top_answers().items())
+        return (f"Ranking({question!r}: {len(self.candidates)} candidates, models {list(self.models)}; top answers "
+                f"{tops or 'none'}; .rows() or .to_frame() for the table)")
+
     def top_answers(self) -> dict[str, int]:
         """Each model's top answer (0-based candidate index; the first of a tie)."""
         return {name: int(np.argmin(result.ranks)) for name, result in self.models.items()}
