@@ -245,10 +245,14 @@ class EvaluationResult:
     def questions(self) -> pd.DataFrame:
         """One row per evaluated question (index: its position, for `ranking`): qid, question, candidate
         and correct counts, each system's AP and rank of its first correct candidate, and whether the
-        models disagree on the top answer."""
+        models disagree on the top answer. A rank is a whole number (1 = top), or <NA> where the question has no
+        correct candidate."""
         import pandas as pd
 
-        return pd.DataFrame(self.evaluation.per_question)
+        frame = pd.DataFrame(self.evaluation.per_question)
+        for column in [c for c in frame.columns if c.endswith(" first correct")]:  # not floats: 1, not 1.0
+            frame[column] = frame[column].astype("Int64")
+        return frame
 
     def slices(self) -> dict[str, pd.DataFrame]:
         """Per slicing (question word, correct-answer length, word overlap; `evaluation.slices`): one row
@@ -270,15 +274,17 @@ class EvaluationResult:
         return pd.DataFrame(keyword_rows(self.lists, self.models, max_questions), columns=columns).set_index("model")
 
     def top_answers(self, system: str) -> list[int]:
-        """Per evaluated question, the position of `system`'s top answer (the first of a tie): a model's or a
-        baseline's."""
+        """Per evaluated question, the index of `system`'s top answer in its candidates (from 0, for
+        `ranking(question).explanation(index)`; the app and `evaluate --per-question` number candidates from 1): a
+        model's or a baseline's, the first of a tie."""
         if system not in self.evaluation.systems:
             raise KeyError(f"{system!r} was not evaluated; the systems are {self.evaluation.systems}")
         return self.evaluation.top(system).tolist()
 
     def disagreements(self, a: str, b: str) -> pd.DataFrame:
         """The questions where models `a` and `b` put different candidates on top (index: the question's
-        position, for `ranking`): each one's top answer, AP and rank of its first correct candidate."""
+        position, for `ranking`): each one's top answer (its index in the candidates, from 0, as `top_answers`),
+        whether it is correct, and each one's AP."""
         import pandas as pd
 
         tops_a, tops_b = self.top_answers(a), self.top_answers(b)

@@ -360,6 +360,7 @@ def test_evaluate_gives_a_frame_per_system_and_the_slices(pair: dict[str, Matche
                             ".to_frame() for the metrics)")  # not every array of the evaluation
     questions = result.questions()
     assert len(questions) == 6 and {"qid", "question", "plain AP", "gated first correct"} <= set(questions)
+    assert str(questions["gated first correct"].dtype) == "Int64"  # 1, not 1.0 (as the --per-question CSV)
     slices = result.slices()
     assert list(slices) == list(SLICINGS)
     assert all(table["questions"].sum() == 6 for table in slices.values())
