@@ -42,6 +42,9 @@ def _load_models(root: Path, names: list[str] | None):  # type: ignore[no-untype
 
     if not Path(root).is_dir():
         sys.exit(f"error: {root}: no such folder of checkpoints (--pretrained)")
+    if (Path(root) / "config.json").is_file():  # one checkpoint, not a folder of them: nothing was found under it
+        sys.exit(f"error: {root} is one checkpoint; --pretrained takes the folder that holds checkpoints "
+                 f"({Path(root).parent}), and --models their names ({Path(root).name})")
     models, errors = load_all(root)
     for folder, error in errors.items():
         print(f"warning: skipped {folder}: {error}", file=sys.stderr)
@@ -85,6 +88,9 @@ def _split_path(data: str, split: str | None) -> Path:
     from matching.text.data import split_folders
 
     splits = split_folders(root)
+    if split is not None and (root / "a.toks").is_file():  # read "test/test: file missing"
+        sys.exit(f"error: {root} is one split already (a.toks, b.toks, ...): leave out --split, or give the folder "
+                 f"that holds it ({root.parent}) with --split {split}")
     if split is None:
         if splits and not (root / "a.toks").is_file():
             sys.exit(f"error: {root} is a folder of splits ({', '.join(splits)}): give --split")

@@ -198,6 +198,9 @@ def cells(explanation: Explanation) -> pd.DataFrame:
 
     from matching.evaluation.tables import cell_rows
 
+    if not isinstance(explanation, Explanation):
+        raise TypeError(f"cells() takes one explanation, ranking.explanation(candidate, model), not "
+                        f"{type(explanation).__name__}")
     return pd.DataFrame(cell_rows(explanation))
 
 
@@ -368,6 +371,9 @@ def evaluate(data: str | Path | Sequence[RankingList], models: Models = None) ->
             raise DataError(re.sub(r"^(a table of \d+ rows) line (\d+)",
                                    lambda m: f"{m[1]}, row {int(m[2]) - 2} (from 0)", str(error))) from None
     else:
+        if not isinstance(data, Iterable):
+            raise TypeError(f"data: give a file, a folder, a DataFrame (question, candidate, label) or RankingLists, "
+                            f"not {type(data).__name__}")
         lists = list(data)
         source = f"{len(lists)} ranking lists"
         wrong = next((item for item in lists if not isinstance(item, RankingList)), None)

@@ -509,3 +509,14 @@ def test_a_ranking_an_explanation_and_a_contrast_print_as_one_line(pair: dict[st
     assert f"{len(CANDIDATES)} candidates" in repr(ranking) and "gated: #" in repr(ranking)
     assert f"score {explanation.score:+.4f}" in repr(explanation)
     assert f"gap {split.gap:+.4f}" in repr(split) and "#1" in repr(split) and "#2" in repr(split)
+
+
+def test_the_api_says_what_it_takes_when_given_something_else(pair: dict[str, Matcher]) -> None:
+    """cells(ranking) and evaluate(5) raised Python's own AttributeError and TypeError, which named no fix."""
+    ranking = matching.rank(QUESTION, CANDIDATES, pair)
+    with pytest.raises(TypeError, match=r"cells\(\) takes one explanation, ranking.explanation\(candidate, model\)"):
+        matching.cells(ranking)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="data: give a file, a folder, a DataFrame .* not int"):
+        matching.evaluate(5, pair)  # type: ignore[arg-type]
+    with pytest.raises(IndexError, match="positions 0 to 3, or -4 to -1 from the end"):
+        ranking.explanation(4, "gated")

@@ -171,6 +171,8 @@ def test_a_file_in_another_format_says_which_format_it_needs(tmp_path: Path) -> 
         parse_ranking_file(b"question\tcandidate\tlabel\nq\tc\t1\n", "plain.tsv")
     with pytest.raises(DataError, match="this header is separated by ';'"):
         parse_ranking_file(b"question;candidate;label\nq;c;1\n", "semicolon.csv")
+    with pytest.raises(DataError, match="this looks like JSON; a ranking file here is a CSV or WikiQA's TSV"):
+        parse_ranking_file(b'{"question": "q", "candidate": "c", "label": 1}\n', "lines.jsonl")
 
 
 def test_fingerprint_tracks_content() -> None:

@@ -131,6 +131,10 @@ def test_everyday_mistakes_are_one_line_errors(pretrained: Path, toy_data: Path,
          "is a folder of splits \\(dev, test, train\\): give --split"),
         (["evaluate", "--pretrained", str(pretrained), "--data", str(toy_data), "--split", "nosuch"],
          "has no split 'nosuch'; it has dev, test, train"),
+        (["evaluate", "--pretrained", str(pretrained), "--data", str(toy_data / "test"), "--split", "test"],
+         "is one split already \\(a.toks, b.toks, ...\\): leave out --split"),
+        (["evaluate", "--pretrained", str(pretrained / "cli-tiny"), "--data", str(toy_data / "test")],
+         "cli-tiny is one checkpoint; --pretrained takes the folder that holds checkpoints"),
     ]:
         with pytest.raises(SystemExit, match=f"^error: .*{said}") as stopped:
             main(argv)

@@ -179,7 +179,8 @@ class Ranking:
         if isinstance(candidate, bool) or not isinstance(candidate, int | np.integer):
             raise TypeError(f"a candidate is its position (an int) or its text, not {type(candidate).__name__}")
         if not -count <= candidate < count:
-            raise IndexError(f"candidate {candidate}: there are {count} candidates (positions 0 to {count - 1})")
+            raise IndexError(f"candidate {candidate}: there are {count} candidates (positions 0 to {count - 1}, or "
+                             f"{-count} to -1 from the end)")
         return int(candidate) % count
 
     def explanation(self, candidate: int | str, model: str | None = None) -> Explanation:

@@ -187,6 +187,8 @@ def _format_hint(header: list[str], required: tuple[str, ...]) -> str:
     if required == TSV_COLUMNS and {c.lower() for c in header} >= set(CSV_COLUMNS):
         return (" (a file with tabs is read as WikiQA's TSV; question, candidate and label are read from a CSV: "
                 "save it separated by commas)")
+    if header and header[0].lstrip().startswith(("{", "[")):
+        return " (this looks like JSON; a ranking file here is a CSV or WikiQA's TSV)"
     if required == CSV_COLUMNS and len(header) == 1 and (found := next((c for c in ";|" if c in header[0]), None)):
         return f" (a CSV here is separated by commas; this header is separated by '{found}')"
     return ""
