@@ -345,7 +345,9 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
         if note := result.wordless_note():
             print(f"  {note}")
         print()
-        if unanswerable == result.evaluated:  # a table of NaN said nothing
+        if result.evaluated == 0:
+            print("No question could be evaluated: every one was skipped (why, above).")
+        elif unanswerable == result.evaluated:  # a table of NaN said nothing
             print("No question has a correct candidate (label 1), so no metric is defined on this file.")
         else:
             print(format_table(result))
