@@ -686,8 +686,11 @@ def build_parser(prog: str = "python -m matching") -> argparse.ArgumentParser:
     runs.add_argument("--against", help="a configuration under --work: Welch's t-test of every other one's dev "
                                          "MAP over seeds against it")
     runs.set_defaults(func=cmd_runs)
-    for command in sub.choices.values():  # an unknown option is then said with its command's usage
+    # Each command's --help opens with what it does (argparse shows a command's `help` only in the list of commands).
+    said = {action.dest: action.help for action in sub._choices_actions}
+    for name, command in sub.choices.items():  # an unknown option is then said with its command's usage
         command.set_defaults(command_parser=command)
+        command.description = command.description or said.get(name)
     return parser
 
 

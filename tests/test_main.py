@@ -528,3 +528,11 @@ def test_paper_tables_checks_where_it_writes_before_scoring(pretrained: Path, to
     with pytest.raises(SystemExit, match="cannot be written"):
         main(["paper-tables", "--pretrained", str(pretrained), "--data", str(toy_data),
               "--out", str(blocked / "paper.json")])
+
+
+def test_every_commands_help_says_what_it_does() -> None:
+    """Only explain and app had a description: evaluate --help opened on its usage and a list of options."""
+    parser = build_parser()
+    commands = next(action for action in parser._actions if action.choices and "evaluate" in action.choices)
+    for name, command in commands.choices.items():
+        assert command.description and len(command.description) > 10, name
