@@ -335,7 +335,7 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
         except DataError as error:
             sys.exit(f"error: {error}")
         unanswerable = int((result.correct == 0).sum())
-        print(f"\n{path}: {result.evaluated} question{'' if result.evaluated == 1 else 's'} "
+        print(f"\n{path}: {result.evaluated} question{'' if result.evaluated == 1 else 's'} evaluated "
               f"({len(result.skipped)} skipped" + (f"; {unanswerable} without a correct candidate, left out of the "
                                                   "metrics" if unanswerable else "") + ")")
         for reason in result.skipped[:SKIPS_SHOWN]:  # which, and why: a count alone sent users to the notebook

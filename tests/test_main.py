@@ -51,7 +51,7 @@ def test_evaluate_prints_the_baselines_table(pretrained: Path, toy_data: Path,
                                              capsys: pytest.CaptureFixture[str]) -> None:
     main(["evaluate", "--pretrained", str(pretrained), "--data", str(toy_data), "--split", "test"])
     out = capsys.readouterr().out
-    assert f"{toy_data / 'test'}: 2 questions (0 skipped)" in out
+    assert f"{toy_data / 'test'}: 2 questions evaluated (0 skipped)" in out
     assert "| system | MAP | MRR | P@1 | nDCG@3 | nDCG@5 |" in out
     for system in ("cli-tiny", *BASELINES):
         assert f"| {system} | " in out
@@ -73,7 +73,7 @@ def test_evaluate_progress_piped_is_a_few_plain_lines(pretrained: Path, tmp_path
                              "--data", str(path)], capture_output=True, text=True, timeout=300, cwd=REPO, env=env,
                             check=False)
     assert result.returncode == 0, result.stderr
-    assert f"{path}: {len(lists)} questions (0 skipped)" in result.stdout
+    assert f"{path}: {len(lists)} questions evaluated (0 skipped)" in result.stdout
     for stream in (result.stdout, result.stderr):
         assert "\r" not in stream and "\x1b" not in stream
     progress = result.stderr.splitlines()
@@ -154,7 +154,7 @@ def test_evaluate_a_file_of_one_question_and_a_text_too_long(pretrained: Path, t
                    "who wrote hamlet,the river is long,0\n", encoding="utf-8")
     main(["evaluate", "--pretrained", str(pretrained), "--data", str(one)])
     out = capsys.readouterr().out
-    assert f"{one}: 1 question (0 skipped)" in out and "| cli-tiny | 1.0000 |" in out
+    assert f"{one}: 1 question evaluated (0 skipped)" in out and "| cli-tiny | 1.0000 |" in out
     assert "No paired test against the baselines: it needs at least two questions" in out
     long = tmp_path / "long.csv"
     long.write_text("question,candidate,label\nwho wrote hamlet,shakespeare wrote hamlet,1\n"
@@ -163,12 +163,12 @@ def test_evaluate_a_file_of_one_question_and_a_text_too_long(pretrained: Path, t
                     encoding="utf-8")
     main(["evaluate", "--pretrained", str(pretrained), "--data", str(long)])
     out = capsys.readouterr().out
-    assert f"{long}: 2 questions (1 skipped)" in out and "Paired randomisation test" in out
+    assert f"{long}: 2 questions evaluated (1 skipped)" in out and "Paired randomisation test" in out
     huge = tmp_path / "huge.csv"
     huge.write_text('question,candidate,label\nwho,"' + "x" * 200_000 + '",1\n', encoding="utf-8")
     main(["evaluate", "--pretrained", str(pretrained), "--data", str(huge)])  # past the csv module's field limit too
     out = capsys.readouterr().out
-    assert f"{huge}: 0 questions (1 skipped)\n  skipped who: text has 200,000 characters" in out
+    assert f"{huge}: 0 questions evaluated (1 skipped)\n  skipped who: text has 200,000 characters" in out
     assert "No question could be evaluated: every one was skipped (why, above)." in out
     assert "correct candidate" not in out
 
@@ -191,7 +191,7 @@ def test_evaluate_says_what_its_table_leaves_out(pretrained: Path, tmp_path: Pat
                      "who is here,nobody,1\nwho is here,the river is long,0\n", encoding="utf-8")
     main(["evaluate", "--pretrained", str(pretrained), "--data", str(mixed)])
     out = capsys.readouterr().out
-    assert f"{mixed}: 3 questions (0 skipped; 1 without a correct candidate, left out of the metrics)" in out
+    assert f"{mixed}: 3 questions evaluated (0 skipped; 1 without a correct candidate, left out of the metrics)" in out
     assert "2 candidates without words (in 1 question) are ranked last by every model" in out
     negative = tmp_path / "negative.csv"
     negative.write_text("question,candidate,label\nwho wrote hamlet,shakespeare,0\nwho wrote hamlet,a play,0\n",
@@ -284,7 +284,8 @@ def test_evaluate_reports_several_data_sets_each_with_its_baselines(pretrained: 
     other = write_toks_folder(tmp_path / "other" / "test", toy_lists(0, 5))
     main(["evaluate", "--pretrained", str(pretrained), "--data", str(toy_data), str(other.parent), "--split", "test"])
     out = capsys.readouterr().out
-    assert f"{toy_data / 'test'}: 2 questions (0 skipped)" in out and f"{other}: 5 questions (0 skipped)" in out
+    assert f"{toy_data / 'test'}: 2 questions evaluated (0 skipped)" in out
+    assert f"{other}: 5 questions evaluated (0 skipped)" in out
     assert out.count("| system | MAP | MRR | P@1 | nDCG@3 | nDCG@5 |") == 2
     assert out.count("| BM25 | ") == 2 and out.count("Paired randomisation test on per-question AP") == 2
 
@@ -462,14 +463,16 @@ def test_evaluate_names_the_questions_it_skipped_and_why(pretrained: Path, tmp_p
     data.write_text("\n".join(rows) + "\n", encoding="utf-8")
     main(["evaluate", "--pretrained", str(pretrained), "--data", str(data)])
     out = capsys.readouterr().out
-    assert f"{data}: 1 question (7 skipped)\n  skipped long 0: text has 25,000 characters; the limit is 20,000\n" in out
+    assert (f"{data}: 1 question evaluated (7 skipped)\n  skipped long 0: text has 25,000 characters; the limit is "
+            "20,000\n") in out
     assert out.count("\n  skipped long ") == 5 and "\n  and 2 more\n" in out
     # Past the csv module's own field limit (131,072 characters) too: skipped as its own question, not the whole file.
     huge = tmp_path / "huge.csv"
     huge.write_text("question,candidate,label\nwho wrote hamlet,shakespeare wrote hamlet,1\nwho wrote hamlet,paris,0\n"
                     f"big one,{'word ' * 27_000},1\n", encoding="utf-8")
     main(["evaluate", "--pretrained", str(pretrained), "--data", str(huge)])
-    assert f"{huge}: 1 question (1 skipped)\n  skipped big one: text has 135,000 characters" in capsys.readouterr().out
+    said = capsys.readouterr().out
+    assert f"{huge}: 1 question evaluated (1 skipped)\n  skipped big one: text has 135,000 characters" in said
 
 
 def test_explain_opens_as_the_app_does_and_says_what_it_cut(pretrained: Path,
