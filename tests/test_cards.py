@@ -333,3 +333,23 @@ def test_a_card_keeps_another_sources_test_and_an_older_card_reads_without_one()
                                                 {"system": "BM25", "MAP": 0.59, "MRR": 0.6}]
     assert other_test_heading(again, "wikiqa").startswith("Test on another source: WikiQA (243 questions, 2,351 pairs")
     assert ModelCard.from_dict({"name": "old"}).other_tests == {}
+
+
+def test_a_paper_figure_stands_beside_the_test_of_its_own_data_set_only() -> None:
+    from matching.training.cards import OtherTest, other_test_rows
+
+    # A default model: tested on TrecQA, with WikiQA's test as another source, and its paper's WikiQA figure.
+    tested = OtherTest(questions=243, pairs=2351, fingerprint="sha256:0", metrics={"MAP": 0.71}, baselines={})
+    card = ModelCard(name="m", metrics={"test": {"MAP": 0.79}, "dev": {"MAP": 0.8}}, baselines={"test": {}, "dev": {}},
+                     data={"source": "wikiqa+trecqa-all",
+                           "test": {"source": "trecqa", "questions": 68, "pairs": 1442, "fingerprint": "sha256:1"}},
+                     paper={"system": "MV-LSTM (ECIR 2019)", "MAP": 0.6046, "table": "ECIR 2019 Table 1, WikiQA"},
+                     other_tests={"wikiqa": tested})
+    assert [row["system"] for row in metrics_rows(card, "test")] == ["m"]
+    assert other_test_rows(card, "wikiqa")[-1] == {"system": "paper: MV-LSTM (ECIR 2019)", "MAP": 0.6046}
+    assert "0.6046" not in render_card(card).split("### Test on another source")[0]
+    # A paper figure of TrecQA beside a TrecQA test.
+    trecqa = ModelCard(name="t", metrics={"test": {"MAP": 0.79}}, baselines={"test": {}},
+                       data={"source": "trecqa-all", "test": {"source": "trecqa"}},
+                       paper={"system": "MCAN", "MAP": 0.838, "table": "MCAN 2018 Table 2, TrecQA clean"})
+    assert metrics_rows(trecqa, "test")[-1] == {"system": "paper: MCAN", "MAP": 0.838}

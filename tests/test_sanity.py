@@ -142,13 +142,15 @@ def test_ablation_map_and_deletion_curves(make_matcher: MatcherFactory) -> None:
 def test_randomisation_on_a_data_set(make_matcher: MatcherFactory, variant: str) -> None:
     from matching.evaluation.dataset import evaluate
     from matching.evaluation.sanity import MEASURES, layer_stages, randomisation_on_data
+    from matching.evaluation.sanity.randomisation import layer_label
 
     matcher = make_matcher(seed=2, name="m", **VARIANTS[variant])
     lists = toy_lists(0, 5)
     rows = randomisation_on_data(lists, {"m": matcher}, seed=3)
     layers = layer_stages(matcher)
     assert [r["step"] for r in rows] == list(range(len(layers) + 1))
-    assert [r["layer randomised"] for r in rows][1:] == layers
+    assert [r["layer randomised"] for r in rows][1:] == [layer_label(layer) for layer in layers]
+    assert layer_label("unknown_word") == "unknown word" and layer_label("distributed_mlp") == "distributed MLP"
     trained = rows[0]
     assert trained["MAP"] == pytest.approx(evaluate(lists, {"m": matcher}).overall["m"]["MAP"], abs=1e-9)
     assert all(trained[label] == pytest.approx(1.0) for label in MEASURES.values() if trained[label] is not None)

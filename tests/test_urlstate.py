@@ -90,6 +90,23 @@ def test_a_broken_secondary_part_keeps_the_input_and_says_what_was_ignored(param
     assert all(getattr(state, f) == v for f, v in kept.items() if f != field)
 
 
+def test_a_link_carries_every_shipped_model_and_a_count_past_the_limit_is_said_as_such() -> None:
+    from matching.paths import pretrained_dir
+
+    # "Select all" in the picker: the link the app writes for every checkpoint shipped opens with all of them.
+    shipped = tuple(sorted(path.parent.name for path in pretrained_dir().glob("*/card.json")))
+    assert len(shipped) > 16
+    params = encode(SharedState("q", ("a",), models=shipped))
+    assert params is not None
+    state = decode(params)
+    assert state is not None and state.models == shipped and state.ignored == ()
+    too_many = tuple(f"model-{n}" for n in range(urlstate.MAX_MODELS + 1))
+    assert encode(SharedState("q", ("a",), models=too_many)) is None  # never written, so never refused when read
+    state = decode({"q": "q", "c": '["a"]', "models": ",".join(too_many)})
+    assert state is not None and state.models is None
+    assert state.ignored == (f"the link names {urlstate.MAX_MODELS + 1} models; the limit is {urlstate.MAX_MODELS}",)
+
+
 def test_deeply_nested_json_is_refused_cleanly() -> None:
     with pytest.raises(UrlStateError):
         decode({"q": "q", "c": "[" * 5000 + "]" * 5000})

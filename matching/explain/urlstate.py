@@ -30,7 +30,9 @@ MAX_LINK_CHARS = 8_000
 MAX_QUESTION_CHARS = 2_000
 MAX_CANDIDATE_CHARS = 4_000
 MAX_LINK_CANDIDATES = 100
-MAX_MODELS = 16
+MAX_MODELS = 64
+"""Most model names a link carries: above the 36 checkpoints shipped, so that every model the picker offers ("Select
+all" included) travels in a link (16 refused the link the app itself wrote for all of them)."""
 KEYS = ("q", "c", "gold", "pick", "models", "pair")
 VIEW_KEYS = ("present", "step", "model", "matrices", "data")
 _DATA_SET = re.compile(r"^[a-z0-9-]{1,64}$")  # `datasets.link_name`: "wikiqa-test", "section-questions-set-a"
@@ -92,6 +94,7 @@ def encode(state: SharedState) -> dict[str, str] | None:
     too_big = (sum(len(v) for v in params.values()) > MAX_LINK_CHARS
                or len(state.question) > MAX_QUESTION_CHARS
                or len(state.candidates) > MAX_LINK_CANDIDATES
+               or (state.models is not None and len(state.models) > MAX_MODELS)
                or any(len(c) > MAX_CANDIDATE_CHARS for c in state.candidates))
     return None if too_big else params
 
@@ -200,7 +203,9 @@ def decode_models(params: Mapping[str, str | Sequence[str]]) -> tuple[str, ...] 
     if value is None:
         return None
     names = [n for n in value.split(",") if n]
-    if len(names) > MAX_MODELS or not all(_MODEL_NAME.match(n) for n in names):
+    if len(names) > MAX_MODELS:
+        raise UrlStateError(f"the link names {len(names):,} models; the limit is {MAX_MODELS}")
+    if not all(_MODEL_NAME.match(n) for n in names):
         raise UrlStateError("the link's 'models' should be model names separated by commas")
     return tuple(dict.fromkeys(names))
 

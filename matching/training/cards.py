@@ -323,17 +323,26 @@ def metrics_rows(card: ModelCard, split: str) -> list[dict[str, Any]]:
     """This model, the baselines and the paper's figure for one split (the Models page table)."""
     rows = [{"system": card.name, **card.metrics[split]}]
     rows += [{"system": name, **values} for name, values in card.baselines[split].items()]
-    if split == "test" and card.paper:
-        rows.append({"system": f"paper: {card.paper.get('system', card.name)}",
-                     **{m: card.paper[m] for m in METRICS if m in card.paper}})
-    return rows
+    return rows + paper_rows(card, data_name(card, "test")) if split == "test" else rows
+
+
+def paper_rows(card: ModelCard, data: str) -> list[dict[str, Any]]:
+    """The paper's figure as a row of a table of `data`'s test split: none where the card's paper figure is of another
+    data set (a default model tested on TrecQA has its paper's WikiQA figure beside its WikiQA test, not there)."""
+    known = data in SOURCE_NAMES.values()
+    if not card.paper or (known and data != paper_data(card)):
+        return []
+    return [{"system": f"paper: {card.paper.get('system', card.name)}",
+             **{m: card.paper[m] for m in METRICS if m in card.paper}}]
 
 
 def other_test_rows(card: ModelCard, source: str) -> list[dict[str, Any]]:
-    """This model and the baselines on another source's test split (`ModelCard.other_tests`)."""
+    """This model, the baselines and, where it is of that data set, the paper's figure on another source's test split
+    (`ModelCard.other_tests`)."""
     test = card.other_tests[source]
     return [{"system": card.name, **test.metrics}, *({"system": name, **values} for name, values in
-                                                     test.baselines.items())]
+                                                     test.baselines.items()),
+            *paper_rows(card, SOURCE_NAMES.get(source.lower(), source))]
 
 
 def other_test_heading(card: ModelCard, source: str) -> str:

@@ -183,8 +183,13 @@ def _details(name: str, c: ModelContrast, view: CompareView, ranking: Ranking, l
     _attention(name, ea, eb, label_a, label_b, (a, b))
     last = "the bias difference" if c.exact else "the baseline difference and the completeness residual"
     st.markdown(f"**Every term of the gap**, largest first (the last rows are {last})")
-    st.dataframe(components.signed_columns(pd.DataFrame(c.rows()), SIGNED_GAP_COLUMNS), hide_index=True,
-                 width="stretch", column_config=GAP_COLUMNS, key=f"compare_terms_{name}", height=320, placeholder="")
+    if state.presenting():  # the projector's type (a dataframe keeps its own small one): the 8 largest, the rest summed
+        components.small_table(pd.DataFrame(c.rows(limit=8)), f"compare_terms_{name}", signed=SIGNED_GAP_COLUMNS,
+                               formats={"value": "%.4f", "pooling rank": "%d"}, placeholder="")
+    else:
+        st.dataframe(components.signed_columns(pd.DataFrame(c.rows()), SIGNED_GAP_COLUMNS), hide_index=True,
+                     width="stretch", column_config=GAP_COLUMNS, key=f"compare_terms_{name}", height=320,
+                     placeholder="")
     effects = view.deletions.get(name)
     if effects:
         st.markdown("**Word deletion**: the score without each word, scored from scratch")
@@ -195,10 +200,14 @@ def _details(name: str, c: ModelContrast, view: CompareView, ranking: Ranking, l
             with column:
                 components.altair(charts.deletion_chart(effects[index].rows("answer"), f"{label}: its words", name,
                                                         domain), key=f"compare_deletion_{name}_{index}")
-        st.dataframe(components.signed_columns(_question_effects(effects, a, b), SIGNED_EFFECT_COLUMNS),
-                     hide_index=True, width="stretch", key=f"compare_question_deletion_{name}", column_config={
-                         "gap without it": st.column_config.NumberColumn(
-                             help="score(A) - score(B) with this question word deleted")})
+        if state.presenting():
+            components.small_table(_question_effects(effects, a, b), f"compare_question_deletion_{name}",
+                                   signed=SIGNED_EFFECT_COLUMNS, placeholder="")
+        else:
+            st.dataframe(components.signed_columns(_question_effects(effects, a, b), SIGNED_EFFECT_COLUMNS),
+                         hide_index=True, width="stretch", key=f"compare_question_deletion_{name}", column_config={
+                             "gap without it": st.column_config.NumberColumn(
+                                 help="score(A) - score(B) with this question word deleted")})
     st.markdown("**Smallest rank flip**")
     _flip(name, ranking, a, b, digest)
 

@@ -49,8 +49,14 @@ if found is not None:
                 ss[state.matrix_keys(side)] = pair[min(side, len(pair) - 1)]
             name = st.selectbox("Model", names, key=state.matrix_keys(side))
             explanation = ranking.models[name].explanations[pick]
-            if ss.get(state.matrix_keys(side, name)) not in view_names(explanation):
+            asked = ss.get(state.matrix_keys(side, name))
+            if asked not in view_names(explanation):
                 ss.pop(state.matrix_keys(side, name), None)
+                if (side, name, asked) in ss.get(state.LINKED_VIEWS, set()):  # said once, where the link asked it
+                    ss[state.LINKED_VIEWS].discard((side, name, asked))
+                    st.warning(f"Part of this link was ignored: {name} has no matrix view "
+                               f"{components.md(repr(asked))} for this candidate (its views: "
+                               f"{', '.join(view_names(explanation))}).", icon=":material/link:")
             view = st.radio("View", view_names(explanation), horizontal=True, key=state.matrix_keys(side, name),
                             help="The matrix the model reads (combined: the pooled matrix or the average of the "
                                  "tensor slices; slice n: one tensor matrix); forward/backward: one LSTM "

@@ -20,6 +20,7 @@ from matching.training.cards import (
     attention_rows,
     attention_verdict,
     computed_with,
+    data_name,
     default_models,
     default_set,
     description_parts,
@@ -120,7 +121,8 @@ def card_view(name: str, card: ModelCard | None, key: str) -> None:
     st.markdown(f"**{components.md(card.group)}.** **Architecture.** " + components.md(card.architecture))
     left, right = common.panels(2)
     with left:
-        st.markdown("**Test** (the paper's figure for comparison)")
+        st.markdown(f"**Test: {components.md(data_name(card, 'test'))}** (read once, after selection; beside it the "
+                    "paper's figure where its paper reports this data set)")
         metrics_block(card, "test", f"{key}_test")
     with right:
         st.markdown(f"**Dev** ({dev_role(card)})")

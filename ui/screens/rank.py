@@ -342,7 +342,8 @@ def _exports(frame: pd.DataFrame) -> None:
 if not presenting:
     _exports(frame)
 if ss.get(state.LINK_TOO_LONG):
-    st.caption(":material/link_off: This input is too long to share as a link: the address bar holds the view only, "
+    st.caption(":material/link_off: This input (or its choice of models) is too large to share as a link: the address "
+               "bar holds the view only, "
                "and opens the default example elsewhere. "
                + ("Presentation mode off (sidebar), the exports below keep it whole." if presenting else
                   "The exports above keep it whole."))

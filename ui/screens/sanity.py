@@ -113,10 +113,12 @@ def _dataset() -> None:
     if chosen is None:
         st.info("Upload a ranking file or try the sample, then run the checks.", icon=":material/upload_file:")
         return
-    # Which file the checks will read, before they run (as the Evaluate page says at once what it read).
-    st.caption(f":material/description: Ready: {components.md(chosen.name)}. Run the checks to score it.")
     file_name = chosen.name
     key = content_key(chosen.key, side, limit, seed, *state.chosen_models())
+    if not run and (ss.get(RESULT) or {}).get("key") != key:
+        # Which file the checks will read, before they run (as the Evaluate page says at once what it read); not
+        # above their results once they have run (it stayed there, asking to run what had run).
+        st.caption(f":material/description: Ready: {components.md(chosen.name)}. Run the checks to score it.")
     if run:
         try:
             lists = chosen.read()

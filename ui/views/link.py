@@ -30,6 +30,8 @@ from ui.views.session import (
 
 URL_DONE, LINK_TOO_LONG = "ml_url_done", "ml_link_too_long"
 LINK_WRITTEN = "ml_link_written"
+LINKED_VIEWS = "ml_linked_views"
+"""The (side, model, matrix view) a link asked the Interactions page for: the page says so where one cannot be shown."""
 """The query this session last put in the address bar (`write_link`)."""
 
 
@@ -51,12 +53,15 @@ def read_link_once() -> None:
             ss.pop(note, None)
     ss[URL_DONE] = True
     params = {key: st.query_params.get_all(key) for key in st.query_params.keys()}  # noqa: SIM118
+    shown_matrices: tuple[tuple[str, str], ...] = ()
     try:
         shown = urlstate.decode_view(params)
         ss[PRESENT], ss[STEP], ss[WALK_MODEL] = shown.present, shown.step, shown.model
         ss[DATA_SET] = shown.data  # checked against the data sets on this machine by the page that reads it
         for side, (model, matrix) in enumerate(shown.matrices):  # checked against what it can show by the page
             ss[matrix_keys(side)], ss[matrix_keys(side, model)] = model, matrix
+        shown_matrices = shown.matrices
+        ss[LINKED_VIEWS] = {(side, model, matrix) for side, (model, matrix) in enumerate(shown.matrices)}
     except urlstate.UrlStateError as error:
         ss[URL_NOTE] = f"Part of this link was ignored: {error}."
         ss[PRESENT] = (params.get("present") or [None])[-1] == "1"  # a bad step turned presentation mode off
@@ -81,6 +86,13 @@ def read_link_once() -> None:
         if unknown:
             instead = "" if known else " The default models are shown instead."
             notes.append(f"The link names model(s) that are not available here: {', '.join(unknown)}.{instead}")
+    # A link that shows a model's matrices shows that model, even when it is not among the chosen ones.
+    for model, _ in shown_matrices:
+        if model in models() and model not in chosen_models():
+            ss[MODELS] = [*chosen_models(), model]
+        elif model not in models():
+            notes.append(f"The link shows the matrices of a model that is not available here: {model}. The "
+                         "Interactions page shows a chosen model instead.")
     # A link that walks through a model explains that model, even when it is not among the chosen ones.
     walked = ss.get(WALK_MODEL)
     if walked in models() and walked not in chosen_models():

@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 from ui.views.cached import APP_DIR, DEFAULT_MODELS, Request, load_errors, models, models_having, models_root
-from ui.views.link import LINK_TOO_LONG, URL_DONE, read_link_once, write_link
+from ui.views.link import LINK_TOO_LONG, LINKED_VIEWS, URL_DONE, read_link_once, write_link
 from ui.views.session import (
     BEFORE,
     CANDIDATES,
@@ -53,7 +53,8 @@ def init() -> None:
 
 __all__ = [
     "models_having",
-    "APP_DIR", "BEFORE", "CANDIDATES", "DEFAULT_MODELS", "GOLD", "LINK_TOO_LONG", "MODELS", "PICK", "PRESENT",
+    "APP_DIR", "BEFORE", "CANDIDATES", "DEFAULT_MODELS", "GOLD", "LINK_TOO_LONG", "LINKED_VIEWS", "MODELS", "PICK",
+    "PRESENT",
     "QUESTION", "STEP", "URL_DONE", "URL_ERROR", "URL_NOTE", "WALK_MODEL", "Current", "Request", "before_comparison",
     "chosen_models", "current", "current_request", "init", "inputs_snapshot", "load_example", "load_errors",
     "matrix_keys", "models", "models_root", "pick_index", "presenting", "set_inputs", "view", "write_link",

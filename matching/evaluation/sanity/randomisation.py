@@ -9,6 +9,7 @@ by when a forward pass first reaches them (so any registered family works).
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -94,6 +95,11 @@ def _reinitialise(module: nn.Module) -> None:
             parameter.normal_(0.0, spread if spread > 0 else 0.1)
 
 
+def layer_label(layer: str) -> str:
+    """A layer's attribute name as a reader's words: "unknown_word" -> "unknown word", "local_mlp" -> "local MLP"."""
+    return re.sub(r"\bmlp\b", "MLP", layer.replace("_", " "))
+
+
 def randomised(matcher: Matcher, layers: Sequence[str], seed: int) -> Matcher:
     """A copy of `matcher` whose `layers` (top-level child names) are re-initialised, seeded.
 
@@ -171,12 +177,12 @@ class RandomisationCheck:
     stages: tuple[RandomisationStage, ...]
 
     def rows(self) -> list[dict[str, object]]:
-        return [{"step": s.stage, "layer randomised": s.layer, "score": s.score,
+        return [{"step": s.stage, "layer randomised": layer_label(s.layer), "score": s.score,
                  **{label: getattr(s, field) for field, label in MEASURES.items()}} for s in self.stages]
 
     def long_rows(self) -> list[dict[str, object]]:
         """One row per (step, measure) for a line chart; undefined measures left out."""
-        return [{"step": s.stage, "layer": s.layer, "measure": label, "value": getattr(s, field)}
+        return [{"step": s.stage, "layer": layer_label(s.layer), "measure": label, "value": getattr(s, field)}
                 for s in self.stages for field, label in MEASURES.items() if getattr(s, field) is not None]
 
     def verdict(self) -> str:
@@ -263,7 +269,7 @@ def randomisation_on_data(lists: Sequence[RankingList], matchers: Mapping[str, M
         layers = [TRAINED, *layer_stages(matcher)]
         for index, layer in enumerate(layers):
             model = matcher if index == 0 else randomised(matcher, layers[1:index + 1], seed)
-            row: dict[str, object] = {"model": matcher.name, "step": index, "layer randomised": layer,
+            row: dict[str, object] = {"model": matcher.name, "step": index, "layer randomised": layer_label(layer),
                                       "questions": len(kept), "MAP": map_of(kept, scores_of(model, kept))}
             for field, label in MEASURES.items():
                 values = [getattr(c.stages[index], field) for c in checks]
