@@ -183,9 +183,11 @@ def _details(name: str, c: ModelContrast, view: CompareView, ranking: Ranking, l
     _attention(name, ea, eb, label_a, label_b, (a, b))
     last = "the bias difference" if c.exact else "the baseline difference and the completeness residual"
     st.markdown(f"**Every term of the gap**, largest first (the last rows are {last})")
-    if state.presenting():  # the projector's type (a dataframe keeps its own small one): the 8 largest, the rest summed
-        components.small_table(pd.DataFrame(c.rows(limit=8)), f"compare_terms_{name}", signed=SIGNED_GAP_COLUMNS,
-                               formats={"value": "%.4f", "pooling rank": "%d"}, placeholder="")
+    if state.presenting():  # the projector's type (a dataframe keeps its own small one): the 8 largest, the rest
+        # summed, in a projector's width (the effect on the gap says what a B term's contribution says, with its sign)
+        terms = pd.DataFrame(c.rows(limit=8)).drop(columns=["pooling rank", "contribution"])
+        components.small_table(terms, f"compare_terms_{name}", signed=("effect on gap",), formats={"value": "%.4f"},
+                               placeholder="")
     else:
         st.dataframe(components.signed_columns(pd.DataFrame(c.rows()), SIGNED_GAP_COLUMNS), hide_index=True,
                      width="stretch", column_config=GAP_COLUMNS, key=f"compare_terms_{name}", height=320,
