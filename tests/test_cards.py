@@ -14,6 +14,7 @@ from matching.explain.matcher import Matcher
 from matching.text.baselines import BASELINES
 from matching.training.cards import (
     ECHO_LIMITS,
+    KEYWORD_PUNCTUATION_LIMIT,
     KNOWN_LIMITS,
     PAPER_GROUP,
     READ_AT_ONCE,
@@ -117,8 +118,9 @@ def test_known_limits_name_the_cards_own_data(trained: tuple[Matcher, ModelCard]
         echo = replace(train_all, params={**card.params, "keywords": True, "keyword_answer_types": True,
                                           "keyword_echo": True, "keyword_echo_at_start": at_start})
         limits = known_limits(echo)
-        assert limits[:-1] == known_limits(train_all)[:-1] + [ECHO_LIMITS[at_start]] and words in limits[-2]
-    assert not any("echo" in line for line in known_limits(train_all))
+        assert limits[:-1] == known_limits(train_all)[:-1] + [KEYWORD_PUNCTUATION_LIMIT, ECHO_LIMITS[at_start]]
+        assert words in limits[-2]
+    assert not any("echo" in line or "punctuation" in line for line in known_limits(train_all))
 
 
 def test_card_round_trips_through_json(trained: tuple[Matcher, ModelCard]) -> None:

@@ -49,6 +49,20 @@ def test_features_by_hand() -> None:
     torch.testing.assert_close(term(q, a, torch.tensor([3]), torch.tensor([3]))[0], features * term.weights)
 
 
+def test_unmatched_ids_leave_a_shared_mark_out_of_every_lexical_feature() -> None:
+    """As trained, a '?' both texts hold counts as a shared word (bench/keyword_punctuation.py measures it); ids set
+    unmatched never match, and the IDF sum and the question's length stay as they were."""
+    term = KeywordTerm(2)
+    term.fill(torch.tensor([10, 20]), torch.tensor([0.5, 0.25]), mean_answer_length=4.0)
+    q, a, lengths = torch.tensor([[10, 20, 30]]), torch.tensor([[10, 30, 99]]), torch.tensor([3])  # 30: the '?'
+    as_trained = term.features(q, a, lengths, lengths)[0]
+    term.unmatched_ids = torch.tensor([30])
+    unmatched = term.features(q, a, lengths, lengths)[0]
+    assert as_trained[0].item() == pytest.approx(2 / 3) and unmatched[0].item() == pytest.approx(1 / 3)
+    assert unmatched[1].item() == pytest.approx(0.5 / (0.5 + 0.25 + 1.0))
+    assert 0 < unmatched[2].item() < as_trained[2].item()
+
+
 def test_padding_never_matches() -> None:
     term = KeywordTerm(0)
     features = term.features(torch.tensor([[5, PAD_Q]]), torch.tensor([[6, PAD_A]]), torch.tensor([1]),

@@ -179,6 +179,10 @@ class KeywordTerm(nn.Module):
         # it changes. Not parameters: they change what the feature says, not a weight, so every checkpoint with
         # answer types has them, whichever code trained it.
         self.answer_type_rules = ANSWER_TYPE_RULES
+        # Key ids whose matches the lexical features leave out (None: every token matches, as every checkpoint was
+        # trained: a '?' or ',' the two texts share counts as a shared word). `bench/keyword_punctuation.py` sets the
+        # punctuation marks' ids to measure what they add; not a parameter, so no checkpoint changes.
+        self.unmatched_ids: torch.Tensor | None = None
         # The echo feature last: training with echoes reaches its weight as the last one.
         self.names = (*KEYWORD_FEATURES, *(ANSWER_TYPE_FEATURES if self.answer_types else ()),
                       *((PLACE_FEATURE,) if places else ()), *((LIST_BM25_FEATURE,) if list_bm25 else ()),
@@ -281,6 +285,9 @@ class KeywordTerm(nn.Module):
             if question_stems is None or answer_stems is None:
                 raise ValueError("a keyword term on stems needs the stem ids of both texts (text.stems)")
             matched, idf_ids = question_stems[:, :, None] == answer_stems[:, None, :], question_stems
+        if self.unmatched_ids is not None:
+            counted = ~torch.isin(question_ids, self.unmatched_ids.to(question_ids.device))[:, :, None]
+            matched, same = matched & counted, same & counted
         found = matched.any(-1) & q_mask
         words = question_lengths.to(torch.float32)
         idf = self.idf(idf_ids) * q_mask
