@@ -9,6 +9,7 @@ import argparse
 import os
 import sys
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -278,6 +279,8 @@ def ready_to_write(path: Path, option: str) -> None:
     or one that cannot be made, failed after the whole evaluation it was to keep."""
     if path.is_dir():
         sys.exit(f"error: {option} {path} is a folder: give a file name in it")
+    if taken := next((folder for folder in path.parents if folder.exists() and not folder.is_dir()), None):
+        sys.exit(f"error: {option} {path} cannot be written: {taken} is a file, not a folder")  # mkdir said "exists"
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as error:
@@ -300,8 +303,8 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
     """Metrics of the models and the baselines on a file read a question at a time (any size)."""
     from matching.evaluation.dataset import evaluate, format_table
     from matching.evaluation.progress import ConsoleProgress, EvaluationProgress
-    from matching.text.data import DataError, open_ranking_file
-    from matching.training.reporting import evaluation_notes
+    from matching.text.data import DataError, open_ranking_file, read_ranking_file
+    from matching.training.reporting import evaluation_notes, fitted_note, fitted_on
 
     # Before torch's first operation: oneDNN keeps each kernel it builds for a shape (up to 1,024,
     # ~0.5 MB each), and the Bi-LSTM meets a new (texts, length) shape in nearly every block, so
@@ -351,6 +354,9 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
             print("No question has a correct candidate (label 1), so no metric is defined on this file.")
         else:
             print(format_table(result))
+            cards = {name: matcher.card for name, matcher in models.items()}
+            if fitted := fitted_on(result.evaluated + len(result.skipped), partial(read_ranking_file, path), cards):
+                print(f"\nnote: {fitted_note(fitted)}")
             print("\nTied scores count as the mean over their orders (docs/evaluation-and-benchmarks.md).")
             print("\n" + evaluation_notes(result, {name: matcher.card for name, matcher in models.items()}))
         exported += [{"data": str(path), **row} for row in result.per_question_export()]
@@ -391,6 +397,12 @@ def cmd_keywords(args: argparse.Namespace) -> None:
                          "top answer changed": f"{study.top_changed} of {study.questions}",
                          "spread: learned": study.learned_spread, "spread: keywords": study.keywords_spread})
     print(markdown_table(rows))
+    # What the columns are: "53 of 122" read against evaluate's 126 questions said nothing of the other 4.
+    print("\nMAP over the questions with a correct candidate, as evaluate counts them. top answer changed: of the "
+          "questions with two candidates or more, those whose first candidate by the whole score is not the learned "
+          "match's alone. spread: within a question, the standard deviation of the learned match and of the keyword "
+          "term among its candidates, averaged over those questions (a term whose spread is far below the other's "
+          "seldom decides).")
 
 
 def _evaluate_on_ray(args: argparse.Namespace, path: Path, models: dict):  # type: ignore[no-untyped-def, type-arg]
@@ -649,7 +661,8 @@ def build_parser(prog: str = "python -m matching") -> argparse.ArgumentParser:
 
     keywords = sub.add_parser("keywords", help="keyword models: the whole score beside the learned match alone and "
                                                "the keywords alone, and how often the keywords change the top answer")
-    keywords.add_argument("--data", required=True, nargs="+", help="data folders, each with --split inside")
+    keywords.add_argument("--data", required=True, nargs="+", help="data folders, each with --split inside, or "
+                          "ranking files (CSV, TSV, a .toks folder) read as they are")
     keywords.add_argument("--split", default="dev", help="the split to read (default dev)")
     keywords.add_argument("--models", nargs="+", help="model names (default: every keyword model under --pretrained)")
     keywords.add_argument("--pretrained", type=Path, default=models, help=models_help)

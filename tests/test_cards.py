@@ -355,3 +355,27 @@ def test_a_paper_figure_stands_beside_the_test_of_its_own_data_set_only() -> Non
                        data={"source": "trecqa-all", "test": {"source": "trecqa"}},
                        paper={"system": "MCAN", "MAP": 0.838, "table": "MCAN 2018 Table 2, TrecQA clean"})
     assert metrics_rows(trecqa, "test")[-1] == {"system": "paper: MCAN", "MAP": 0.838}
+
+
+def test_models_fitted_on_dev_are_named_where_their_dev_split_is_evaluated() -> None:
+    """`evaluate --split dev` put two models fitted on train + dev at the top of WikiQA dev's table (0.8675 and
+    0.7917 among 0.66-0.75) with nothing saying their figures there are training figures."""
+    from matching.text.data import RankingList, fingerprint
+    from matching.training.reporting import fitted_note, fitted_on
+
+    dev = [RankingList(f"q{n}", f"question {n}", ("an answer", "another"), (1, 0)) for n in range(3)]
+    other = [RankingList(f"q{n}", f"question {n}", ("an answer", "another"), (0, 1)) for n in range(3)]
+
+    def card(fit: bool) -> dict[str, object]:
+        return {"training": {"fit_on_dev": fit},
+                "data": {"dev": {"questions": 3, "pairs": 6, "fingerprint": fingerprint(dev)}}}
+
+    cards = {"fitted": card(True), "held out": card(False), "no card": None}
+    assert fitted_on(3, lambda: dev, cards) == ["fitted"]
+    assert fitted_on(3, lambda: other, cards) == []  # the same size, other data
+
+    def unread() -> list[RankingList]:
+        raise AssertionError("a file of another size is not read again")
+
+    assert fitted_on(4, unread, cards) == []
+    assert fitted_note(["fitted"]).startswith("fitted was fitted on this data (train + dev, as its card says)")

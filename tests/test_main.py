@@ -319,7 +319,7 @@ def test_evaluate_writes_each_questions_results(pretrained: Path, toy_data: Path
     blocked = tmp_path / "a-file"
     blocked.write_text("", encoding="utf-8")
     capsys.readouterr()
-    for wrong, said in ((tmp_path, "is a folder"), (blocked / "pq.csv", "cannot be written")):
+    for wrong, said in ((tmp_path, "is a folder"), (blocked / "pq.csv", f"cannot be written: {blocked} is a file")):
         with pytest.raises(SystemExit, match=f"--per-question {wrong} {said}"):
             main(["evaluate", "--pretrained", str(pretrained), "--data", str(toy_data), "--split", "test",
                   "--per-question", str(wrong)])

@@ -57,6 +57,13 @@ def test_rows_paired_tests_and_verdicts(tmp_path: Path) -> None:
     assert table.verdicts[0].startswith("Net: (Q) beats the Original here, significantly")
     assert table.verdicts[1].startswith("Other: not checked here yet") and "(Q) 0.1000 against Original 0.2000" in \
         table.verdicts[1]
+    # A row whose paper has (Q) below its Original makes no claim to confirm (it read "the claim is not confirmed").
+    other = {"other": ("Other", ORIGINAL), "other-q": ("Other", "(Q)")}
+    other_aps = {"other": original, "other-q": np.clip(original + 0.01 * rng.standard_normal(60), 0, 1)}
+    checked = paper_table(reference, other, {n: {"MAP": float(a.mean())} for n, a in other_aps.items()}, {},
+                          against_original(other_aps, other))
+    said = next(v for v in checked.verdicts if v.startswith("Other:"))
+    assert "the paper's own row has (Q) below its Original" in said and "claim is not confirmed" not in said
     path = tmp_path / "tables.json"
     path.write_text(table.to_json(), encoding="utf-8")
     again = PaperTable.read(path)

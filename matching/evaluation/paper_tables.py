@@ -136,7 +136,11 @@ def verdicts(rows: list[dict[str, Any]]) -> list[str]:
             found.append(f"{family}: not checked here yet, no checkpoint for {' and '.join(missing)}; {claim}.")
             continue
         difference, p = question["vs Original: ΔMAP"], question["vs Original: p"]
-        if difference > 0 and p < 0.05:
+        if question["paper MAP"] <= original["paper MAP"]:  # the paper's own row puts (Q) below: no claim to confirm
+            reading = (f"(Q) is {'above' if difference > 0 else 'not above'} the Original here"
+                       f"{', significantly' if p < 0.05 else ''}; the paper's own row has (Q) below its Original, so "
+                       "this row makes no claim for (Q) to check")
+        elif difference > 0 and p < 0.05:
             reading = "(Q) beats the Original here, significantly: the paper's claim holds"
         elif difference > 0:
             reading = "(Q) is above the Original here, but not significantly: the claim is not confirmed"

@@ -53,6 +53,9 @@ class EvaluationProgress:
         if self.models:
             scored, pairs = min(self.stages[m] for m in self.models)
             text += f" · every model has scored {scored:,} of {pairs:,} pairs"
+            finished = sum(self.stages[m][0] >= self.stages[m][1] for m in self.models)
+            if 0 < finished < len(self.models):  # models scored one after another: the least said "0" to the last
+                text += f" ({finished} of {len(self.models)} models done)"
         return text
 
 

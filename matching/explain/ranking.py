@@ -201,8 +201,17 @@ class Ranking:
 def rank(question: str, candidates: Sequence[str], models: Mapping[str, Matcher],
          labels: Sequence[int] | None = None, max_candidates: int = MAX_CANDIDATES) -> Ranking:
     """Score all candidates in one batch per model; raises TextError on unusable input."""
-    return rank_tokens(question, tokenize(question), candidates, [tokenize(c) for c in candidates], models,
-                       labels, max_candidates)
+    return rank_tokens(question, _tokenized(question, "the question"), candidates,
+                       [_tokenized(c, f"candidate #{n}") for n, c in enumerate(candidates, 1)], models, labels,
+                       max_candidates)
+
+
+def _tokenized(text: str, what: str) -> Sequence[Token]:
+    """`tokenize`, its refusal naming the text ("text has 55,063 characters" said not which of five)."""
+    try:
+        return tokenize(text)
+    except TextError as error:
+        raise TextError(f"{what}: {error}") from None
 
 
 def rank_tokens(question: str, question_tokens: Sequence[Token], candidates: Sequence[str],

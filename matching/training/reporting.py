@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +13,7 @@ from scipy.stats import ttest_ind
 
 from matching.evaluation.dataset import Evaluation
 from matching.evaluation.studies import p_text, paired_tests
+from matching.text.data import RankingList, fingerprint
 from matching.text.datasets import BUILT_IN
 from matching.training.cards import (
     PAPER_GROUP,
@@ -250,3 +251,24 @@ def evaluation_notes(result: Evaluation, cards: Mapping[str, Mapping[str, Any]])
     shown = [{key: p_text(value) if key.endswith(": p") else f"{value:+.4f}" if key.endswith(": ΔMAP") else value
               for key, value in row.items()} for row in rows]
     return sentence + ("\n\n" + markdown_table(shown) if shown else "")
+
+
+def fitted_on(questions: int, read: Callable[[], Sequence[RankingList]],
+              cards: Mapping[str, Mapping[str, Any] | None]) -> list[str]:
+    """The models among `cards` fitted on train + dev whose dev split is the data of `questions` questions that `read`
+    gives (its questions, then its fingerprint, as their cards record them): on it their figures are training figures,
+    not held out, and they top a dev table."""
+    fitted = {name: card["data"]["dev"] for name, card in cards.items() if card and card.get("training", {}).get(
+        "fit_on_dev") and isinstance(card.get("data", {}).get("dev"), dict)}
+    sized = {name: dev for name, dev in fitted.items() if dev.get("questions") == questions}
+    if not sized:  # read no further: a collection is not read again for models it cannot be the dev split of
+        return []
+    found = fingerprint(read())
+    return [name for name, dev in sized.items() if dev.get("fingerprint") == found]
+
+
+def fitted_note(names: Sequence[str]) -> str:
+    """What `fitted_on`'s models' figures on their own dev split are, in a sentence."""
+    return (f"{', '.join(names)} {'was' if len(names) == 1 else 'were'} fitted on this data (train + dev, as "
+            f"{'its card says' if len(names) == 1 else 'their cards say'}): {'its' if len(names) == 1 else 'their'} "
+            "figures here are training figures, not held out, and not comparable with the other models'.")

@@ -17,7 +17,7 @@ from matching.explain.export import rows_to_csv
 from matching.text.data import DataError, RankingList, content_key
 from matching.text.inputs import MAX_CANDIDATES, join_candidates, past_the_limit
 from matching.text.tokens import TextError
-from matching.training.reporting import paired_test_cells, paired_test_rows
+from matching.training.reporting import fitted_note, fitted_on, paired_test_cells, paired_test_rows
 from ui.views import common, components, state
 
 ss = st.session_state
@@ -107,6 +107,8 @@ else:
         st.warning(f"... and {len(evaluation.skipped) - 5} more questions left out.", icon=":material/warning:")
     if note := evaluation.wordless_note():
         st.warning(note, icon=":material/warning:")
+    if fitted := fitted_on(len(lists), lambda: lists, {n: state.models()[n].card for n in evaluation.models}):
+        st.warning(components.md(fitted_note(fitted)), icon=":material/school:")
     without = sum(not x.has_relevant for x in lists)
     if without:
         st.caption(f"{without} question(s) have no correct candidate; metrics leave them out.")
