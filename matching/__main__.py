@@ -103,6 +103,7 @@ def _split_path(data: str, split: str | None) -> Path:
 
 def cmd_explain(args: argparse.Namespace) -> None:
     from matching.explain.ranking import rank
+    from matching.explain.trust import trust_warning
     from matching.text.tokens import TextError
     from matching.training.cards import default_models
 
@@ -117,6 +118,8 @@ def cmd_explain(args: argparse.Namespace) -> None:
     print(f"Q: {args.question}")
     for note in ranking.truncation_notes():  # the words past a model's length count for nothing: said, not hidden
         print(f"note: {note}")
+    if warning := trust_warning(ranking):  # mostly unknown words, or none at all: as the app says it
+        print(f"note: {warning}")
     for name, result in ranking.models.items():
         print(f"\n== {name}")
         for index in np.argsort(result.ranks, kind="stable"):

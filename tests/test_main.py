@@ -97,6 +97,10 @@ def test_explain_ranks_and_explains(pretrained: Path, capsys: pytest.CaptureFixt
     assert out.count("  rank ") == 2 and "contributes" in out
     assert "= learned match " not in out  # the tiny model has no keyword term: no split to give
     assert "baselines: original order: ranks [1, 2]; word overlap: ranks [1, 2]; BM25: ranks" in out
+    assert "note: The models have no word vector" not in out
+    # Mostly unknown words: said as the app says it (the command line ranked them without a word of caution).
+    main(["explain", "--pretrained", str(pretrained), "מי כתב את המלט", "המלט הוא טרגדיה", "shakespeare wrote it"])
+    assert "note: The models have no word vector for 4 of the question's 4 words" in capsys.readouterr().out
 
 
 def test_explain_refuses_unusable_text(pretrained: Path) -> None:
