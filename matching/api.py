@@ -304,7 +304,7 @@ class EvaluationResult:
             rows[n] = [item.qid, item.question, top_a, top_b, bool(item.labels[top_a]), bool(item.labels[top_b]),
                        row[f"{a} AP"], row[f"{b} AP"]]
         frame = pd.DataFrame.from_dict(rows, orient="index", columns=columns)
-        frame.index.name = "question"
+        frame.index.name = "position"  # what `ranking` takes; "question" named both it and the question's text
         return frame
 
     def ranking(self, question: int | str) -> Ranking:

@@ -416,7 +416,7 @@ def test_disagreements_and_ranking_a_question_again(pair: dict[str, Matcher], sa
                                                  for top, item in zip(tops, result.lists, strict=True))
     same = matching.evaluate(sample_csv, {"plain": pair["plain"], "again": pair["plain"]})
     agreeing = same.disagreements("plain", "again")  # none: still the columns, so a filter on them finds no rows
-    assert agreeing.empty and agreeing.index.name == "question"
+    assert agreeing.empty and agreeing.index.name == "position"
     assert agreeing[agreeing["plain top is correct"]].empty
     assert list(agreeing.columns) == [column.replace("gated", "again") for column in disagree.columns]
 
