@@ -104,6 +104,7 @@ def _split_path(data: str, split: str | None) -> Path:
 def cmd_explain(args: argparse.Namespace) -> None:
     from matching.explain.ranking import rank
     from matching.explain.trust import trust_warning
+    from matching.text.inputs import markup_note
     from matching.text.tokens import TextError
     from matching.training.cards import default_models
 
@@ -120,6 +121,9 @@ def cmd_explain(args: argparse.Namespace) -> None:
         print(f"note: {note}")
     if warning := trust_warning(ranking):  # mostly unknown words, or none at all: as the app says it
         print(f"note: {warning}")
+    if markup := markup_note([("the question", args.question),
+                              *((f"candidate #{n}", text) for n, text in enumerate(args.candidates, 1))]):
+        print(f"note: {markup}")
     for name, result in ranking.models.items():
         print(f"\n== {name}")
         for index in np.argsort(result.ranks, kind="stable"):

@@ -479,6 +479,8 @@ def test_markup_is_shown_as_text_never_rendered() -> None:
     at = set_input(new_app(), question="What does <b>this</b> tag do?", candidates=[XSS, "A plain answer."])
     assert_clean(at)
     assert table(at)["candidate"][0] == XSS  # data, not markup
+    (said,) = [w for w in at.warning if "hold markup" in plain(w.value)]  # named, as typed, never rendered
+    assert plain(said.value).startswith("The question and line 1 hold markup") and "\\<b\\>" in said.value
     for name in PAGES[:4]:
         at.session_state["ml_pick"] = 0
         page(at, name)

@@ -105,3 +105,15 @@ def test_a_collection_says_which_lists_a_typed_ranking_cannot_hold_whole() -> No
     lists = [listed(10, 3), listed(MAX_CANDIDATES, MAX_CANDIDATES - 1), listed(150, 2), listed(150, 120)]
     assert past_the_limit(lists) == (2, 1)
     assert past_the_limit(lists[:2]) == (0, 0)
+
+
+def test_markup_is_named_and_left_as_the_person_typed_it() -> None:
+    """Pasted HTML ranked without a word: a closing tag glued to a word ("who</b") made it unknown to every model."""
+    from matching.text.inputs import markup_note, parse_input
+
+    parsed = parse_input("<b>who</b> wrote it?", "Shakespeare wrote it.\n<p>A dog</p>\nx < y and y > z", [])
+    assert parsed.candidates.candidates[1] == "<p>A dog</p>"  # kept as typed: the note says it, nothing is changed
+    (note,) = [n for n in parsed.candidates.notes if "markup" in n]
+    assert note.startswith("The question and line 2 hold markup") and "line 3" not in note  # a comparison is not a tag
+    assert markup_note([("the question", "who wrote it?")]) is None
+    assert markup_note([("candidate #1", "<a href='x'>Shakespeare</a>")]).startswith("Candidate #1 holds markup")

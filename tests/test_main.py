@@ -101,6 +101,8 @@ def test_explain_ranks_and_explains(pretrained: Path, capsys: pytest.CaptureFixt
     # Mostly unknown words: said as the app says it (the command line ranked them without a word of caution).
     main(["explain", "--pretrained", str(pretrained), "מי כתב את המלט", "המלט הוא טרגדיה", "shakespeare wrote it"])
     assert "note: The models have no word vector for 4 of the question's 4 words" in capsys.readouterr().out
+    main(["explain", "--pretrained", str(pretrained), "<b>who</b> wrote hamlet ?", "shakespeare", "<p>a dog</p>"])
+    assert "note: The question and candidate #2 hold markup such as <b>" in capsys.readouterr().out
 
 
 def test_explain_refuses_unusable_text(pretrained: Path) -> None:

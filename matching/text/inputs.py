@@ -8,6 +8,7 @@ unusable lines left out with a note saying which and why, and at most
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
@@ -59,6 +60,22 @@ def _removed_note(where: str, count: int) -> str:
             "they are left out of the ranking, its tables and its link (the box above still holds them).")
 
 
+MARKUP = re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>")
+"""An HTML or XML tag ("<b>", "</p>", "<a href='x'>"): text pasted from a page keeps them, and the tokenizer glues a
+closing tag to the word before it ("who</b"), an unknown word to every model."""
+
+
+def markup_note(texts: Sequence[tuple[str, str]]) -> str | None:
+    """A sentence naming the texts ((what, text) pairs: "the question", "line 2") that hold markup; None when none."""
+    found = [what for what, text in texts if MARKUP.search(text)]
+    if not found:
+        return None
+    named = found[0] if len(found) == 1 else f"{', '.join(found[:-1])} and {found[-1]}"
+    return (f"{named[:1].upper() + named[1:]} {'holds' if len(found) == 1 else 'hold'} markup "
+            "such as <b> or </p>: the models read tags as text, and a tag glued to a word makes it an unknown word "
+            "(\"who</b\"). Paste the plain text to rank the words alone.")
+
+
 def parse_question(question: str) -> tuple[tuple[Token, ...], str | None]:
     """The question's words, and why it cannot be ranked (None when it can)."""
     if not question.strip():
@@ -84,6 +101,9 @@ def parse_input(question: str, candidates_text: str, gold: Sequence[int]) -> Par
     candidates = split_candidates(candidates_text)
     if removed:
         candidates = replace(candidates, notes=(_removed_note("The question", removed), *candidates.notes))
+    if note := markup_note([("the question", question), *((f"line {line}", text) for line, text in
+                                                          zip(candidates.lines, candidates.candidates, strict=True))]):
+        candidates = replace(candidates, notes=(*candidates.notes, note))
     labels = labels_for(gold, len(candidates.candidates))
     if problem is None and not candidates.candidates:
         problem = "Type at least one candidate answer, one per line."
