@@ -53,15 +53,14 @@ def read_link_once() -> None:
             ss.pop(note, None)
     ss[URL_DONE] = True
     params = {key: st.query_params.get_all(key) for key in st.query_params.keys()}  # noqa: SIM118
-    shown_matrices: tuple[tuple[str, str], ...] = ()
+    ss[LINKED_VIEWS] = set()  # a link without matrices, or a broken one, keeps none from the link before
     try:
         shown = urlstate.decode_view(params)
         ss[PRESENT], ss[STEP], ss[WALK_MODEL] = shown.present, shown.step, shown.model
         ss[DATA_SET] = shown.data  # checked against the data sets on this machine by the page that reads it
         for side, (model, matrix) in enumerate(shown.matrices):  # checked against what it can show by the page
             ss[matrix_keys(side)], ss[matrix_keys(side, model)] = model, matrix
-        shown_matrices = shown.matrices
-        ss[LINKED_VIEWS] = {(side, model, matrix) for side, (model, matrix) in enumerate(shown.matrices)}
+            ss[LINKED_VIEWS].add((side, model, matrix))
     except urlstate.UrlStateError as error:
         ss[URL_NOTE] = f"Part of this link was ignored: {error}."
         ss[PRESENT] = (params.get("present") or [None])[-1] == "1"  # a bad step turned presentation mode off
@@ -87,7 +86,7 @@ def read_link_once() -> None:
             instead = "" if known else " The default models are shown instead."
             notes.append(f"The link names model(s) that are not available here: {', '.join(unknown)}.{instead}")
     # A link that shows a model's matrices shows that model, even when it is not among the chosen ones.
-    for model, _ in shown_matrices:
+    for _, model, _ in sorted(ss[LINKED_VIEWS]):
         if model in models() and model not in chosen_models():
             ss[MODELS] = [*chosen_models(), model]
         elif model not in models():
