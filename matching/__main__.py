@@ -588,7 +588,7 @@ def build_parser(prog: str = "python -m matching") -> argparse.ArgumentParser:
                     "hamlet?\" \"Shakespeare wrote it.\" \"A fox.\" --models mcan-kw-all mvlstm-em-kw-all")
     explain.add_argument("question", help="the question, quoted")
     explain.add_argument("candidates", nargs="+", help="the candidate answers, each quoted")
-    explain.add_argument("--models", nargs="*", help="model names, or all (default: the models the app opens with, "
+    explain.add_argument("--models", nargs="+", help="model names, or all (default: the models the app opens with, "
                          "where --pretrained holds them; else all)")
     explain.add_argument("--pretrained", type=Path, default=models, help=models_help)
     explain.set_defaults(func=cmd_explain)

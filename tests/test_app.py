@@ -754,6 +754,20 @@ def test_link_with_unknown_model_names() -> None:
     assert len(table(at)) == 2
 
 
+def test_a_link_with_keys_nothing_reads_says_so_and_opens_the_rest() -> None:
+    # A hand-edited link's `candidate=` was dropped without a word: the reader saw a question and no hint why its
+    # candidate was not there.
+    at = new_app(q="Who wrote Hamlet?", c='["Shakespeare wrote it.", "A dog."]', candidate="Marlowe wrote it.")
+    assert_clean(at)
+    assert any("'candidate' is not read by MatchLens" in w for w in texts(at, "warning")), texts(at, "warning")
+    assert at.text_input(key="rank_question").value == "Who wrote Hamlet?" and len(table(at)) == 2
+    assert "candidate" not in at.query_params  # the link written back holds what was read
+    at.run()
+    assert not any("not read by MatchLens" in w for w in texts(at, "warning"))  # said once
+    assert not any("not read" in w for w in texts(new_app(q="Who wrote Hamlet?", c='["A.", "B."]', embed="true"),
+                                                    "warning"))  # Streamlit's own key
+
+
 def test_a_link_with_a_bad_pick_keeps_its_question_and_candidates() -> None:
     at = new_app(q="Who wrote Hamlet?", c='["Shakespeare wrote it.", "A dog."]', pick="99", gold="1")
     assert_clean(at)

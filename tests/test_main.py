@@ -497,6 +497,11 @@ def test_explain_opens_as_the_app_does_and_says_what_it_cut(pretrained: Path,
     assert result.returncode == 0, result.stderr
     assert "== cli-tiny" in result.stdout and result.stdout.count("\n== ") == 1
     assert "note: Candidate #1 has 83 words; the models read only the first 16" in result.stdout
+    # `--models` with no names ran every checkpoint (36 here), as if it had said "all": it is refused, with argparse's
+    # usage line, before anything loads.
+    with pytest.raises(SystemExit) as refused:
+        main(["explain", "who wrote hamlet ?", "shakespeare wrote hamlet", "--models"])
+    assert refused.value.code == 2 and "--models: expected at least one argument" in capsys.readouterr().err
 
 
 def test_cli_edges_a_researcher_met(pretrained: Path, toy_data: Path, tmp_path: Path,

@@ -205,3 +205,14 @@ def test_a_long_value_is_quoted_cut_short_with_what_is_left_out_and_a_short_one_
     with pytest.raises(UrlStateError) as short_value:
         urlstate.decode_view({"step": "abc"})
     assert str(short_value.value).endswith("got 'abc'")
+
+
+def test_keys_nothing_reads_are_named_in_order_and_the_read_ones_are_not() -> None:
+    params = {"q": "x", "candidate": "y", "present": "1", "embed": "true", "Q": "z", "models": "mcan"}
+    assert urlstate.unread_keys(params) == ["candidate", "Q"]
+    assert urlstate.unread_keys({key: "1" for key in (*urlstate.KEYS, *urlstate.VIEW_KEYS)}) == []
+    note = urlstate.unread_note(["candidate", "Q"])
+    assert note.startswith("This link's 'candidate', 'Q' are not read by MatchLens (it reads q, c, gold")
+    many = urlstate.unread_note([f"k{n}" for n in range(8)] + ["x" * 100])
+    assert "'k4' and 4 more are not read" in many and "x" * 25 not in many
+    assert "'a' is not read" in urlstate.unread_note(["a"])

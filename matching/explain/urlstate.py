@@ -79,6 +79,26 @@ def has_state(params: Mapping[str, object]) -> bool:
     return any(key in params for key in KEYS)
 
 
+STREAMLIT_KEYS = ("embed", "embed_options")
+"""Query keys Streamlit itself reads (an app shown inside another page): not the app's, but not unknown either."""
+
+
+def unread_keys(params: Mapping[str, object]) -> list[str]:
+    """The keys of a link that nothing reads, in the order given: a hand-edited link's `candidate=` or `question=` was
+    dropped without a word, and its reader saw the default example with no hint why (`KEYS`, `VIEW_KEYS` and
+    Streamlit's own keys are read)."""
+    read = {*KEYS, *VIEW_KEYS, *STREAMLIT_KEYS}
+    return [key for key in params if key not in read]
+
+
+def unread_note(keys: Sequence[str]) -> str:
+    """The sentence a reader is shown for `unread_keys` (at most five named, each cut to 24 characters)."""
+    named = ", ".join(_quoted(key, 24) for key in keys[:5]) + (f" and {len(keys) - 5} more" if len(keys) > 5
+                                                                      else "")
+    return (f"This link's {named} {'is' if len(keys) == 1 else 'are'} not read by MatchLens (it reads "
+            f"{', '.join(KEYS + VIEW_KEYS)}).")
+
+
 def encode(state: SharedState) -> dict[str, str] | None:
     """Query parameters for `state`, or None when it is too large for a link."""
     params = {"q": state.question,

@@ -39,6 +39,12 @@ def _query() -> dict[str, str]:
     return {key: st.query_params.get(key) for key in st.query_params.keys()}  # noqa: SIM118
 
 
+def _add_note(note: str) -> None:
+    """One more sentence for the note the page shows above a link's input (after the link's earlier ones)."""
+    before = st.session_state.get(URL_NOTE)
+    st.session_state[URL_NOTE] = f"{before} {note}" if before else note
+
+
 def read_link_once() -> None:
     """Apply the link's input to this session: on its first run, and again when the address bar holds a link this
     session did not write there (the browser's Back and Forward, or a link typed in). Each step, example or edit
@@ -54,6 +60,9 @@ def read_link_once() -> None:
     ss[URL_DONE] = True
     params = {key: st.query_params.get_all(key) for key in st.query_params.keys()}  # noqa: SIM118
     ss[LINKED_VIEWS] = set()  # a link without matrices, or a broken one, keeps none from the link before
+    unread = urlstate.unread_keys(params)
+    if unread:  # said whatever else the link holds, with its other notes
+        _add_note(urlstate.unread_note(unread))
     try:
         shown = urlstate.decode_view(params)
         ss[PRESENT], ss[STEP], ss[WALK_MODEL] = shown.present, shown.step, shown.model
@@ -62,7 +71,7 @@ def read_link_once() -> None:
             ss[matrix_keys(side)], ss[matrix_keys(side, model)] = model, matrix
             ss[LINKED_VIEWS].add((side, model, matrix))
     except urlstate.UrlStateError as error:
-        ss[URL_NOTE] = f"Part of this link was ignored: {error}."
+        _add_note(f"Part of this link was ignored: {error}.")
         ss[PRESENT] = (params.get("present") or [None])[-1] == "1"  # a bad step turned presentation mode off
     try:
         # A link may name models alone: the default example with those models.
@@ -99,8 +108,8 @@ def read_link_once() -> None:
     elif walked is not None and walked not in models():  # said with the link's other notes, whichever page opens
         notes.append(f"The link walks through a model that is not available here: {walked}. The walkthrough "
                      "shows a chosen model instead.")
-    if notes:
-        ss[URL_NOTE] = " ".join([*([ss[URL_NOTE]] if ss.get(URL_NOTE) else []), *notes])
+    for note in notes:
+        _add_note(note)
 
 
 def write_link() -> None:
