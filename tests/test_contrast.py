@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from conftest import VARIANTS, MatcherFactory
 
@@ -69,6 +70,31 @@ def test_default_pair_uses_the_correct_answer(make_matcher: MatcherFactory) -> N
     labelled = rank(QUESTION, CANDIDATES, {"tiny": matcher}, labels=[int(i == wrong) for i in range(4)])
     assert default_pair(labelled) == (top, wrong)
     assert default_pair(rank(QUESTION, ["one answer"], {"tiny": matcher})) == (0, 0)
+
+
+def test_default_pair_takes_the_ticked_candidate_and_never_a_copy_of_the_top(make_matcher: MatcherFactory) -> None:
+    matcher = make_matcher(seed=4)
+    top = int(rank(QUESTION, CANDIDATES, {"tiny": matcher}).models["tiny"].scores.argmax())
+    # The top answer pasted twice: its copy ties with it, so B is the best candidate of another text.
+    doubled = rank(QUESTION, [*CANDIDATES, CANDIDATES[top]], {"tiny": matcher})
+    a, b = default_pair(doubled)
+    assert doubled.candidates[a] == CANDIDATES[top] and doubled.candidates[b] != CANDIDATES[top]
+    assert a == top and default_pair(doubled, pick=4) == (a, b)  # a ticked copy of the top is not its pair either
+    # The candidate being explained (ticked on Rank) is compared with the top, where it is not the top itself.
+    ranking = rank(QUESTION, CANDIDATES, {"tiny": matcher})
+    order = [int(i) for i in np.argsort(-ranking.models["tiny"].scores, kind="stable")]
+    assert default_pair(ranking, pick=order[-1]) == (top, order[-1])
+    assert default_pair(ranking, pick=top) == (top, order[1])  # the top ticked: the runner-up, as before
+    # A marked correct answer below the top still comes first: that is the gap a researcher asks about.
+    wrong = order[1]
+    labelled = rank(QUESTION, CANDIDATES, {"tiny": matcher}, labels=[int(i == order[2]) for i in range(4)])
+    assert default_pair(labelled, pick=wrong) == (top, order[2])
+    # Every candidate of one text: the pair is the two copies, whose tie Compare says as such, with no reason for it.
+    same = rank(QUESTION, ["austen wrote it", "austen wrote it"], {"tiny": matcher, "other": make_matcher(seed=5)})
+    assert default_pair(same) == (0, 1)
+    tie = agreement({name: contrast(same, name, 0, 1) for name in same.models})
+    assert tie.tied == ("tiny", "other") and not tie.shared_words
+    assert tie.sentence() == "2 of 2 put a tie (tiny, other)."
 
 
 def test_agreement_and_shared_cells(make_matcher: MatcherFactory) -> None:

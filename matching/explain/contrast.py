@@ -296,10 +296,12 @@ def contrasts(ranking: Ranking, a: int, b: int, matchers: Mapping[str, Matcher] 
     return {name: contrast(ranking, name, a, b, (matchers or {}).get(name)) for name in ranking.models}
 
 
-def default_pair(ranking: Ranking) -> tuple[int, int]:
-    """(A, B) to compare first: the first model's top answer against the marked correct one, else its top two.
+def default_pair(ranking: Ranking, pick: int | None = None) -> tuple[int, int]:
+    """(A, B) to compare first: the first model's top answer against the marked correct one; else against the
+    candidate being explained (`pick`, ticked on the Rank page), where that is not the top; else the runner-up.
 
-    When the top answer is itself correct, B is the next-best candidate.
+    B never has A's text where another candidate differs from it: two candidates of the same text tie by
+    construction, and a pair of them (a list with a pasted line twice) opened Compare on a gap of 0 to explain.
     """
     count = len(ranking.candidates)
     if count < 2:
@@ -310,11 +312,14 @@ def default_pair(ranking: Ranking) -> tuple[int, int]:
         scores = next(iter(ranking.baselines.values()))
     order = [int(i) for i in np.argsort(-np.asarray(scores), kind="stable")]
     top = order[0]
-    if ranking.labels is not None:
-        correct = [i for i in order if ranking.labels[i] and i != top]
-        if correct and not ranking.labels[top]:
+    others = [i for i in order[1:] if ranking.candidates[i] != ranking.candidates[top]]
+    if ranking.labels is not None and not ranking.labels[top]:
+        correct = [i for i in others if ranking.labels[i]]
+        if correct:
             return top, correct[0]
-    return top, order[1]
+    if pick is not None and pick in others:
+        return top, pick
+    return top, (others or order[1:])[0]
 
 
 def describe(c: ModelContrast, label_a: str = "A", label_b: str = "B") -> str:
@@ -395,6 +400,8 @@ def agreement(by_model: Mapping[str, ModelContrast], leading: int = 3) -> Agreem
     users: dict[str, list[str]] = {}
     for name, c in by_model.items():
         groups[c.above].append(name)
+        if c.above == "tie":  # no gap, so no push behind it: two copies of one text gave a "shared reason" for a tie
+            continue
         for term in c.leading_terms(leading):
             # A keyword feature over the pair has no side of its own: the candidate it favours names it.
             key = (f"{term.words} for {'A' if term.effect > 0 else 'B'}" if term.side == PAIR

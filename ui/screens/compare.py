@@ -72,7 +72,7 @@ def _pair_changed(side: int) -> None:
 def _pickers(ranking: Ranking) -> tuple[int, int]:
     count = len(ranking.candidates)
     # The pair kept in the session (or the link); the same candidate twice is allowed here, and said so below.
-    pair = valid_pair(ss.get(state.PAIR), count, distinct=False) or default_pair(ranking)
+    pair = valid_pair(ss.get(state.PAIR), count, distinct=False) or default_pair(ranking, state.pick_index(count))
     ss["compare_shown_pair"] = list(pair)
     ranks = {name: result.ranks for name, result in ranking.models.items()}
     options = components.candidate_options(ranking.candidates, ranks)
