@@ -311,7 +311,8 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
     from matching.evaluation.dataset import evaluate, format_table
     from matching.evaluation.progress import ConsoleProgress, EvaluationProgress
     from matching.text.data import DataError, open_ranking_file, read_ranking_file
-    from matching.training.reporting import evaluation_notes, fitted_note, fitted_on
+    from matching.text.datasets import built_in_dev_splits
+    from matching.training.reporting import chosen_note, chosen_on, evaluation_notes, fitted_note, fitted_on
 
     # Before torch's first operation: oneDNN keeps each kernel it builds for a shape (up to 1,024,
     # ~0.5 MB each), and the Bi-LSTM meets a new (texts, length) shape in nearly every block, so
@@ -362,8 +363,11 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
         else:
             print(format_table(result))
             cards = {name: matcher.card for name, matcher in models.items()}
-            if fitted := fitted_on(result.evaluated + len(result.skipped), partial(read_ranking_file, path), cards):
+            questions, read = result.evaluated + len(result.skipped), partial(read_ranking_file, path)
+            if fitted := fitted_on(questions, read, cards):
                 print(f"\nnote: {fitted_note(fitted)}")
+            if chosen := chosen_on(questions, read, built_in_dev_splits(), cards):
+                print(f"\nnote: {chosen_note(chosen, len(cards))}")
             print("\nTied scores count as the mean over their orders (docs/evaluation-and-benchmarks.md).")
             print("\n" + evaluation_notes(result, {name: matcher.card for name, matcher in models.items()}))
         exported += [{"data": str(path), **row} for row in result.per_question_export()]

@@ -379,3 +379,34 @@ def test_models_fitted_on_dev_are_named_where_their_dev_split_is_evaluated() -> 
 
     assert fitted_on(4, unread, cards) == []
     assert fitted_note(["fitted"]).startswith("fitted was fitted on this data (train + dev, as its card says)")
+
+
+def test_models_chosen_on_a_built_in_dev_split_are_named_where_it_is_evaluated() -> None:
+    """The Evaluate page put WikiQA dev's figures beside the Models page's "selected on both dev sets" with no word
+    that the models had chosen their epochs (the defaults their seeds and recipe) on that very split."""
+    from matching.text.data import RankingList
+    from matching.training.reporting import chosen_note, chosen_on
+
+    def questions(prefix: str, count: int) -> list[RankingList]:
+        return [RankingList(f"{prefix}{n}", f"{prefix} question {n}", ("an answer", "another"), (1, 0))
+                for n in range(count)]
+
+    devs = {"wikiqa": questions("w", 3), "trecqa": questions("t", 2)}
+
+    def card(source: str, dev_questions: int, fit: bool = False) -> dict[str, object]:
+        return {"training": {"fit_on_dev": fit}, "data": {"source": source, "dev": {"questions": dev_questions}}}
+
+    cards = {"wikiqa model": card("wikiqa", 3), "both": card("wikiqa+trecqa-all+pseudo-subject-half", 5),
+             "trecqa model": card("trecqa-all", 2), "fitted": card("wikiqa", 3, fit=True), "no card": None,
+             "other dev": card("wikiqa", 4)}
+    assert chosen_on(3, lambda: devs["wikiqa"], devs, cards) == ["wikiqa model", "both"]
+    assert chosen_on(2, lambda: devs["trecqa"], devs, cards) == ["both", "trecqa model"]
+    assert chosen_on(3, lambda: questions("x", 3), devs, cards) == []  # the same size, other data
+
+    def unread() -> list[RankingList]:
+        raise AssertionError("a file of no dev split's size is not read again")
+
+    assert chosen_on(7, unread, devs, cards) == []
+    assert chosen_note(["both"], 3).startswith("both was chosen on this data, its dev split")
+    assert chosen_note(["a", "b"], 2).startswith("Every model here was chosen")
+    assert chosen_note([f"m{n}" for n in range(31)], 36).startswith("31 of the 36 models here were chosen")

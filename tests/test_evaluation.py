@@ -280,10 +280,13 @@ def test_evaluation_progress_is_one_fraction_and_one_line_for_every_stage() -> N
     progress(100, 100, "a")
     progress(50, 100, "b")
     assert [round(f, 4) for f, _ in shown] == [round(1 / 3, 4), round(2 / 3, 4), round(2.5 / 3, 4)]
-    assert shown[-1][1] == "Read 10 of 10 questions · every model has scored 50 of 100 pairs (1 of 2 models done)"
+    assert shown[-1][1] == "Read 10 of 10 questions · 1 of 2 models have scored all 100 pairs, the next 50"
     progress(100, 100, "b")
     assert shown[-1][1] == "Read 10 of 10 questions · every model has scored 100 of 100 pairs"
     assert EvaluationProgress(0, 0, []).text() == "Read 0 of 1 questions"
+    waiting = EvaluationProgress(questions=10, pairs=100, models=["a", "b", "c"])
+    waiting(100, 100, "a")
+    assert waiting.text() == "Read 0 of 10 questions · 1 of 3 models have scored all 100 pairs"  # the next not begun
 
 
 def test_console_progress_on_a_terminal_and_in_a_pipe() -> None:

@@ -52,10 +52,15 @@ class EvaluationProgress:
         text = f"Read {read:,} of {questions:,} questions"
         if self.models:
             scored, pairs = min(self.stages[m] for m in self.models)
-            text += f" · every model has scored {scored:,} of {pairs:,} pairs"
-            finished = sum(self.stages[m][0] >= self.stages[m][1] for m in self.models)
-            if 0 < finished < len(self.models):  # models scored one after another: the least said "0" to the last
-                text += f" ({finished} of {len(self.models)} models done)"
+            unfinished = [self.stages[m][0] for m in self.models if self.stages[m][0] < self.stages[m][1]]
+            finished = len(self.models) - len(unfinished)
+            if 0 < finished < len(self.models):
+                # Models scored one after another: "every model has scored 0" beside "2 of 3 models done" read as a
+                # contradiction, so the finished ones are counted and the one at work said on its own.
+                text += f" · {finished} of {len(self.models)} models have scored all {pairs:,} pairs"
+                text += f", the next {max(unfinished):,}" if max(unfinished) else ""
+            else:
+                text += f" · every model has scored {scored:,} of {pairs:,} pairs"
         return text
 
 

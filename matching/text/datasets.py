@@ -92,6 +92,13 @@ def built_in_splits(root: Path | None = None) -> list[BuiltInSplit]:
             if all((root / folder / split / name).is_file() for name in TOKS_FILES)]
 
 
+def built_in_dev_splits(root: Path | None = None) -> dict[str, list[RankingList]]:
+    """Each built-in data set's dev split found under `root` (its folder name -> its lists): what a model's card
+    names as the data it was chosen on (`reporting.chosen_on`)."""
+    root = data_root() if root is None else root
+    return {split.folder.parent.name: split.read() for split in built_in_splits(root) if split.split == "dev"}
+
+
 def shipped_collections(folder: Path | None = None) -> list[ShippedCollection]:
     """The section collection's two sets, where the checkout has them (`folder`: default samples/)."""
     folder = samples_dir() if folder is None else folder

@@ -272,3 +272,47 @@ def fitted_note(names: Sequence[str]) -> str:
     return (f"{', '.join(names)} {'was' if len(names) == 1 else 'were'} fitted on this data (train + dev, as "
             f"{'its card says' if len(names) == 1 else 'their cards say'}): {'its' if len(names) == 1 else 'their'} "
             "figures here are training figures, not held out, and not comparable with the other models'.")
+
+
+def chosen_on(questions: int, read: Callable[[], Sequence[RankingList]],
+              dev_splits: Mapping[str, Sequence[RankingList]], cards: Mapping[str, Mapping[str, Any] | None]
+              ) -> list[str]:
+    """The models among `cards` that were chosen (their epoch; a default also its seed and recipe) on the data of
+    `questions` questions that `read` gives, where that is the dev split of a built-in data set (`dev_splits`: its
+    folder name, "wikiqa", -> its dev split's lists): their card's data source names that data set, and their dev split
+    has as many questions as the dev splits of the built-in sets the source names (a model of "wikiqa+trecqa-all"
+    chose on the two dev splits together). Their figures there lean optimistic; models fitted on dev are
+    `fitted_on`'s, not these."""
+    if questions not in {len(lists) for lists in dev_splits.values()}:  # a collection is not read again for nothing
+        return []
+    found = fingerprint(read())
+    here = [name for name, lists in dev_splits.items() if fingerprint(lists) == found]
+    if not here:
+        return []
+    sizes = {name: len(lists) for name, lists in dev_splits.items()}
+    chosen = []
+    for name, card in cards.items():
+        data = (card or {}).get("data", {})
+        if (card or {}).get("training", {}).get("fit_on_dev") or not isinstance(data.get("dev"), dict):
+            continue
+        sources = {part.split("-")[0] for part in str(data.get("source", "")).split("+")} & sizes.keys()
+        if here[0] in sources and data["dev"].get("questions") == sum(sizes[source] for source in sources):
+            chosen.append(name)
+    return chosen
+
+
+NAMES_IN_A_NOTE = 6
+"""Most model names `chosen_note` lists; past it, it counts them."""
+
+
+def chosen_note(names: Sequence[str], models: int) -> str:
+    """What `chosen_on`'s models' figures on that dev split are, in a sentence (`models`: how many were evaluated)."""
+    if len(names) == models > 1:
+        who = "Every model here was"
+    elif len(names) > NAMES_IN_A_NOTE:  # a list of 31 names hid the sentence it stood in
+        who = f"{len(names)} of the {models} models here were"
+    else:
+        who = f"{', '.join(names)} {'was' if len(names) == 1 else 'were'}"
+    return (f"{who} chosen on this data, {'its' if len(names) == 1 else 'their'} dev split (the epoch kept; for "
+            "a default also its seed and recipe): figures here lean optimistic; the test split is the held-out "
+            "measure.")

@@ -15,9 +15,17 @@ from matching.evaluation.studies import keyword_rows
 from matching.explain import glossary
 from matching.explain.export import rows_to_csv
 from matching.text.data import DataError, RankingList, content_key
+from matching.text.datasets import built_in_dev_splits
 from matching.text.inputs import MAX_CANDIDATES, join_candidates, past_the_limit
 from matching.text.tokens import TextError
-from matching.training.reporting import fitted_note, fitted_on, paired_test_cells, paired_test_rows
+from matching.training.reporting import (
+    chosen_note,
+    chosen_on,
+    fitted_note,
+    fitted_on,
+    paired_test_cells,
+    paired_test_rows,
+)
 from ui.views import common, components, state
 
 ss = st.session_state
@@ -66,7 +74,9 @@ def _run(chosen: common.RankingSource, names: list[str]) -> None:
         ss[RESULT] = {"digest": digest, "name": name, "error": f"{name}: {error}"}
         return
     bar.empty()
-    ss[RESULT] = {"digest": digest, "name": name, "lists": lists, "evaluation": evaluation}
+    # Which models chose on this data (a built-in dev split): read once an evaluation, not at every rerun.
+    chosen_here = chosen_on(len(lists), lambda: lists, built_in_dev_splits(), {n: m.card for n, m in matchers.items()})
+    ss[RESULT] = {"digest": digest, "name": name, "lists": lists, "evaluation": evaluation, "chosen": chosen_here}
 
 
 def _open_in_rank(item: RankingList) -> None:
@@ -107,8 +117,11 @@ else:
         st.warning(f"... and {len(evaluation.skipped) - 5} more questions left out.", icon=":material/warning:")
     if note := evaluation.wordless_note():
         st.warning(note, icon=":material/warning:")
-    if fitted := fitted_on(len(lists), lambda: lists, {n: state.models()[n].card for n in evaluation.models}):
+    cards = {n: state.models()[n].card for n in evaluation.models}
+    if fitted := fitted_on(len(lists), lambda: lists, cards):
         st.warning(components.md(fitted_note(fitted)), icon=":material/school:")
+    if result.get("chosen"):
+        st.caption(f":material/school: {components.md(chosen_note(result['chosen'], len(cards)))}")
     without = sum(not x.has_relevant for x in lists)
     if without:
         st.caption(f"{without} question(s) have no correct candidate; metrics leave them out.")
