@@ -747,6 +747,17 @@ def test_a_link_reopens_the_interactions_view() -> None:
     assert added.selectbox(key="interactions_model_0").value == other
 
 
+def test_a_link_to_one_side_s_matrices_shows_another_model_beside_it_and_is_rewritten_as_shown() -> None:
+    """`matrices=mcan:cosine` showed mcan on both sides (the attending model the page's default puts on the right),
+    and kept the view it could not show in the link, so every reload and shared copy said so again."""
+    odd = page(new_app(q="Who wrote Hamlet?", c='["Shakespeare wrote Hamlet.", "A dog."]',
+                       matrices="mcan:cosine"), "interactions")
+    assert_clean(odd)
+    left, right = (odd.selectbox(key=f"interactions_model_{side}").value for side in (0, 1))
+    assert left == "mcan" and right != "mcan"
+    assert odd.query_params["matrices"].startswith("mcan:") and "mcan:cosine" not in odd.query_params["matrices"]
+
+
 def test_link_with_unknown_model_names() -> None:
     at = new_app(q="who?", c='["Jane Austen.", "A dog."]', models="nosuchmodel")
     assert not at.exception

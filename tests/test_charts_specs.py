@@ -119,3 +119,15 @@ def test_a_long_lists_bump_chart_draws_the_candidates_some_system_ranks_high(mak
     assert f"the {len(drawn)} of 30 candidates" in str(spec["title"])
     short_list = charts.rank_shift_chart(ranks, ranking.candidates[:5], 0, ranking.disagreement()[:5])
     assert "one line per candidate" in str(short_list["title"])
+
+
+def test_each_side_of_the_interactions_page_shows_its_own_model() -> None:
+    names = ["plain", "gated", "mcan"]
+    attention = ["gated", "mcan"]
+    assert charts.side_models(names, attention, [None, None]) == ["plain", "mcan"]  # default_pair's
+    # A link naming the attending model for one side: the other side shows another model, not the same one twice.
+    assert charts.side_models(names, attention, ["mcan", None]) == ["mcan", "plain"]
+    assert charts.side_models(names, attention, [None, "plain"]) == ["mcan", "plain"]
+    assert charts.side_models(names, attention, ["gated", "gated"]) == ["gated", "gated"]  # both chosen: as chosen
+    assert charts.side_models(names, attention, ["gone", None]) == ["plain", "mcan"]  # not among the names
+    assert charts.side_models(["only"], [], [None, None]) == ["only", "only"]

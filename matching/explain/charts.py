@@ -337,6 +337,21 @@ def default_pair(names: Sequence[str], attention: Sequence[str]) -> list[str]:
     return list(names[:2])
 
 
+def side_models(names: Sequence[str], attention: Sequence[str], kept: Sequence[str | None]) -> list[str]:
+    """The model of each side (two): the one `kept` there (a link's or the page's choice) where it is among `names`,
+    else `default_pair`'s, never the model the other side already shows while another is at hand (a link naming one
+    side's model, the attending one that `default_pair` puts on the other side, showed it twice)."""
+    pair = default_pair(names, attention)
+    sides: list[str | None] = [name if name in names else None for name in kept[:2]]
+    sides += [None] * (2 - len(sides))
+    for side in (0, 1):
+        if sides[side] is None:
+            other = sides[1 - side]
+            preferred = [*pair[side:side + 1], *pair, *names]
+            sides[side] = next((name for name in preferred if name != other), preferred[0] if preferred else None)
+    return [str(name) for name in sides if name is not None]
+
+
 def share_chart(rows: Sequence[Mapping[str, Any]], heading: str, subtitle: str | None = None) -> alt.LayerChart:
     """Each pooled cell's signed share of the score, one bar per cell in pooling order."""
     data = pd.DataFrame(rows)

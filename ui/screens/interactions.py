@@ -30,7 +30,7 @@ if found is not None:
     show_cells = st.toggle("Outline the pooled cells", value=True, key="interactions_outline",
                            help=glossary.help_for("k-max pooling"))
     attention = common.attending_models(ranking, pick)
-    pair = charts.default_pair(names, attention)
+    pair = charts.side_models(names, attention, [ss.get(state.matrix_keys(side)) for side in (0, 1)])
     first = ranking.models[names[0]].explanations[pick]
     shown_columns = len(first.seen_answer_tokens) + min(
         len(first.answer_tokens) - len(first.seen_answer_tokens), charts.MAX_TRUNCATED_SHOWN)
@@ -42,6 +42,7 @@ if found is not None:
         areas = [st.container()]
     else:
         areas = [st.container(), st.container()] if wide else st.columns(2, gap="large")
+    corrected = False  # a link's view this candidate cannot show: the link is rewritten with the view shown
     for side, column in enumerate(areas):
         with column:
             # A link's choice where this ranking can show it (`link.read_link_once`), else the page's default.
@@ -54,6 +55,7 @@ if found is not None:
                 ss.pop(state.matrix_keys(side, name), None)
                 if (side, name, asked) in ss.get(state.LINKED_VIEWS, set()):  # said once, where the link asked it
                     ss[state.LINKED_VIEWS].discard((side, name, asked))
+                    corrected = True
                     st.warning(f"Part of this link was ignored: {name} has no matrix view "
                                f"{components.md(repr(asked))} for this candidate (its views: "
                                f"{', '.join(view_names(explanation))}).", icon=":material/link:")
@@ -80,3 +82,5 @@ if found is not None:
                 st.caption(f":material/content_cut: Not seen by the model: {hidden_q:,} question and "
                            f"{hidden_a:,} answer word(s); the first {charts.MAX_TRUNCATED_SHOWN} of each are "
                            "drawn in grey.")
+    if corrected:  # the link was written before the page drew, with the view it could not show: now the one shown
+        state.write_link()
