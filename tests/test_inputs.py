@@ -117,3 +117,16 @@ def test_markup_is_named_and_left_as_the_person_typed_it() -> None:
     assert note.startswith("The question and line 2 hold markup") and "line 3" not in note  # a comparison is not a tag
     assert markup_note([("the question", "who wrote it?")]) is None
     assert markup_note([("candidate #1", "<a href='x'>Shakespeare</a>")]).startswith("Candidate #1 holds markup")
+
+
+def test_copies_of_one_text_among_the_candidates_are_named() -> None:
+    from matching.text.inputs import copies_note, parse_input
+
+    assert copies_note(["a b", "c d"]) is None
+    assert copies_note(["a b", "c d", "a b", "c d", "a b"]) == (
+        "Candidates #1 and #3 and #5; #2 and #4 are the same text: every system gives copies the same score, so they "
+        "tie wherever they rank.")
+    many = copies_note([text for n in range(5) for text in (f"t{n}", f"t{n}")])
+    assert many is not None and "#5 and #6 (and 2 more groups)" in many
+    parsed = parse_input("who wrote it?", "Austen wrote it.\nA dog.\n  Austen wrote it.  \n", [])
+    assert any("#1 and #3 are the same text" in note for note in parsed.candidates.notes)

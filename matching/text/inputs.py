@@ -104,10 +104,27 @@ def parse_input(question: str, candidates_text: str, gold: Sequence[int]) -> Par
     if note := markup_note([("the question", question), *((f"line {line}", text) for line, text in
                                                           zip(candidates.lines, candidates.candidates, strict=True))]):
         candidates = replace(candidates, notes=(*candidates.notes, note))
+    if note := copies_note(candidates.candidates):
+        candidates = replace(candidates, notes=(*candidates.notes, note))
     labels = labels_for(gold, len(candidates.candidates))
     if problem is None and not candidates.candidates:
         problem = "Type at least one candidate answer, one per line."
     return ParsedInput(question, question_tokens, candidates, None if labels is None else tuple(labels), problem)
+
+
+def copies_note(candidates: Sequence[str], groups_named: int = 3) -> str | None:
+    """Which candidates are the same text, or None: a model scores a text, not its place, so copies tie in every
+    ranking, and a top answer named as "#1" stood for "#1 and #4" without a word."""
+    where: dict[str, list[int]] = {}
+    for number, text in enumerate(candidates, start=1):
+        where.setdefault(text, []).append(number)
+    copies = [numbers for numbers in where.values() if len(numbers) > 1]
+    if not copies:
+        return None
+    named = "; ".join(" and ".join(f"#{n}" for n in numbers) for numbers in copies[:groups_named])
+    more = f" (and {len(copies) - groups_named} more groups)" if len(copies) > groups_named else ""
+    return (f"Candidates {named}{more} are the same text: every system gives copies the same score, so they tie "
+            "wherever they rank.")
 
 
 MAX_CANDIDATES = 100

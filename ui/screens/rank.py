@@ -108,7 +108,7 @@ else:
 # ---------------------------------------------------------------- results
 
 current = state.current()
-components.notes(request.parsed.notes, key="rank_notes")
+components.notes(request.parsed.notes, key="rank_notes", compact=presenting)
 if current.problem:
     st.info(components.md(current.problem), icon=":material/edit_note:")
     st.stop()

@@ -35,7 +35,7 @@ def ranking_or_note(truncation: bool = True) -> tuple[Ranking, int] | None:
     """The current ranking and the picked candidate, or None after telling the reader why not. `truncation`:
     say which texts are longer than the models read (the walkthrough says it at its words step instead)."""
     current = state.current()
-    components.notes(current.request.parsed.notes, key="page_notes")
+    components.notes(current.request.parsed.notes, key="page_notes", compact=state.presenting())
     if current.problem or current.ranking is None:
         st.info(components.md(current.problem or "Nothing to explain yet."), icon=":material/edit_note:")
         st.page_link("ui/screens/rank.py", label="Enter a question and candidates on the Rank page",

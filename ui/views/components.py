@@ -51,13 +51,20 @@ def shaded_text(text: str, tokens: Sequence[Token], weights: np.ndarray | None, 
 
 # ---------------------------------------------------------------- small building blocks
 
-def notes(messages: Sequence[str], key: str) -> None:
-    """Input problems that did not stop the ranking (left-out lines, the cap)."""
+def notes(messages: Sequence[str], key: str, compact: bool = False) -> None:
+    """Input problems that did not stop the ranking (left-out lines, the cap, markup, copies): one box, a note a line;
+    `compact` (a projector), folded under one line, since three notes in the projector's type took 40% of a 720p
+    screen above every page and every walkthrough step."""
     if not messages:
         return
+    text = md(messages[0]) if len(messages) == 1 else "\n".join(f"- {md(message)}" for message in messages)
     with st.container(key=key):
-        for message in messages:
-            st.warning(md(message), icon=":material/warning:")
+        if compact:
+            with st.expander(f"{len(messages)} note{'s' if len(messages) > 1 else ''} on this input",
+                             icon=":material/warning:"):
+                st.markdown(text)
+        else:
+            st.warning(text, icon=":material/warning:")
 
 
 HEADER_PX_PER_CHAR = 7
