@@ -69,11 +69,29 @@ def _rank_by_its_name() -> None:
     st.switch_page(PAGES[0], query_params=st.query_params.to_dict())
 
 
+NAVIGATION = list(PAGES)
+"""The pages the sidebar lists, in its order (the aliases below are not listed)."""
 PAGES += [st.Page(_rank_by_its_name, title="Rank", url_path=alias, visibility="hidden") for alias in RANK_ALIASES]
 
 # Presenting, the pages are in the top bar: the sidebar is folded away, and at projector-sized type its page list
-# pushed the presentation switch below a 720-pixel screen's edge.
-page = st.navigation(PAGES, position="top" if _presenting else "sidebar")
+# pushed the presentation switch below a 720-pixel screen's edge. Otherwise the sidebar lists them itself
+# (`_navigation`), with the link on each.
+page = st.navigation(PAGES, position="top" if _presenting else "hidden")
+
+
+def _navigation() -> None:
+    """The pages, each a link that carries the current input and view. Streamlit's own page list cleared the query on
+    the way and the app then wrote it back, two entries in the browser's history a page change, so that Back
+    needed two presses to leave a page (the first stayed on it)."""
+    try:
+        link = state.current_link()
+    except Exception:  # noqa: BLE001 - a session whose state cannot make a link still gets its pages, link-less
+        log.exception("making the navigation's link failed")
+        link = {}
+    with st.container(key="sidebar_nav", gap="xsmall"):
+        for listed in NAVIGATION:
+            st.page_link(listed, label=listed.title, icon=listed.icon, query_params=link, width="stretch")
+    st.divider()
 
 def _run(page: st.Page) -> None:
     """Everything after the router: the session's state, the sidebar, notes from the link, the page."""
@@ -92,6 +110,8 @@ def _run(page: st.Page) -> None:
         st.session_state[state.PRESENT] = bool(st.session_state["sidebar_present"])
 
     with st.sidebar:
+        if not state.presenting():
+            _navigation()
         st.markdown("### :material/join_inner: MatchLens")
         st.caption("Positional neural text matching, explained.")
         st.toggle("Presentation mode", key="sidebar_present", on_change=_present_changed,

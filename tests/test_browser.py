@@ -196,7 +196,7 @@ def test_rank_edit_and_every_page(server: str, page: Page) -> None:
 
 def go(page: Page, title: str, path: str, ready: str) -> None:
     """Navigate with the sidebar (same session, as a person would) and wait until `ready` has drawn."""
-    page.locator("[data-testid=stSidebarNav]").get_by_role("link", name=title).click()
+    page.locator(".st-key-sidebar_nav").get_by_role("link", name=title).click()
     page.wait_for_function(f"() => location.pathname === '/{path}'", timeout=WAIT_MS)
     settle(page)
     page.locator(ready).first.wait_for(timeout=WAIT_MS)
@@ -239,6 +239,23 @@ def test_shared_link_reopens_the_view(server: str, page: Page) -> None:
     assert cell(page, "candidate", 0) == "Leonardo da Vinci painted it."
     page.get_by_text("Explaining candidate #2").wait_for(timeout=WAIT_MS)
     assert "q=Who+painted" in page.url or "q=Who%20painted" in page.url
+
+
+def test_one_back_press_a_page_change_and_the_link_travels_with_the_sidebar(server: str, page: Page) -> None:
+    """Streamlit's page list cleared the query on a page change and the app wrote it back: two history entries a
+    page, so Back's first press stayed on the page it was meant to leave."""
+    query = urlencode({"q": "Who painted the Mona Lisa?", "c": json.dumps(["Leonardo da Vinci painted it.", "Paris."])})
+    open_app(page, server, f"?{query}")
+    before = page.evaluate("() => history.length")
+    go(page, "Attention", "attention", "h1")
+    go(page, "Compare", "compare", "h1")
+    assert page.evaluate("() => history.length") == before + 2  # one entry a page
+    assert "q=Who+painted" in page.url  # the link came along, not written again after
+    for path, title in (("/attention", "Attention"), ("/", "Rank")):
+        page.go_back()
+        page.wait_for_function("(path) => location.pathname === path", arg=path, timeout=WAIT_MS)
+        settle(page)
+        assert title in page.locator("h1").first.inner_text() and "q=Who+painted" in page.url
 
 
 def test_rank_by_its_path_opens_rank_with_the_link(server: str, page: Page) -> None:

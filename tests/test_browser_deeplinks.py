@@ -168,7 +168,7 @@ def click_tab(opened: Tab, next_page: AppPage, follow_link: bool) -> None:
         tab.get_by_role("button", name="Next").click(timeout=CLICK_MS)
         tab.get_by_text("Step 2 of").first.wait_for(timeout=WAIT_MS)
     if follow_link:  # a server round trip in the same session: the next page of the sidebar
-        tab.locator("[data-testid=stSidebarNav]").get_by_role("link", name=next_page.title, exact=True).click(
+        tab.locator(".st-key-sidebar_nav").get_by_role("link", name=next_page.title, exact=True).click(
             timeout=CLICK_MS)
         tab.wait_for_function("(path) => location.pathname === path", arg=f"/{next_page.path}", timeout=WAIT_MS)
         settle(tab)

@@ -174,7 +174,7 @@ def test_presenting_the_pages_are_in_the_top_bar_and_the_switch_in_view(server: 
     """The sidebar folded away, the pages are reached from the top bar (presentation mode stays on); opened, the
     sidebar shows the switch that leaves presentation mode (its page list pushed it below a 720-pixel edge)."""
     open_page(projector, server, "")
-    assert projector.locator("[data-testid=stSidebarNav]").count() == 0
+    assert projector.locator(".st-key-sidebar_nav").count() == 0
     projector.locator("[data-testid=stTopNavLink]").filter(has_text="Walkthrough").first.click()
     projector.wait_for_function("() => location.pathname === '/walkthrough'", timeout=WAIT_MS)
     settle(projector)
@@ -189,7 +189,7 @@ def test_presenting_the_pages_are_in_the_top_bar_and_the_switch_in_view(server: 
     assert box is not None and box["y"] + box["height"] <= 720, box
     switch.click()  # off: the page list goes back to the sidebar, and present=1 leaves the link
     projector.wait_for_function("() => !location.search.includes('present=1')", timeout=WAIT_MS)
-    projector.locator("[data-testid=stSidebarNav]").wait_for(timeout=WAIT_MS)
+    projector.locator(".st-key-sidebar_nav").wait_for(timeout=WAIT_MS)
 
 
 def test_the_walkthrough_with_the_keyboard(server: str, projector: Page) -> None:  # noqa: F811

@@ -112,8 +112,9 @@ def read_link_once() -> None:
         _add_note(note)
 
 
-def write_link() -> None:
-    """Put the current input (unless it is too large for a link) and the view in the URL."""
+def current_link() -> dict[str, str]:
+    """The query of the current input (unless it is too large for a link) and view: what `write_link` puts in the
+    URL, and what the page links of the navigation carry (`app.py`)."""
     ss = st.session_state
     request = current_request()
     # The question as ranked (direction controls left out, as the candidates are), not as the box still holds it.
@@ -124,7 +125,12 @@ def write_link() -> None:
                                   pair=compare_pair(len(request.parsed.candidates)))
     params = urlstate.encode(shared)
     ss[LINK_TOO_LONG] = params is None
-    wanted = {**(params or {}), **urlstate.encode_view(view())}
-    ss[LINK_WRITTEN] = wanted
+    return {**(params or {}), **urlstate.encode_view(view())}
+
+
+def write_link() -> None:
+    """Put the current input (unless it is too large for a link) and the view in the URL."""
+    wanted = current_link()
+    st.session_state[LINK_WRITTEN] = wanted
     if _query() != wanted:
         st.query_params.from_dict(wanted)

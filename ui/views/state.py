@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 from ui.views.cached import APP_DIR, DEFAULT_MODELS, Request, load_errors, models, models_having, models_root
-from ui.views.link import LINK_TOO_LONG, LINKED_VIEWS, URL_DONE, read_link_once, write_link
+from ui.views.link import LINK_TOO_LONG, LINKED_VIEWS, URL_DONE, current_link, read_link_once, write_link
 from ui.views.session import (
     BEFORE,
     CANDIDATES,
@@ -57,6 +57,7 @@ __all__ = [
     "PRESENT",
     "QUESTION", "STEP", "URL_DONE", "URL_ERROR", "URL_NOTE", "WALK_MODEL", "Current", "Request", "before_comparison",
     "chosen_models", "current", "current_request", "init", "inputs_snapshot", "load_example", "load_errors",
-    "matrix_keys", "models", "models_root", "pick_index", "presenting", "set_inputs", "view", "write_link",
+    "current_link", "matrix_keys", "models", "models_root", "pick_index", "presenting", "set_inputs", "view",
+    "write_link",
     "PAIR", "PINNED", "URL_ERROR_PAGE", "before_snapshot", "compare_pair", "pin", "pinned", "unpin",
 ]
