@@ -758,6 +758,15 @@ def test_a_link_to_one_side_s_matrices_shows_another_model_beside_it_and_is_rewr
     assert odd.query_params["matrices"].startswith("mcan:") and "mcan:cosine" not in odd.query_params["matrices"]
 
 
+def test_a_link_with_no_model_chosen_reopens_with_the_baselines_alone() -> None:
+    at = new_app(q="Who wrote Hamlet?", c='["Shakespeare wrote it.", "A dog."]', models="")
+    assert_clean(at)
+    assert at.multiselect(key="rank_models").value == []
+    assert any("No model chosen" in i for i in texts(at, "info"))
+    commas = new_app(models=",,")
+    assert any("names no model" in e for e in texts(commas, "error") + texts(commas, "warning"))
+
+
 def test_link_with_unknown_model_names() -> None:
     at = new_app(q="who?", c='["Jane Austen.", "A dog."]', models="nosuchmodel")
     assert not at.exception

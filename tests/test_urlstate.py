@@ -216,3 +216,22 @@ def test_keys_nothing_reads_are_named_in_order_and_the_read_ones_are_not() -> No
     many = urlstate.unread_note([f"k{n}" for n in range(8)] + ["x" * 100])
     assert "'k4' and 4 more are not read" in many and "x" * 25 not in many
     assert "'a' is not read" in urlstate.unread_note(["a"])
+
+
+def test_no_model_chosen_round_trips_and_commas_alone_are_refused() -> None:
+    # Every model unticked (the baselines alone) wrote "models=", which reopened with the default models.
+    params = encode(SharedState("q", ("a",), models=()))
+    assert params is not None and params["models"] == ""
+    state = decode(params)
+    assert state is not None and state.models == () and state.ignored == ()
+    assert urlstate.decode_models({"models": ""}) == ()
+    with pytest.raises(UrlStateError, match="names no model"):
+        urlstate.decode_models({"models": ",,"})
+    broken = decode({"q": "q", "c": '["a"]', "models": ",,"})
+    assert broken is not None and broken.models is None and "names no model" in broken.ignored[0]
+
+
+def test_every_problem_of_a_view_is_said() -> None:
+    with pytest.raises(UrlStateError) as said:
+        urlstate.decode_view({"present": "yes", "step": "abc"})
+    assert "'present' should be 1 or 0" in str(said.value) and "'step' should be" in str(said.value)

@@ -217,12 +217,15 @@ def decode(params: Mapping[str, str | Sequence[str]]) -> SharedState | None:
 
 
 def decode_models(params: Mapping[str, str | Sequence[str]]) -> tuple[str, ...] | None:
-    """The model names a link carries (None when it names none); UrlStateError when they are not names.
+    """The model names a link carries (None when it names none; () for "models=", no model chosen, baselines only);
+    UrlStateError when they are not names.
     Read on their own too: a link may choose the models and leave the input to the default example."""
     value = _single(params, "models")
     if value is None:
         return None
     names = [n for n in value.split(",") if n]
+    if not names and value:  # "models=,," opened the default models without a word
+        raise UrlStateError("the link's 'models' names no model")
     if len(names) > MAX_MODELS:
         raise UrlStateError(f"the link names {len(names):,} models; the limit is {MAX_MODELS}")
     if not all(_MODEL_NAME.match(n) for n in names):
@@ -264,19 +267,21 @@ def encode_view(view: ViewState) -> dict[str, str]:
 def decode_view(params: Mapping[str, str | Sequence[str]]) -> ViewState:
     """The view a link asks for; UrlStateError (with the defaults unusable) when it is malformed."""
     present, step, model, matrices, data = (_single(params, key) for key in VIEW_KEYS)
+    problems = []  # every one said: "present=yes&step=abc" named 'present' alone, and 'step' fell back unsaid
     if present not in (None, "0", "1"):
-        raise UrlStateError(f"the link's 'present' should be 1 or 0; got {_quoted(present, 20)}")
+        problems.append(f"the link's 'present' should be 1 or 0; got {_quoted(present, 20)}")
     if step is not None and not (step.isdigit() and 1 <= int(step) <= MAX_STEP):
-        raise UrlStateError(f"the link's 'step' should be a walkthrough step number such as 3; got "
-                            f"{_quoted(step, 20)}")
+        problems.append(f"the link's 'step' should be a walkthrough step number such as 3; got {_quoted(step, 20)}")
     if model is not None and not _MODEL_NAME.match(model):
-        raise UrlStateError("the link's 'model' should be one model name")
+        problems.append("the link's 'model' should be one model name")
     sides = [tuple(side.split(":", 1)) for side in matrices.split(",")] if matrices else []
     if len(sides) > 2 or not all(len(side) == 2 and _MODEL_NAME.match(side[0]) and _MATRIX_VIEW.match(side[1])
                                  for side in sides):
-        raise UrlStateError("the link's 'matrices' should be one or two model:view pairs, such as "
-                            "mvlstm:cosine,mcan:affinity")
+        problems.append("the link's 'matrices' should be one or two model:view pairs, such as "
+                        "mvlstm:cosine,mcan:affinity")
     if data is not None and not _DATA_SET.match(data):
-        raise UrlStateError("the link's 'data' should name a data set, such as wikiqa-test or section-questions-set-a")
+        problems.append("the link's 'data' should name a data set, such as wikiqa-test or section-questions-set-a")
+    if problems:
+        raise UrlStateError("; ".join(problems))
     return ViewState(present=present == "1", step=int(step) - 1 if step else 0, model=model,
                      matrices=tuple(sides), data=data)  # type: ignore[arg-type]

@@ -90,7 +90,8 @@ def read_link_once() -> None:
     if chosen is not None:
         known = [n for n in chosen if n in models()]
         unknown = [n for n in chosen if n not in models()]
-        ss[MODELS] = known or None
+        # "models=" (every model unticked: the baselines alone) reopens as it was written, not as the defaults.
+        ss[MODELS] = known if known or not chosen else None
         if unknown:
             instead = "" if known else " The default models are shown instead."
             notes.append(f"The link names model(s) that are not available here: {', '.join(unknown)}.{instead}")
