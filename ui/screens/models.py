@@ -67,9 +67,10 @@ PROJECTOR_COLUMNS = ("model", "test MAP", "seeds: mean ± sd", "dev MAP", "test 
 GROUP_TEXT = {PAPER_GROUP: "Configurations of the papers' models (each card names its paper and lists where the "
                            "training here differs).",
               "MatchLens variant": "Models with a MatchLens addition (sparse attention gates, an exact-match "
-                                   "channel, a keyword term); each card lists every deviation from its paper. "
-                                   "The keyword models were trained on WikiQA + TrecQA (TRAIN, or TRAIN-ALL for "
-                                   "those tested on TrecQA): their dev MAP is over both dev sets."}
+                                   "channel, a keyword term); each card lists every deviation from its paper."}
+KEYWORD_GROUP_TEXT = ("The keyword models were trained on WikiQA + TrecQA (TRAIN, or TRAIN-ALL for those tested on "
+                      "TrecQA): their dev MAP is over both dev sets.")
+"""Said under a table that holds a keyword model (under a table of two WikiQA models it named models not there)."""
 
 
 def typed_cards() -> dict[str, ModelCard | None]:
@@ -190,8 +191,9 @@ if loaded:
     tests = by_test_set(c for c in cards.values() if c)
     for (test, dev), groups in tests.items():
         for group, in_group in groups.items():
+            text = GROUP_TEXT.get(group, "") + (f" {KEYWORD_GROUP_TEXT}" if any(c.keywords for c in in_group) else "")
             st.markdown(f"**{components.md(group)}**, test: {components.md(test)}, dev: {components.md(dev)}. "
-                        f"{components.md(GROUP_TEXT.get(group, ''))}")
+                        f"{components.md(text)}")
             overview = pd.DataFrame([model_row(c) for c in in_group])
             if state.presenting():  # the page's projector type; the paired tests and attention figures off screen
                 components.small_table(overview[list(PROJECTOR_COLUMNS)], key=f"models_overview_{test}_{dev}_{group}",

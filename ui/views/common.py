@@ -269,7 +269,7 @@ def ranking_file(key: str) -> RankingSource | None:
                  f"{DATA_VARIABLE} to a folder holding wikiqa/ and trecqa/ (train/, dev/, test/ of "
                  "a.toks, b.toks, id.txt, sim.txt) and restart the app.")
         st.selectbox("Built-in data set", list(offered), index=None, key=built_in_key, on_change=built_in,
-                     placeholder="WikiQA, TrecQA or section questions" if on_disk else "Section questions",
+                     placeholder="Choose a data set",  # the sets are in its list and help; a longer text was cut
                      disabled=not offered,
                      help=f"The standard test and dev splits, read from disk. {found} Section questions (ship with "
                           "MatchLens): 75 questions a set, each written from one sentence of an encyclopedia "
