@@ -204,6 +204,14 @@ def test_editing_the_question_reranks_and_shows_the_change() -> None:
     assert at.query_params["q"] == "Which author wrote the book Pride and Prejudice?"
 
 
+def test_an_edit_past_a_counterfactual_s_size_is_said_not_listed() -> None:
+    """A whole candidate rewritten re-ranked without a word, where the edit box promises the changes are listed."""
+    at = set_input(new_app(), question="Which large river flows through the middle of Cairo in northern Egypt today?")
+    assert_clean(at)
+    assert not any("Since your last edit" in m for m in texts(at, "markdown"))
+    assert any("changed more than a counterfactual's few words" in c for c in texts(at, "caption"))
+
+
 def test_the_rank_split_leaves_out_the_features_that_add_nothing_and_still_adds_up() -> None:
     """A question that asks for no number or date: those features add exactly 0 for every default model, so the
     split names them instead of drawing columns of zeros (which pushed the last feature off a projector's width)."""

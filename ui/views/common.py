@@ -87,7 +87,8 @@ def edit_sidebar(ranking: Ranking, pick: int, key: str) -> None:
     with st.sidebar, st.container(border=True, key=f"{key}_box"):
         st.markdown("**:material/edit: Counterfactual edit**")
         st.caption("Change a word, then press Enter in the question or Ctrl+Enter in the candidate (or click "
-                   "outside the box): ranks, attention and pooled cells update, and the changes are listed.")
+                   "outside the box): ranks, attention and pooled cells update, and an edit of a few words is listed "
+                   "with every model's rank before and after.")
         st.text_input("Question", key=f"{key}_question", on_change=question_changed)
         st.text_area(f"Candidate #{pick + 1}", key=f"{key}_candidate", on_change=candidate_changed, height=110,
                      help="Ctrl+Enter to apply.")

@@ -257,6 +257,11 @@ def comparison_view(comparison: Comparison | None, key: str, selected: int | Non
     or, when `pinned`, an input the person pinned (always shown). With `selected`, one row per model
     for that candidate; else one row per candidate and one column per model.
     """
+    if comparison is not None and comparison.changed and not (comparison.small or pinned):
+        # Said, not left out unsaid: the edit box promises that the changes are listed.
+        st.caption(":material/compare_arrows: The last edit changed more than a counterfactual's few words (up to 8 "
+                   "words, 2 candidates added or removed), so no before and after is listed for it.")
+        return
     if comparison is None or not comparison.changed or not (comparison.small or pinned):
         if pinned and on_unpin is not None:
             with st.container(key=key, horizontal=True, vertical_alignment="center"):
