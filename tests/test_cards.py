@@ -408,5 +408,5 @@ def test_models_chosen_on_a_built_in_dev_split_are_named_where_it_is_evaluated()
 
     assert chosen_on(7, unread, devs, cards) == []
     assert chosen_note(["both"], 3).startswith("both was chosen on this data, its dev split")
-    assert chosen_note(["a", "b"], 2).startswith("Every model here was chosen")
+    assert chosen_note(["a", "b"], 2).startswith("Every model here was chosen on this data, its dev split")
     assert chosen_note([f"m{n}" for n in range(31)], 36).startswith("31 of the 36 models here were chosen")

@@ -313,6 +313,7 @@ def chosen_note(names: Sequence[str], models: int) -> str:
         who = f"{len(names)} of the {models} models here were"
     else:
         who = f"{', '.join(names)} {'was' if len(names) == 1 else 'were'}"
-    return (f"{who} chosen on this data, {'its' if len(names) == 1 else 'their'} dev split (the epoch kept; for "
+    whose = "its" if len(names) == 1 or who.startswith("Every") else "their"
+    return (f"{who} chosen on this data, {whose} dev split (the epoch kept; for "
             "a default also its seed and recipe): figures here lean optimistic; the test split is the held-out "
             "measure.")
