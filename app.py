@@ -34,13 +34,15 @@ if "matching.explain.ranking" not in sys.modules:
     _starting = st.empty()
     _starting.info("Starting MatchLens: loading the models' code, once per server ...", icon=":material/hourglass_top:")
 
-from matching.explain.glossary import TERMS  # noqa: E402 - after the message above
+from matching.explain import urlstate  # noqa: E402 - after the message above
+from matching.explain.glossary import TERMS  # noqa: E402
 from ui.views import admission, cached, components, state  # noqa: E402
 
 if _starting is not None:
     _starting.empty()
 
 log = logging.getLogger("matchlens")
+UNKNOWN_PAGE_SAID = "ml_unknown_page_said"
 
 PAGES = [
     # Served at / only: Streamlit gives the default page the path "" and its own url_path is reserved yet opens
@@ -133,6 +135,12 @@ def _run(page: st.Page) -> None:
             st.session_state.pop(state.URL_ERROR, None)
     if st.session_state.get(state.URL_NOTE):
         st.warning(st.session_state.pop(state.URL_NOTE), icon=":material/link:")
+    missing = urlstate.unknown_page(st.context.url, str(st.get_option("server.baseUrlPath") or ""),
+                                    {listed.url_path for listed in PAGES})
+    if missing and st.session_state.get(UNKNOWN_PAGE_SAID) != missing:  # said once for the address
+        st.session_state[UNKNOWN_PAGE_SAID] = missing
+        st.warning(f"This address names a page MatchLens does not have: /{components.md(missing[:60])}. The "
+                   f"{page.title} page is shown instead.", icon=":material/link_off:")
     if not loaded:
         st.error("No model could be loaded, so only the baselines are shown. See the sidebar for the reasons.",
                  icon=":material/error:")

@@ -352,7 +352,9 @@ def test_matchpyramid_beside_mvlstm_on_every_page(server: str, page: Page) -> No
             # 86ccb61 read 3): wait until two are left, then count; a page that keeps three fails here.
             page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot').length === 2",
                                    timeout=WAIT_MS)
-            assert page.locator(".js-plotly-plot").count() == 2
+            # Never more than two; one for a moment while a panel redraws (a full run under load read 1 right after
+            # the wait had seen 2).
+            assert page.locator(".js-plotly-plot").count() <= 2
         shot(page, f"20-matchpyramid-{path or 'rank'}")
     assert page.dialogs == []  # type: ignore[attr-defined]
 

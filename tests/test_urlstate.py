@@ -235,3 +235,16 @@ def test_every_problem_of_a_view_is_said() -> None:
     with pytest.raises(UrlStateError) as said:
         urlstate.decode_view({"present": "yes", "step": "abc"})
     assert "'present' should be 1 or 0" in str(said.value) and "'step' should be" in str(said.value)
+
+
+def test_an_address_naming_no_page_is_found_and_the_known_ones_are_not() -> None:
+    known = {"", "attention", "rank-at-root", "rank"}
+    assert urlstate.unknown_page("http://127.0.0.1:8501/nosuchpage?q=x", "", known) == "nosuchpage"
+    assert urlstate.unknown_page("http://127.0.0.1:8501/attention?q=x", "", known) is None
+    assert urlstate.unknown_page("http://127.0.0.1:8501/", "", known) is None
+    assert urlstate.unknown_page(None, "", known) is None
+    # Behind a base path (server.baseUrlPath): the part after it is the page.
+    assert urlstate.unknown_page("http://h/ml/nosuch", "/ml", known) == "nosuch"
+    assert urlstate.unknown_page("http://h/ml/attention", "ml", known) is None
+    assert urlstate.unknown_page("http://h/ml", "ml", known) is None
+    assert urlstate.unknown_page("http://h/a%20b", "", known) == "a b"

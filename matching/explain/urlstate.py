@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
+from urllib.parse import unquote, urlsplit
 
 from matching.text.inputs import join_candidates, split_candidates
 
@@ -77,6 +78,22 @@ def _single(params: Mapping[str, str | Sequence[str]], key: str) -> str | None:
 
 def has_state(params: Mapping[str, object]) -> bool:
     return any(key in params for key in KEYS)
+
+
+def unknown_page(url: str | None, base_path: str, known: Collection[str]) -> str | None:
+    """The page a link's address names that is none of `known` (the pages' url paths, "" the default), or None:
+    Streamlit opens the default page for `/nosuchpage?q=...` and says nothing, so the reader took the Rank page for
+    the page the link meant. `base_path`: the server's base URL path (server.baseUrlPath), left out first."""
+    if not url:
+        return None
+    path = urlsplit(url).path.strip("/")
+    base = base_path.strip("/")
+    if base:
+        if path != base and not path.startswith(base + "/"):
+            return None  # not an address of this app's: nothing to say about it
+        path = path[len(base):].strip("/")
+    name = unquote(path)
+    return None if name in known else name
 
 
 STREAMLIT_KEYS = ("embed", "embed_options")
