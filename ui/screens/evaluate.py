@@ -83,7 +83,8 @@ def _open_in_rank(item: RankingList) -> None:
     state.set_inputs(question=item.question, candidates=join_candidates(item.candidates),
                      gold=[i for i, label in enumerate(item.labels) if label], pick=0, remember=False)
     ss.pop("ml_example", None)
-    st.switch_page("ui/screens/rank.py")
+    # With its link: switched without one, the query was cleared and written back, two history entries.
+    st.switch_page("ui/screens/rank.py", query_params=state.current_link())
 
 
 evaluated_models = state.chosen_models()
