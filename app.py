@@ -95,6 +95,7 @@ def _navigation() -> None:
             st.page_link(listed, label=listed.title, icon=listed.icon, query_params=link, width="stretch")
     st.divider()
 
+
 def _run(page: st.Page) -> None:
     """Everything after the router: the session's state, the sidebar, notes from the link, the page."""
     try:
