@@ -81,15 +81,10 @@ PAGES += [st.Page(_rank_by_its_name, title="Rank", url_path=alias, visibility="h
 page = st.navigation(PAGES, position="top" if _presenting else "hidden")
 
 
-def _navigation() -> None:
-    """The pages, each a link that carries the current input and view. Streamlit's own page list cleared the query on
-    the way and the app then wrote it back, two entries in the browser's history a page change, so that Back
+def _navigation(link: dict[str, str]) -> None:
+    """The pages, each a link that carries `link`, the current input and view. Streamlit's own page list cleared the
+    query on the way and the app then wrote it back, two entries in the browser's history a page change, so that Back
     needed two presses to leave a page (the first stayed on it)."""
-    try:
-        link = state.current_link()
-    except Exception:  # noqa: BLE001 - a session whose state cannot make a link still gets its pages, link-less
-        log.exception("making the navigation's link failed")
-        link = {}
     with st.container(key="sidebar_nav", gap="xsmall"):
         for listed in NAVIGATION:
             st.page_link(listed, label=listed.title, icon=listed.icon, query_params=link, width="stretch")
@@ -112,9 +107,17 @@ def _run(page: st.Page) -> None:
     def _present_changed() -> None:
         st.session_state[state.PRESENT] = bool(st.session_state["sidebar_present"])
 
+    # The link of this run's input and view, made once: the navigation's pages carry it, and it goes in the address
+    # bar below. Callbacks have already applied this run's edits.
+    try:
+        link = state.current_link()
+    except Exception:  # noqa: BLE001 - a session whose state cannot make a link still gets its pages, link-less
+        log.exception("making the link failed")
+        link = None
+
     with st.sidebar:
         if not state.presenting():
-            _navigation()
+            _navigation(link or {})
         st.markdown("### :material/join_inner: MatchLens")
         st.caption("Positional neural text matching, explained.")
         st.toggle("Presentation mode", key="sidebar_present", on_change=_present_changed,
@@ -146,12 +149,12 @@ def _run(page: st.Page) -> None:
         st.error("No model could be loaded, so only the baselines are shown. See the sidebar for the reasons.",
                  icon=":material/error:")
 
-    # Callbacks have already applied this run's edits, so the link can be written before the page draws
-    # (a page may end early with st.stop or st.switch_page).
-    try:
-        state.write_link()
-    except Exception:  # noqa: BLE001
-        log.exception("writing the link failed")
+    # Written before the page draws (a page may end early with st.stop or st.switch_page).
+    if link is not None:
+        try:
+            state.write_link(link)
+        except Exception:  # noqa: BLE001
+            log.exception("writing the link failed")
 
     try:
         page.run()

@@ -9,7 +9,7 @@ import argparse
 import os
 import sys
 from dataclasses import replace
-from functools import partial
+from functools import cache, partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -334,6 +334,8 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
     device = _device(args.device) if args.engine == "local" else None
     # Every --data checked before the first is scored: a wrong second one failed after minutes of the first.
     paths = [_split_path(data, args.split) for data in args.data]
+    cards = {name: matcher.card for name, matcher in models.items()}
+    dev_splits = cache(built_in_dev_splits)  # read once for every --data, and only where a table is printed
     for path in paths:  # each data set on its own, with its own baselines and tests
         try:
             if args.engine == "ray":
@@ -362,14 +364,14 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
             print("No question has a correct candidate (label 1), so no metric is defined on this file.")
         else:
             print(format_table(result))
-            cards = {name: matcher.card for name, matcher in models.items()}
-            questions, read = result.evaluated + len(result.skipped), partial(read_ranking_file, path)
+            # The file read again at most once, and only where its size is a dev split's (both checks share it).
+            questions, read = result.evaluated + len(result.skipped), cache(partial(read_ranking_file, path))
             if fitted := fitted_on(questions, read, cards):
                 print(f"\nnote: {fitted_note(fitted)}")
-            if chosen := chosen_on(questions, read, built_in_dev_splits(), cards):
+            if chosen := chosen_on(questions, read, dev_splits(), cards):
                 print(f"\nnote: {chosen_note(chosen, len(cards))}")
             print("\nTied scores count as the mean over their orders (docs/evaluation-and-benchmarks.md).")
-            print("\n" + evaluation_notes(result, {name: matcher.card for name, matcher in models.items()}))
+            print("\n" + evaluation_notes(result, cards))
         exported += [{"data": str(path), **row} for row in result.per_question_export()]
     if args.per_question:
         from matching.explain.export import rows_to_csv

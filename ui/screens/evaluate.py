@@ -74,9 +74,11 @@ def _run(chosen: common.RankingSource, names: list[str]) -> None:
         ss[RESULT] = {"digest": digest, "name": name, "error": f"{name}: {error}"}
         return
     bar.empty()
-    # Which models chose on this data (a built-in dev split): read once an evaluation, not at every rerun.
-    chosen_here = chosen_on(len(lists), lambda: lists, built_in_dev_splits(), {n: m.card for n, m in matchers.items()})
-    ss[RESULT] = {"digest": digest, "name": name, "lists": lists, "evaluation": evaluation, "chosen": chosen_here}
+    # Which models were fitted or chosen on this data (their dev split): found once an evaluation, not at every rerun.
+    cards = {n: m.card for n, m in matchers.items()}
+    ss[RESULT] = {"digest": digest, "name": name, "lists": lists, "evaluation": evaluation,
+                  "fitted": fitted_on(len(lists), lambda: lists, cards),
+                  "chosen": chosen_on(len(lists), lambda: lists, built_in_dev_splits(), cards)}
 
 
 def _open_in_rank(item: RankingList) -> None:
@@ -118,11 +120,10 @@ else:
         st.warning(f"... and {len(evaluation.skipped) - 5} more questions left out.", icon=":material/warning:")
     if note := evaluation.wordless_note():
         st.warning(note, icon=":material/warning:")
-    cards = {n: state.models()[n].card for n in evaluation.models}
-    if fitted := fitted_on(len(lists), lambda: lists, cards):
-        st.warning(components.md(fitted_note(fitted)), icon=":material/school:")
-    if result.get("chosen"):
-        st.caption(f":material/school: {components.md(chosen_note(result['chosen'], len(cards)))}")
+    if result["fitted"]:
+        st.warning(components.md(fitted_note(result["fitted"])), icon=":material/school:")
+    if result["chosen"]:
+        st.caption(f":material/school: {components.md(chosen_note(result['chosen'], len(evaluation.models)))}")
     without = sum(not x.has_relevant for x in lists)
     if without:
         st.caption(f"{without} question(s) have no correct candidate; metrics leave them out.")

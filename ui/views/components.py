@@ -262,7 +262,7 @@ def comparison_view(comparison: Comparison | None, key: str, selected: int | Non
         st.caption(":material/compare_arrows: The last edit changed more than a counterfactual's few words (up to 8 "
                    "words, 2 candidates added or removed), so no before and after is listed for it.")
         return
-    if comparison is None or not comparison.changed or not (comparison.small or pinned):
+    if comparison is None or not comparison.changed:
         if pinned and on_unpin is not None:
             with st.container(key=key, horizontal=True, vertical_alignment="center"):
                 st.caption(":material/keep: A starting point is pinned: edits will be compared with it.")

@@ -129,9 +129,9 @@ def current_link() -> dict[str, str]:
     return {**(params or {}), **urlstate.encode_view(view())}
 
 
-def write_link() -> None:
-    """Put the current input (unless it is too large for a link) and the view in the URL."""
-    wanted = current_link()
+def write_link(wanted: dict[str, str] | None = None) -> None:
+    """Put `wanted` (default: `current_link()`, the current input and view) in the URL."""
+    wanted = current_link() if wanted is None else wanted
     st.session_state[LINK_WRITTEN] = wanted
     if _query() != wanted:
         st.query_params.from_dict(wanted)
