@@ -29,7 +29,7 @@ import psutil
 from common import ROOT, resampled
 from ray_evaluate import warm_cluster
 
-from matching.evaluation.ray_engine import ShardScorer, evaluate_ray
+from matching.evaluation.ray_engine import ShardScorer, evaluate_ray, token_mode_for_joining
 from matching.text.data import write_toks_folder
 from matching.text.shards import read_shard, shard_ranking_file
 
@@ -159,7 +159,9 @@ def main() -> None:
     parser.add_argument("--pairs", type=int, default=100_000)
     parser.add_argument("--models", nargs="+", default=["mvlstm-em-kw-all", "amvlstm-q-kw-all", "mcan-kw-all"])
     args = parser.parse_args()
-    os.environ.setdefault("RAY_AUTH_MODE", "token")  # the cluster below has a token; set before Ray is imported
+    # Before Ray is imported: the cluster below has a token where one is at hand (as `ray start` decides), none on a
+    # machine that never ran Ray (token mode there failed at `ray start`: no token to start with).
+    token_mode_for_joining()
 
     checkpoints = {name: ROOT / "pretrained" / name for name in args.models}
     with tempfile.TemporaryDirectory(prefix="matchlens-ray-cpu-") as scratch:

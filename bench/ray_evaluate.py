@@ -156,10 +156,13 @@ def warm_cluster(warm_up: Path, checkpoints: dict[str, Path], scratch: Path) -> 
     then live as long as the cluster): 3 to 4 s more on this machine. A lab's cluster has run jobs before; timed first,
     the 1-worker run paid it alone and 2 / 1 read high (1.76x, and 1.62x for the same pair timed again on the same
     cluster, 2026-11-27)."""
-    from matching.evaluation.ray_engine import evaluate_ray
+    from matching.evaluation.ray_engine import evaluate_ray, importable_in_workers
     from matching.text.data import open_ranking_file
 
     port = free_port()
+    # The cluster's workers find the package as a local instance's do (`importable_in_workers`): run from bench/, a
+    # checkout that is not installed gave workers without it ("No module named 'matching'").
+    importable_in_workers()
     ray_cli("start", "--head", "--port", str(port), "--num-cpus", "2", "--include-dashboard", "false",
             "--disable-usage-stats")
     try:

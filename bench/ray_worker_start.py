@@ -31,7 +31,7 @@ from common import ROOT, resampled
 from ray_cpu import stamped_scorer, stamps
 from ray_evaluate import warm_cluster
 
-from matching.evaluation.ray_engine import ONEDNN_CACHE, evaluate_ray
+from matching.evaluation.ray_engine import ONEDNN_CACHE, evaluate_ray, token_mode_for_joining
 from matching.text.data import write_toks_folder
 
 print = functools.partial(print, flush=True)  # noqa: A001
@@ -73,7 +73,9 @@ def main() -> None:
             environment[ONEDNN_CACHE] = "0"
         subprocess.run([sys.executable, __file__, "--kernel-cache", setting], env=environment, check=True)
 
-    os.environ.setdefault("RAY_AUTH_MODE", "token")  # before Ray is imported: the cluster below has a token
+    # Before Ray is imported: the cluster below has a token where one is at hand (as `ray start` decides), none on a
+    # machine that never ran Ray (token mode there failed at `ray start`: no token to start with).
+    token_mode_for_joining()
     import ray
 
     joins = ray.init
