@@ -29,8 +29,11 @@ overhead at equal cores reads its own reference, not one timed minutes before.
 With --candidates C the file is generated in MS MARCO's shape instead (`common.marco_like`: C candidates a
 question, one correct, texts of GloVe's frequent words): long lists, whose shards are closed by their pairs.
 
+With --models all, every checkpoint under --pretrained is scored, as `python -m matching evaluate` scores a file without
+--models (36 checkpoints: about 45 minutes for the whole bench with --rounds 2 on two cores).
+
 Run: python bench/ray_evaluate.py [--data ../shared/data/wikiqa [runs/data/trecqa-all]] [--pairs 100000]
-     [--models mvlstm cdssm] [--rounds 5] [--candidates 1000]
+     [--models mvlstm cdssm | all] [--rounds 5] [--candidates 1000]
 """
 
 from __future__ import annotations
@@ -181,7 +184,10 @@ def main() -> None:
                         help="folders whose lists are drawn from (more text, fewer repeats: each worker's tokenizer "
                         "cache then helps less, as on a real collection)")
     parser.add_argument("--pairs", type=int, default=100_000)
-    parser.add_argument("--models", nargs="+", default=["mvlstm", "cdssm"])
+    parser.add_argument("--models", nargs="+", default=["mvlstm", "cdssm"],
+                        help="checkpoint names under --pretrained, or all: every checkpoint there, the workload of "
+                        "`python -m matching evaluate` without --models (the default pair is the lightest, where a "
+                        "run's start weighs most)")
     parser.add_argument("--rounds", type=int, default=1, help="on the cluster started beforehand, time 1 worker then "
                         "2 workers this many times in turn and print each round's 2 / 1 and their median: the "
                         "machine's own drift between runs minutes apart is larger than the gap to 1.7x")
@@ -202,6 +208,8 @@ def main() -> None:
     # (the three default models on 30,000 pairs: 15.0 s to 17.2 s with it, 17.6 s to 21.5 s without).
     os.environ.setdefault(ONEDNN_CACHE, "0")
     torch.set_num_threads(1)
+    if args.models == ["all"]:  # as `evaluate` without --models: every checkpoint under --pretrained
+        args.models = sorted(path.name for path in args.pretrained.iterdir() if (path / "config.json").is_file())
     checkpoints = {name: args.pretrained / name for name in args.models}
     print(f"{os.cpu_count()} cores; models {', '.join(args.models)}; other load on this machine skews these "
           "figures (see docs/deployment.md)")
