@@ -75,20 +75,30 @@ NAVIGATION = list(PAGES)
 """The pages the sidebar lists, in its order (the aliases below are not listed)."""
 PAGES += [st.Page(_rank_by_its_name, title="Rank", url_path=alias, visibility="hidden") for alias in RANK_ALIASES]
 
-# Presenting, the pages are in the top bar: the sidebar is folded away, and at projector-sized type its page list
-# pushed the presentation switch below a 720-pixel screen's edge. Otherwise the sidebar lists them itself
-# (`_navigation`), with the link on each.
-page = st.navigation(PAGES, position="top" if _presenting else "hidden")
+# The app lists the pages itself, each a link that carries the current input and view: in the sidebar
+# (`_navigation`), or presenting, in a row at the top of the page (`_presenting_navigation`: the sidebar is folded
+# away, and at projector-sized type its page list pushed the presentation switch below a 720-pixel screen's edge).
+page = st.navigation(PAGES, position="hidden")
+
+
+def _page_links(link: dict[str, str], width: str) -> None:
+    """The pages, each a link that carries `link`, the current input and view. Streamlit's own page lists cleared the
+    query on the way and the app then wrote it back: two entries in the browser's history a page change from the
+    sidebar, three from the top bar, so that Back needed two or three presses to leave a page (the first stayed on
+    it)."""
+    for listed in NAVIGATION:
+        st.page_link(listed, label=listed.title, icon=listed.icon, query_params=link, width=width)  # type: ignore[arg-type]
 
 
 def _navigation(link: dict[str, str]) -> None:
-    """The pages, each a link that carries `link`, the current input and view. Streamlit's own page list cleared the
-    query on the way and the app then wrote it back, two entries in the browser's history a page change, so that Back
-    needed two presses to leave a page (the first stayed on it)."""
     with st.container(key="sidebar_nav", gap="xsmall"):
-        for listed in NAVIGATION:
-            st.page_link(listed, label=listed.title, icon=listed.icon, query_params=link, width="stretch")
+        _page_links(link, "stretch")
     st.divider()
+
+
+def _presenting_navigation(link: dict[str, str]) -> None:
+    with st.container(key="present_nav", horizontal=True, gap="xsmall"):
+        _page_links(link, "content")
 
 
 def _run(page: st.Page) -> None:
@@ -129,6 +139,7 @@ def _run(page: st.Page) -> None:
 
     if state.presenting():
         components.presentation_style()
+        _presenting_navigation(link or {})
 
     if st.session_state.get(state.URL_ERROR):
         # Shown on the page the link opened (until the input is edited); leaving that page clears it.

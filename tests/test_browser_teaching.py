@@ -89,7 +89,8 @@ CUT_TEXT = """
 BODY_TEXT = """
 () => [...document.querySelectorAll('[data-testid=stMain] [data-testid=stMarkdownContainer] p, '
                                    + '[data-testid=stMain] [data-testid=stCaptionContainer]')]
-  .filter(e => e.getBoundingClientRect().width > 0 && !e.closest('[data-testid=stTable], [data-testid=stPopover]'))
+  .filter(e => e.getBoundingClientRect().width > 0
+               && !e.closest('[data-testid=stTable], [data-testid=stPopover], .st-key-present_nav'))
   .map(e => parseFloat(getComputedStyle(e).fontSize))
 """
 
@@ -169,16 +170,38 @@ def test_every_page_in_presentation_mode_on_a_projector(server: str, projector: 
         shot(projector, f"30-present-{name}")
 
 
+PAGE_ROW = """
+() => { const row = document.querySelector('.st-key-present_nav'); const box = row.getBoundingClientRect();
+        return {top: box.top, bottom: box.bottom, right: box.right, viewport: innerWidth,
+                links: [...row.querySelectorAll('a')].filter(a => a.getBoundingClientRect().right <= box.right + 1)
+                                                     .map(a => a.innerText.trim())}; }
+"""
+
+
 def test_presenting_the_pages_are_in_the_top_bar_and_the_switch_in_view(server: str,  # noqa: F811
                                                                          projector: Page) -> None:
-    """The sidebar folded away, the pages are reached from the top bar (presentation mode stays on); opened, the
-    sidebar shows the switch that leaves presentation mode (its page list pushed it below a 720-pixel edge)."""
+    """The sidebar folded away, the pages are reached from the app's own row in the top bar, every page in view at
+    1280 px (Streamlit's top bar showed 7 and "3 more"), and one Back press leaves a page (Streamlit's top bar added
+    three history entries a page change); opened, the sidebar shows the switch that leaves presentation mode (its page
+    list pushed it below a 720-pixel edge)."""
     open_page(projector, server, "")
     assert projector.locator(".st-key-sidebar_nav").count() == 0
-    projector.locator("[data-testid=stTopNavLink]").filter(has_text="Walkthrough").first.click()
-    projector.wait_for_function("() => location.pathname === '/walkthrough'", timeout=WAIT_MS)
+    row = projector.evaluate(PAGE_ROW)
+    assert row["bottom"] <= 60 and row["right"] <= row["viewport"], row  # in the header bar, inside the screen
+    assert len(row["links"]) == 10, row  # every page, none scrolled out of view
+    before = projector.evaluate("() => history.length")
+    projector.locator(".st-key-present_nav").get_by_role("link", name="Attention").click()
+    projector.wait_for_function("() => location.pathname === '/attention'", timeout=WAIT_MS)
     settle(projector)
     projector.wait_for_function("() => location.search.includes('present=1')", timeout=WAIT_MS)
+    assert projector.evaluate("() => history.length") == before + 1  # one entry a page change
+    projector.go_back()
+    projector.wait_for_function("() => location.pathname === '/'", timeout=WAIT_MS)
+    settle(projector)
+    assert "Rank" in projector.locator("h1").first.inner_text() and "present=1" in projector.url
+    projector.go_forward()
+    projector.wait_for_function("() => location.pathname === '/attention'", timeout=WAIT_MS)
+    settle(projector)
     assert projector.evaluate(SIDEBAR_FOLDED)
     projector.locator("[data-testid=stExpandSidebarButton]").click()
     projector.wait_for_function(f"() => !({SIDEBAR_FOLDED.strip()})()", timeout=WAIT_MS)

@@ -376,6 +376,13 @@ html { font-size: 22px; }
 [data-testid="stMainBlockContainer"] { padding-top: 2.2rem; padding-left: 1.2rem; padding-right: 1.2rem; }
 h1 { font-size: 2rem !important; }
 a { text-decoration: underline; }
+/* The app's own page links (app.py), in the header bar where Streamlit's top bar was: one row, scrolled sideways on
+   a screen too narrow for it rather than laid over the page. */
+.st-key-present_nav { position: fixed; top: .8rem; left: 3rem; width: auto !important; max-width: calc(100vw - 3.6rem);
+  z-index: 999991; flex-wrap: nowrap; gap: .1rem; overflow-x: auto; }
+.st-key-present_nav a { text-decoration: none; padding: .1rem .25rem; }
+.st-key-present_nav a p, .st-key-present_nav a span { font-size: .75rem; white-space: nowrap; }
+@media (max-width: 1200px) { .st-key-present_nav a > span:has([data-testid="stIconMaterial"]) { display: none; } }
 </style>
 """
 
