@@ -7,6 +7,7 @@ import streamlit as st
 from matching.explain import glossary
 from matching.explain import walkthrough as walk
 from matching.models.parts import Step, View
+from ui.keys import WALK_DEFAULTED
 from ui.views import common, components, state, steps
 
 ss = st.session_state
@@ -33,6 +34,7 @@ SHOWN_VIEW, WANTED_VIEW = "ml_walk_shown_view", "ml_walk_wanted_view"
 
 def _model_changed() -> None:
     ss[state.WALK_MODEL] = ss["walkthrough_model"]
+    ss[WALK_DEFAULTED] = False  # chosen: it goes in the link, and stays when the input changes
     # Another model has other steps (step 6 of one is not step 6 of another): it opens at the step of the same kind,
     # so a teacher compares two models' pooling, and at its first step where it has none.
     ss[state.STEP] = 0
@@ -40,12 +42,14 @@ def _model_changed() -> None:
 
 
 def _choose_model(names: list[str], attending: list[str]) -> str:
-    if ss.get(state.WALK_MODEL) not in names:
+    if ss.get(state.WALK_MODEL) not in names or ss.get(WALK_DEFAULTED):
         # A model not available here was named by a link, and said with the link's notes (`link.read_link_once`).
-        if ss.get(state.WALK_MODEL) in state.models():
+        if ss.get(state.WALK_MODEL) in state.models() and not ss.get(WALK_DEFAULTED):
             st.caption(f":material/info: The model {components.md(str(ss[state.WALK_MODEL]))} is not among the "
                        "models chosen on the Rank page; showing another chosen model instead.")
+        # The default for this input, chosen again whenever the input changes, as a link without a model opens it.
         ss[state.WALK_MODEL] = attending[0] if attending else names[0]  # a gated model goes through every step
+        ss[WALK_DEFAULTED] = True
     ss["walkthrough_model"] = ss[state.WALK_MODEL]
     return str(st.selectbox("Model", names, key="walkthrough_model", on_change=_model_changed,
                             help="The walkthrough follows one model; the others take the same input."))
@@ -69,7 +73,7 @@ elif found is not None:
     ranking, pick = found
     if not state.presenting():
         common.edit_sidebar(ranking, pick, key="walkthrough_edit")
-    linked = (ss.get(state.STEP), ss.get(state.WALK_MODEL))  # as the link written before this page drew
+    linked = (ss.get(state.STEP), state.view().model)  # as the link written before this page drew
     terms, choices = st.columns([1, 3], vertical_alignment="top")
     with terms:
         components.glossary(GLOSSARY_TERMS, key="walkthrough_glossary")
@@ -86,8 +90,11 @@ elif found is not None:
         ss[state.STEP] = same
     step = walk.step_index(ss.get(state.STEP) or 0, explanation)
     ss[state.STEP] = step
-    if (step, ss.get(state.WALK_MODEL)) != linked:  # a step past the end, or a model not chosen: the link says
-        state.write_link()                          # what is drawn, not what was asked
+    # A step past the end, or a model not chosen: the link says what is drawn, not what was asked. The default model
+    # stays out of it (`view`): written in, it added a second history entry to the page change that opened the
+    # walkthrough (Back's first press stayed on it), and a third on the next page, whose link came without it.
+    if (step, state.view().model) != linked:
+        state.write_link()
     if isinstance(linked[0], int) and linked[0] > step:  # said, as the link's other parts that cannot be kept are
         st.info(f"Step {linked[0] + 1} was asked for; {model}'s walkthrough has {len(walk_steps)} steps: showing "
                 "the last.", icon=":material/info:")

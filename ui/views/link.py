@@ -19,6 +19,7 @@ from ui.views.session import (
     STEP,
     URL_ERROR,
     URL_NOTE,
+    WALK_DEFAULTED,
     WALK_MODEL,
     chosen_models,
     compare_pair,
@@ -66,6 +67,7 @@ def read_link_once() -> None:
     try:
         shown = urlstate.decode_view(params)
         ss[PRESENT], ss[STEP], ss[WALK_MODEL] = shown.present, shown.step, shown.model
+        ss[WALK_DEFAULTED] = False
         ss[DATA_SET] = shown.data  # checked against the data sets on this machine by the page that reads it
         for side, (model, matrix) in enumerate(shown.matrices):  # checked against what it can show by the page
             ss[matrix_keys(side)], ss[matrix_keys(side, model)] = model, matrix

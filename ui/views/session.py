@@ -21,7 +21,7 @@ from matching.explain.ranking import Ranking
 from matching.text.examples import EXAMPLES, Example
 from matching.text.inputs import join_candidates, remap_gold, split_candidates
 from matching.training.cards import default_models
-from ui.keys import PRESENT, STEP, WALK_MODEL
+from ui.keys import PRESENT, STEP, WALK_DEFAULTED, WALK_MODEL
 from ui.views.cached import Request, models, rank_request, request_for
 
 QUESTION, CANDIDATES, GOLD, PICK, MODELS = "ml_question", "ml_candidates", "ml_gold", "ml_pick", "ml_models"
@@ -69,7 +69,8 @@ def view() -> urlstate.ViewState:
         matrix = ss.get(matrix_keys(side, model)) if model else None
         if matrix:
             shown.append((str(model), str(matrix)))
-    return urlstate.ViewState(present=bool(ss.get(PRESENT)), step=int(ss.get(STEP) or 0), model=ss.get(WALK_MODEL),
+    walked = None if ss.get(WALK_DEFAULTED) else ss.get(WALK_MODEL)  # the default one: the link opens it as it is
+    return urlstate.ViewState(present=bool(ss.get(PRESENT)), step=int(ss.get(STEP) or 0), model=walked,
                               matrices=tuple(shown), data=ss.get(DATA_SET))
 
 
