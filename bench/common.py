@@ -27,6 +27,14 @@ def mean_average_precision(scores: list[np.ndarray], lists: list[TokenizedList])
     return mean_over_answerable(system_results(scores, [lst.item.labels for lst in lists]))["MAP"]
 
 
+def model_names(pretrained: Path, names: list[str]) -> list[str]:
+    """`names`, or with `all` the folder of every checkpoint under `pretrained`: what `python -m matching evaluate`
+    scores without --models."""
+    from matching.training.checkpoint import checkpoint_folders
+
+    return [folder.name for folder in checkpoint_folders(pretrained)] if names == ["all"] else names
+
+
 def free_port() -> int:
     """A port on 127.0.0.1 that nothing listens on (the probe is closed when it returns); the tests use it too."""
     with socket.socket() as probe:

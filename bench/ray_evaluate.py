@@ -51,7 +51,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from common import ROOT, free_port, marco_like, resampled
+from common import ROOT, free_port, marco_like, model_names, resampled
 
 from matching.text.data import write_toks_folder
 from matching.text.shards import CHUNKING, ShardedFile, shard_ranking_file
@@ -208,8 +208,7 @@ def main() -> None:
     # (the three default models on 30,000 pairs: 15.0 s to 17.2 s with it, 17.6 s to 21.5 s without).
     os.environ.setdefault(ONEDNN_CACHE, "0")
     torch.set_num_threads(1)
-    if args.models == ["all"]:  # as `evaluate` without --models: every checkpoint under --pretrained
-        args.models = sorted(path.name for path in args.pretrained.iterdir() if (path / "config.json").is_file())
+    args.models = model_names(args.pretrained, args.models)
     checkpoints = {name: args.pretrained / name for name in args.models}
     print(f"{os.cpu_count()} cores; models {', '.join(args.models)}; other load on this machine skews these "
           "figures (see docs/deployment.md)")

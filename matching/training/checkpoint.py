@@ -116,6 +116,11 @@ def load_checkpoint(folder: str | Path, vectors: WordVectors | None = None) -> M
                    card=card, path=folder)
 
 
+def checkpoint_folders(root: str | Path) -> list[Path]:
+    """The folders under `root` that `load_all` reads as checkpoints, sorted (hidden and "_" folders left out)."""
+    return sorted(p for p in Path(root).iterdir() if p.is_dir() and not p.name.startswith((".", "_")))
+
+
 def load_all(root: str | Path, vectors: WordVectors | None = None
              ) -> tuple[dict[str, Matcher], dict[str, str]]:
     """Every checkpoint under `root`: (loaded models by name, load errors by folder name).
@@ -128,7 +133,7 @@ def load_all(root: str | Path, vectors: WordVectors | None = None
     errors: dict[str, str] = {}
     if not root.is_dir():
         return loaded, {str(root): f"{root}: folder of checkpoints not found"}
-    for folder in sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith((".", "_"))):
+    for folder in checkpoint_folders(root):
         try:
             matcher = load_checkpoint(folder, vectors)
         except CheckpointError as error:
